@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+// Launcher for the operator CLI. The project runs on Node 24 (the `node`
+// devDependency); if an older node started us, re-run under that one.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  const require = createRequire(import.meta.url);
+  const node = require.resolve('node/bin/node');
+  const r = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+} else {
+  await import('../src/cli/main.ts');
+}

@@ -1,0 +1,135 @@
+import { Command, CommanderError } from 'commander';
+import { loadConfig } from '../config.ts';
+import { resolveDatabase } from '../db/connect.ts';
+import { migrate } from '../db/migrate.ts';
+import { createPool, type Pool } from '../db/pool.ts';
+import { loadActor } from '../actors/store.ts';
+import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsReview, revokeKey, setOrg, UsageError } from './admin.ts';
+import { seed } from './seed.ts';
+
+// The operator CLI of operator.md: one JSON object on stdout, logs on stderr,
+// non-zero exit with {"error": "..."} on failure.
+
+const config = loadConfig();
+
+async function withDb<T>(fn: (pool: Pool) => Promise<T>): Promise<T> {
+  const db = await resolveDatabase(config, (m) => process.stderr.write(`${m}\n`));
+  try {
+    await migrate(db.url);
+    const pool = createPool(db.url, 2);
+    try {
+      return await fn(pool);
+    } finally {
+      await pool.end();
+    }
+  } finally {
+    await db.stop();
+  }
+}
+
+function print(o: unknown): void {
+  process.stdout.write(`${JSON.stringify(o)}\n`);
+}
+
+const num = (flag: string) => (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw new UsageError(`${flag} must be a number`);
+  return n;
+};
+
+const program = new Command('tolk')
+  .description('Tolk operator CLI')
+  .exitOverride()
+  .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: () => {} });
+
+program.command('migrate').description('apply database migrations').action(async () => {
+  await withDb(async () => {});
+  print({ migrated: true });
+});
+
+const org = program.command('org').description('organizations');
+org.command('create')
+  .requiredOption('--name <name>')
+  .option('--plan <plan>', 'paid or free', 'paid')
+  .option('--status <status>', 'active, blocked or suspended', 'active')
+  .option('--minutes <minutes>', 'balance in minutes', num('--minutes'), 600)
+  .option('--owner-email <email>')
+  .action(async (o) => {
+    checkPlanStatus(o);
+    print(await withDb((p) => createOrg(p, o)));
+  });
+org.command('set <id>')
+  .option('--plan <plan>')
+  .option('--status <status>')
+  .option('--minutes <minutes>', 'balance in minutes', num('--minutes'))
+  .action(async (id, o) => {
+    checkPlanStatus(o);
+    print(await withDb((p) => setOrg(p, id, o)));
+  });
+
+function checkPlanStatus(o: { plan?: string; status?: string }) {
+  if (o.plan !== undefined && !['paid', 'free'].includes(o.plan)) throw new UsageError('--plan must be paid or free');
+  if (o.status !== undefined && !['active', 'blocked', 'suspended'].includes(o.status)) {
+    throw new UsageError('--status must be active, blocked or suspended');
+  }
+}
+
+const key = program.command('key').description('API keys');
+key.command('create')
+  .requiredOption('--org <id>')
+  .requiredOption('--mode <mode>', 'test or live')
+  .option('--name <name>')
+  .option('--permissions <list>', 'all or p1,p2,...', 'all')
+  .option('--ip-allow <cidrs>')
+  .option('--langs <list>')
+  .option('--voices <list>')
+  .option('--numbers <list>')
+  .option('--destinations <list>')
+  .option('--spend-day <minutes>', 'minutes per day', num('--spend-day'))
+  .option('--spend-month <minutes>', 'minutes per month', num('--spend-month'))
+  .option('--per-call <minutes>', 'minutes per call', num('--per-call'))
+  .option('--rpm <n>', 'requests per minute', num('--rpm'))
+  .option('--expires-at <iso>')
+  .action(async (o) => print(await withDb((p) => createKey(p, o))));
+key.command('revoke <id>').action(async (id) => print(await withDb((p) => revokeKey(p, id))));
+key.command('needs-review <id>').action(async (id) => print(await withDb((p) => markNeedsReview(p, id))));
+
+program.command('number').description('phone numbers').command('add')
+  .requiredOption('--org <id>')
+  .requiredOption('--e164 <number>')
+  .option('--label <label>')
+  .option('--default')
+  .action(async (o) => print(await withDb((p) => addNumber(p, o))));
+
+program.command('event-type').description('booking links').command('create')
+  .requiredOption('--org <id>')
+  .requiredOption('--page <slug>')
+  .requiredOption('--slug <slug>')
+  .requiredOption('--title <title>')
+  .option('--duration <min>', 'minutes', num('--duration'))
+  .option('--tz <iana>')
+  .option('--hours <spec>', 'e.g. "mon-fri 09:00-17:00"')
+  .action(async (o) => print(await withDb((p) => createEventType(p, config.publicBaseUrl, o))));
+
+program.command('seed').description('create a demo organization with keys').action(async () => {
+  print(await withDb((p) => seed(p, config)));
+});
+
+program.command('mail').description('the mail outbox').command('list')
+  .option('--to <addr>')
+  .action(async (o) => print(await withDb((p) => listMail(p, o.to))));
+
+program.command('actors').description('persisted actors').command('show <id>').action(async (id) => {
+  const actor = await withDb((p) => loadActor(p, id));
+  if (!actor) throw new UsageError(`no actor with id ${id}`);
+  print(actor);
+});
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) process.exit(0);
+  const message = err instanceof CommanderError ? err.message.replace(/^error: /, '') : err instanceof Error ? err.message : String(err);
+  print({ error: message });
+  process.exit(err instanceof UsageError || err instanceof CommanderError ? 2 : 1);
+}

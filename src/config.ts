@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+// The one place that reads process.env. Parsed once at boot; a bad value fails fast.
+const Env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  DATABASE_URL: z.string().optional(),
+  SMTP_URL: z.string().optional(),
+  TOLK_WEBHOOK_ALLOW_ORIGINS: z.string().default(''),
+  TOLK_SIM_SPEED: z.coerce.number().positive().default(1),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Additions of ours (operator.md allows adding, never renaming).
+  TOLK_DATA_DIR: z.string().default('.data'),
+  TOLK_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  TOLK_BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  databaseUrl: string | undefined;
+  smtpUrl: string | undefined;
+  webhookAllowOrigins: string[];
+  simSpeed: number;
+  logLevel: z.infer<typeof Env>['LOG_LEVEL'];
+  dataDir: string;
+  embeddedPgPort: number;
+  bodyLimit: number;
+  /** Run pg-boss workers in this process (off in most tests). */
+  workers: boolean;
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid environment: ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL || undefined,
+    smtpUrl: e.SMTP_URL || undefined,
+    webhookAllowOrigins: e.TOLK_WEBHOOK_ALLOW_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    simSpeed: e.TOLK_SIM_SPEED,
+    logLevel: e.LOG_LEVEL,
+    dataDir: e.TOLK_DATA_DIR,
+    embeddedPgPort: e.TOLK_EMBEDDED_PG_PORT,
+    bodyLimit: e.TOLK_BODY_LIMIT,
+    workers: true,
+    ...overrides,
+  };
+}
+
+/** Date of the interface description; bumped when the public shape changes. */
+export const API_VERSION_DATE = '2026-11-22';
+export const SERVICE_VERSION = `${API_VERSION_DATE}.v1`;

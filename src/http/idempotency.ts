@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Client, Pool } from '../db/pool.ts';
+import { ApiError } from '../errors.ts';
+import { caller } from './route.ts';
+
+// Idempotency-Key (api.md section 8), Stripe's semantics:
+// - required on the listed creates; up to 255 characters;
+// - kept 24 hours per credential;
+// - a replay answers the original status and body (header Idempotent-Replayed);
+// - the same key with another request answers 409 idempotency_mismatch;
+// - while the first request runs, a duplicate answers 409 idempotency_in_progress.
+//
+// The work and the saved response commit in one transaction, guarded by a
+// transaction-scoped advisory lock on (credential, key). A process killed
+// mid-way loses its connection, so PostgreSQL rolls the work back and drops
+// the lock: no half-made object, no key stuck. Only successful (2xx) results
+// are saved; a request that failed changed nothing and may be retried with the
+// same key (our choice where api.md is silent).
+
+export const MAX_KEY_LENGTH = 255;
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]));
+  }
+  return v;
+}
+
+/** preValidation: the key must be there before the body is even looked at. */
+export function readIdempotencyKey(req: FastifyRequest): void {
+  const raw = req.headers['idempotency-key'];
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (key === undefined || key === '') {
+    throw new ApiError('idempotency_key_required', `Idempotency-Key: header required on ${req.method} ${req.routeOptions.url}`);
+  }
+  if (key.length > MAX_KEY_LENGTH) {
+    throw new ApiError('invalid_request', `Idempotency-Key: at most ${MAX_KEY_LENGTH} characters`);
+  }
+  const hash = createHash('sha256')
+    .update(`${req.method} ${req.url.split('?')[0]}\n${JSON.stringify(canonical(req.body ?? null))}`)
+    .digest('hex');
+  req.idempotency = { key, hash };
+}
+
+export type Outcome<T> = { status: number; body: T };
+
+/** Runs a create at most once per (credential, Idempotency-Key). */
+export async function idempotent<T>(
+  pool: Pool,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  work: (tx: Client) => Promise<Outcome<T>>,
+): Promise<T> {
+  const cred = caller(req);
+  const idem = req.idempotency;
+  if (!idem) throw new Error('idempotent() on a route without config.idempotent');
+  const tx = await pool.connect();
+  let broken = false;
+  try {
+    await tx.query('BEGIN');
+    const lock = await tx.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7)) AS locked`, [`${cred.id}\n${idem.key}`]);
+    if (!lock.rows[0].locked) {
+      throw new ApiError('idempotency_in_progress', 'Idempotency-Key: a request with this key is still running; retry shortly', { 'Retry-After': '1' });
+    }
+    // A new statement, so it sees whatever the previous holder of the lock committed.
+    const prior = await tx.query(
+      `SELECT request_hash, status, body FROM idempotency_keys
+        WHERE credential_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
+      [cred.id, idem.key],
+    );
+    const p = prior.rows[0];
+    if (p) {
+      await tx.query('ROLLBACK');
+      if (p.request_hash !== idem.hash) {
+        throw new ApiError('idempotency_mismatch', 'Idempotency-Key: already used with a different request; use a new key');
+      }
+      reply.header('Idempotent-Replayed', 'true');
+      reply.code(p.status);
+      return p.body as T;
+    }
+    const out = await work(tx);
+    await tx.query(
+      `INSERT INTO idempotency_keys (credential_id, key, request_hash, status, body) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (credential_id, key) DO UPDATE
+       SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body, created_at = now()`,
+      [cred.id, idem.key, idem.hash, out.status, JSON.stringify(out.body)],
+    );
+    await tx.query('COMMIT');
+    reply.code(out.status);
+    return out.body;
+  } catch (err) {
+    await tx.query('ROLLBACK').catch(() => { broken = true; });
+    throw err;
+  } finally {
+    tx.release(broken);
+  }
+}

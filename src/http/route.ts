@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Permission } from '../permissions.ts';
+import type { Credential } from '../credentials.ts';
+import { ApiError } from '../errors.ts';
+
+/** Per-route settings read by the auth, rate-limit and idempotency hooks. */
+export type RouteConfig = {
+  /** Needs a credential (every /v1 route but the OpenAPI document). */
+  auth?: boolean;
+  /** Permission required; undefined = any valid credential (GET /v1/me). */
+  permission?: Permission;
+  /** Create request: Idempotency-Key required (api.md section 8). */
+  idempotent?: boolean;
+};
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteConfig {}
+  interface FastifyRequest {
+    cred: Credential | null;
+    idempotency: { key: string; hash: string } | null;
+  }
+}
+
+export type App = FastifyInstance;
+export type ZApp = ReturnType<FastifyInstance['withTypeProvider']> & FastifyInstance;
+
+export function zapp(app: FastifyInstance) {
+  return app.withTypeProvider<ZodTypeProvider>();
+}
+
+/** The authenticated credential; the auth hook guarantees it on auth routes. */
+export function caller(req: FastifyRequest): Credential {
+  if (!req.cred) throw new ApiError('unauthorized', 'Authorization: missing credential');
+  return req.cred;
+}
+
+export type { FastifyReply, FastifyRequest };

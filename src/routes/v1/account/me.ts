@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import { Me, errorResponses } from '../../../http/schemas.ts';
+import { caller, zapp } from '../../../http/route.ts';
+import type { Services } from '../../../services/context.ts';
+import { me } from '../../../services/account.ts';
+
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).get('/v1/me', {
+    config: { auth: true },
+    schema: {
+      summary: 'Identity, permissions and limits of the credential',
+      tags: ['Account and usage'],
+      response: { 200: Me, ...errorResponses },
+    },
+    handler: (req) => me(s, caller(req)),
+  });
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services/context.ts';
+import type { RequestStats } from '../../http/request-stats.ts';
+import me from './account/me.ts';
+import balance from './account/balance.ts';
+import usage from './account/usage.ts';
+import listRooms from './rooms/list.ts';
+import createRoom from './rooms/create.ts';
+import getRoom from './rooms/get.ts';
+import deleteRoom from './rooms/delete.ts';
+import createJoinLink from './rooms/join-links.ts';
+
+export type RouteDeps = Services & { stats: RequestStats };
+
+/** Every /v1 endpoint, one file each, registered here and nowhere else. */
+export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> = [
+  me,
+  balance,
+  usage,
+  listRooms,
+  createRoom,
+  getRoom,
+  deleteRoom,
+  createJoinLink,
+];

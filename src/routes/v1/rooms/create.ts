@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { Lang, Room, errorResponses } from '../../../http/schemas.ts';
+import { caller, zapp } from '../../../http/route.ts';
+import { idempotent } from '../../../http/idempotency.ts';
+import type { Services } from '../../../services/context.ts';
+import { createRoom } from '../../../services/rooms.ts';
+
+export const CreateRoomBody = z.object({
+  title: z.string().max(120).default(''),
+  visibility: z.enum(['private', 'public']).default('private'),
+  langs: z.array(Lang).max(20).default([]).describe('Languages expected; helps warm-up'),
+});
+
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).post('/v1/rooms', {
+    config: { auth: true, permission: 'rooms:write', idempotent: true },
+    schema: {
+      summary: 'Create an instant room',
+      tags: ['Rooms'],
+      headers: z.looseObject({ 'idempotency-key': z.string().max(255).describe('Required; any unique value up to 255 characters') }),
+      body: CreateRoomBody.default({ title: '', visibility: 'private', langs: [] }),
+      response: { 201: Room, ...errorResponses },
+    },
+    handler: (req, reply) =>
+      idempotent(s.pool, req, reply, async (tx) => ({ status: 201, body: await createRoom(s, tx, caller(req), req.body) })),
+  });
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import { IdParams, Room, errorResponses } from '../../../http/schemas.ts';
+import { caller, zapp } from '../../../http/route.ts';
+import type { Services } from '../../../services/context.ts';
+import { endRoom } from '../../../services/rooms.ts';
+
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).delete('/v1/rooms/:id', {
+    config: { auth: true, permission: 'rooms:write' },
+    schema: {
+      summary: 'End a room for everyone',
+      description: 'Agent sessions in the room end. Ending an ended room returns it unchanged.',
+      tags: ['Rooms'],
+      params: IdParams,
+      response: { 200: Room, ...errorResponses },
+    },
+    handler: (req) => {
+      const cred = caller(req);
+      return endRoom(s, { orgId: cred.orgId, livemode: cred.livemode }, req.params.id, 'deleted');
+    },
+  });
+}

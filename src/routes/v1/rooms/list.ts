@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { RoomList, errorResponses } from '../../../http/schemas.ts';
+import { caller, zapp } from '../../../http/route.ts';
+import type { Services } from '../../../services/context.ts';
+import { listRooms } from '../../../services/rooms.ts';
+
+// Bounds of `limit` are ours (api.md leaves them open): 1-100, default 20, as Stripe's lists.
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  starting_after: z.string().max(100).optional().describe('Id of the last room of the previous page'),
+});
+
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).get('/v1/rooms', {
+    config: { auth: true, permission: 'rooms:read' },
+    schema: {
+      summary: 'List rooms, newest first',
+      tags: ['Rooms'],
+      querystring: ListQuery,
+      response: { 200: RoomList, ...errorResponses },
+    },
+    handler: (req) => listRooms(s, caller(req), req.query.limit, req.query.starting_after),
+  });
+}
