@@ -1,0 +1,88 @@
+import { inject } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createPool, type Pool } from '../../src/db/pool.ts';
+import { startBoss, type Boss } from '../../src/jobs/boss.ts';
+import { startWorkers } from '../../src/jobs/workers.ts';
+import { buildApp } from '../../src/app.ts';
+import { createKey, createOrg, type KeyOptions } from '../../src/cli/admin.ts';
+import { adminQuery, withDatabase } from './pg.ts';
+
+export type TestDb = { name: string; url: string; drop: () => Promise<void> };
+
+/** A fresh database cloned from the migrated template. */
+export async function createTestDatabase(): Promise<TestDb> {
+  const adminUrl = inject('adminUrl');
+  const name = `tolk_t_${randomBytes(6).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${inject('template')}`);
+  return {
+    name,
+    url: withDatabase(adminUrl, name),
+    drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+export type TestApp = {
+  app: FastifyInstance;
+  /** Base URL of the listening server (real HTTP on 127.0.0.1). */
+  url: string;
+  pool: Pool;
+  boss: Boss;
+  db: TestDb;
+  config: Config;
+  /** fetch() against the server with optional bearer key and JSON body. */
+  request: (method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string }) => Promise<Response & { json: () => Promise<any> }>;
+  /** A new organization and key (defaults: paid, active, test mode, all permissions). */
+  key: (o?: Partial<KeyOptions> & { plan?: 'paid' | 'free'; status?: 'active' | 'blocked' | 'suspended'; minutes?: number }) => Promise<{ orgId: string; keyId: string; secret: string }>;
+  close: () => Promise<void>;
+};
+
+/**
+ * The production app (buildApp) on its own database, listening on a random
+ * port. Workers are off unless asked for, so tests drive timers themselves.
+ */
+export async function startTestApp(opts: { workers?: boolean; db?: TestDb; config?: Partial<Config> } = {}): Promise<TestApp> {
+  const db = opts.db ?? (await createTestDatabase());
+  const config = loadConfig(
+    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0' },
+    { databaseUrl: db.url, workers: opts.workers ?? false, ...opts.config },
+  );
+  const pool = createPool(db.url, 10);
+  const boss = await startBoss(db.url, { workers: config.workers, onError: () => {} });
+  if (config.workers) await startWorkers({ config, pool, boss }, { error: () => {} });
+  const app = await buildApp({ config, pool, boss, databaseUrl: db.url });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  config.publicBaseUrl = address;
+  const request: TestApp['request'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.key) headers.authorization = `Bearer ${o.key}`;
+    let body: string | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    return fetch(`${address}${path}`, { method, headers, body }) as never;
+  };
+  return {
+    app,
+    url: address,
+    pool,
+    boss,
+    db,
+    config,
+    request,
+    key: async (o = {}) => {
+      const org = await createOrg(pool, { name: 'Test org', plan: o.plan, status: o.status, minutes: o.minutes });
+      const k = await createKey(pool, { mode: 'test', ...o, org: o.org ?? org.id });
+      return { orgId: o.org ?? org.id, keyId: k.id, secret: k.secret };
+    },
+    close: async () => {
+      await app.close();
+      await boss.stop({ graceful: false }).catch(() => {});
+      await pool.end();
+      // TOLK_TEST_KEEP_DB=1 keeps each file's database for inspection.
+      if (!opts.db && !process.env.TOLK_TEST_KEEP_DB) await db.drop();
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { TestProject } from 'vitest/node';
+import pg from 'pg';
+import { ensureEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { startBoss } from '../../src/jobs/boss.ts';
+import { LOCAL_ADMIN_URL, adminQuery, reachable, templateName, withDatabase } from './pg.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    adminUrl: string;
+    template: string;
+  }
+}
+
+/**
+ * Finds a PostgreSQL (local, else embedded) and prepares a migrated template
+ * database, pg-boss schema included. Each test file clones it (CREATE DATABASE
+ * ... TEMPLATE), which takes a fraction of a second, so files run in parallel
+ * without sharing any state.
+ */
+export default async function setup(project: TestProject) {
+  let adminUrl = LOCAL_ADMIN_URL;
+  let stop = async () => {};
+  const local = new URL(LOCAL_ADMIN_URL);
+  if (!(await reachable(local.hostname, Number(local.port || 5432)))) {
+    const embedded = await ensureEmbeddedPostgres('.data/test-pg', 54339, (m) => process.stderr.write(`${m}\n`));
+    adminUrl = withDatabase(embedded.url, 'postgres');
+    stop = embedded.stop;
+  }
+  const template = templateName();
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    // Two test runs at once must not both build the template.
+    await c.query(`SELECT pg_advisory_lock(hashtext($1))`, [template]);
+    const exists = await c.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [template]);
+    if (!exists.rows[0]) {
+      const building = `${template}_build`;
+      await c.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${building}`);
+      const url = withDatabase(adminUrl, building);
+      await migrate(url);
+      const boss = await startBoss(url, { workers: false, onError: () => {} });
+      await boss.stop({ graceful: false });
+      await c.query(`ALTER DATABASE ${building} RENAME TO ${template}`);
+    }
+    await c.query(`SELECT pg_advisory_unlock(hashtext($1))`, [template]);
+  } finally {
+    await c.end();
+  }
+  project.provide('adminUrl', adminUrl);
+  project.provide('template', template);
+  return async () => {
+    await stop();
+  };
+}
+
+export { adminQuery };

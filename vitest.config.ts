@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'machines/**/*.test.ts', 'policies/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Files run in parallel, each on its own database cloned from a migrated template.
+    pool: 'forks',
+    sequence: { concurrent: false },
+  },
+});
