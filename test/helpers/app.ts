@@ -23,6 +23,8 @@ export async function createTestDatabase(): Promise<TestDb> {
   };
 }
 
+export type TestResponse = Omit<Response, 'json'> & { json: () => Promise<any> };
+
 export type TestApp = {
   app: FastifyInstance;
   /** Base URL of the listening server (real HTTP on 127.0.0.1). */
@@ -32,7 +34,7 @@ export type TestApp = {
   db: TestDb;
   config: Config;
   /** fetch() against the server with optional bearer key and JSON body. */
-  request: (method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string }) => Promise<Response & { json: () => Promise<any> }>;
+  request: (method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string }) => Promise<TestResponse>;
   /** A new organization and key (defaults: paid, active, test mode, all permissions). */
   key: (o?: Partial<KeyOptions> & { plan?: 'paid' | 'free'; status?: 'active' | 'blocked' | 'suspended'; minutes?: number }) => Promise<{ orgId: string; keyId: string; secret: string }>;
   close: () => Promise<void>;

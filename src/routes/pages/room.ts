@@ -11,7 +11,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
  * refused (403), so the link alone admits its holder.
  */
 export default function register(app: FastifyInstance, s: Services) {
-  app.get<{ Params: { id: string }; Querystring: { t?: string } }>('/r/:id', async (req, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { t?: string } }>('/r/:id', { schema: { hide: true } }, async (req, reply) => {
     const { id } = req.params;
     const room = ID_PATTERN.test(id)
       ? (await s.pool.query(`SELECT id, title, status FROM rooms WHERE id = $1`, [id])).rows[0]

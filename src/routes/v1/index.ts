@@ -9,6 +9,11 @@ import createRoom from './rooms/create.ts';
 import getRoom from './rooms/get.ts';
 import deleteRoom from './rooms/delete.ts';
 import createJoinLink from './rooms/join-links.ts';
+import eventTypes from './catalog/event-types.ts';
+import numbers from './catalog/numbers.ts';
+import avatars from './catalog/avatars.ts';
+import voicesCatalog from './catalog/voices-catalog.ts';
+import later from './later/index.ts';
 
 export type RouteDeps = Services & { stats: RequestStats };
 
@@ -22,4 +27,10 @@ export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> =
   getRoom,
   deleteRoom,
   createJoinLink,
+  eventTypes,
+  numbers,
+  avatars,
+  voicesCatalog,
+  // Registered with full schemas; answer 501 not_available_yet until built.
+  later,
 ];

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Lang, Room, errorResponses } from '../../../http/schemas.ts';
+import { IdempotencyHeaders, Lang, Room, errorResponses } from '../../../http/schemas.ts';
 import { caller, zapp } from '../../../http/route.ts';
 import { idempotent } from '../../../http/idempotency.ts';
 import type { Services } from '../../../services/context.ts';
@@ -18,7 +18,7 @@ export default function register(app: FastifyInstance, s: Services) {
     schema: {
       summary: 'Create an instant room',
       tags: ['Rooms'],
-      headers: z.looseObject({ 'idempotency-key': z.string().max(255).describe('Required; any unique value up to 255 characters') }),
+      headers: IdempotencyHeaders,
       body: CreateRoomBody.default({ title: '', visibility: 'private', langs: [] }),
       response: { 201: Room, ...errorResponses },
     },

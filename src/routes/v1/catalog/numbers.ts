@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { PhoneNumber, errorResponses } from '../../../http/schemas.ts';
+import { caller, zapp } from '../../../http/route.ts';
+import type { Services } from '../../../services/context.ts';
+import { listNumbers } from '../../../services/numbers.ts';
+
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).get('/v1/numbers', {
+    config: { auth: true, permission: 'numbers:read' },
+    schema: {
+      summary: "Numbers usable as caller id: the organization's own first, the shared one last",
+      tags: ['Phone numbers'],
+      querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
+      response: { 200: z.object({ data: z.array(PhoneNumber) }), ...errorResponses },
+    },
+    handler: async (req) => ({ data: await listNumbers(s, caller(req), req.query.limit) }),
+  });
+}

@@ -1,0 +1,154 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import {
+  Booking, Call, CallPurpose, CallQuote, ConsentKind, Email, EventLogEntry, EventTypeName, IdParams, IdempotencyHeaders,
+  Lang, Room, Session, SessionEvent, Slots, TestDelivery, Transcript, TranscriptSummary, Voice, WebhookEndpoint,
+} from '../../../http/schemas.ts';
+import { registerPlaceholders, type Placeholder } from './placeholder.ts';
+
+const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+const Limit = z.coerce.number().int().min(1).max(100).optional();
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+const routes: Placeholder[] = [
+  // Meetings and booking
+  { method: 'GET', url: '/v1/meetings', tag: 'Meetings and booking', summary: 'List meetings by start time',
+    config: { permission: 'calendar:read' },
+    querystring: z.object({ from: z.string().max(40).optional(), to: z.string().max(40).optional(), limit: Limit }),
+    response: { 200: list(Room) } },
+  { method: 'POST', url: '/v1/meetings', tag: 'Meetings and booking', summary: 'Schedule a meeting',
+    config: { permission: 'calendar:write', idempotent: true }, headers: IdempotencyHeaders,
+    body: z.object({
+      title: z.string().min(1).max(120),
+      starts_at: z.iso.datetime({ offset: true }),
+      duration_min: z.int().min(5).max(720).default(30),
+      invitees: z.array(Email).max(100).default([]),
+      langs: z.array(Lang).max(20).default([]),
+      visibility: z.enum(['private', 'public']).default('private'),
+    }),
+    response: { 201: Room } },
+  { method: 'DELETE', url: '/v1/meetings/:id', tag: 'Meetings and booking', summary: 'Cancel a meeting',
+    config: { permission: 'calendar:write' }, params: IdParams, response: { 200: Room } },
+  { method: 'GET', url: '/v1/event-types/:id/slots', tag: 'Meetings and booking', summary: 'Free slots of a booking link',
+    config: { permission: 'calendar:read' }, params: IdParams,
+    querystring: z.object({ from: z.string().regex(DATE, 'must be a date YYYY-MM-DD').optional(), to: z.string().regex(DATE, 'must be a date YYYY-MM-DD').optional() }),
+    response: { 200: Slots } },
+  { method: 'POST', url: '/v1/bookings', tag: 'Meetings and booking', summary: 'Book a slot for a guest',
+    config: { permission: 'calendar:write', idempotent: true }, headers: IdempotencyHeaders,
+    body: z.object({
+      event_type_id: z.string().max(100).optional(),
+      page: z.string().max(100).optional(),
+      event: z.string().max(100).optional(),
+      start: z.iso.datetime({ offset: true }),
+      guest: z.object({
+        name: z.string().min(1).max(80),
+        email: Email,
+        speak: Lang,
+        hear: Lang.optional(),
+        tz: z.string().max(64).default('UTC'),
+        locale: z.string().max(8).default('en'),
+      }),
+      answers: z.record(z.string(), z.unknown()).optional(),
+    }),
+    response: { 201: Booking } },
+
+  // Voices
+  { method: 'GET', url: '/v1/voices', tag: 'Voices', summary: "The organization's voices",
+    config: { permission: 'voices:read' }, response: { 200: list(Voice) } },
+  { method: 'POST', url: '/v1/voices', tag: 'Voices', summary: 'Clone a voice through the consent flow',
+    config: { permission: 'voices:clone', idempotent: true }, headers: IdempotencyHeaders,
+    body: z.object({
+      name: z.string().min(1).max(60),
+      language: Lang,
+      person: z.object({ name: z.string().min(1).max(80), email: Email }),
+    }),
+    response: { 202: Voice } },
+  { method: 'POST', url: '/v1/voices/generic', tag: 'Voices', summary: "Add a generic voice to the caller's voices",
+    config: { permission: 'voices:write' },
+    body: z.object({ voice_id: z.string().regex(/^generic_[0-9A-Za-z]{6,40}$/, 'must look like generic_XXXXXX') }),
+    response: { 200: Voice } },
+  { method: 'GET', url: '/v1/voices/:id', tag: 'Voices', summary: 'Retrieve a voice with its consent status',
+    config: { permission: 'voices:read' }, params: IdParams, response: { 200: Voice } },
+  { method: 'POST', url: '/v1/test-helpers/voices/:id/complete-consent', tag: 'Voices', summary: 'Test mode: complete the consent as if recorded',
+    config: { permission: 'voices:clone' }, params: IdParams, response: { 200: Voice } },
+
+  // AI agent sessions
+  { method: 'POST', url: '/v1/rooms/:id/agent-sessions', tag: 'AI agent sessions', summary: 'An AI agent joins the room',
+    config: { permission: 'rooms:join', idempotent: true }, params: IdParams, headers: IdempotencyHeaders,
+    body: z.object({
+      name: z.string().min(1).max(80).optional(),
+      speak_lang: Lang,
+      hear_lang: Lang,
+      voice_id: z.string().max(100).optional(),
+      announce: z.boolean().default(true),
+    }),
+    response: { 201: Session } },
+  { method: 'GET', url: '/v1/sessions/:id', tag: 'AI agent sessions', summary: 'Retrieve a session',
+    config: { permission: 'rooms:join' }, params: IdParams, response: { 200: Session } },
+  { method: 'POST', url: '/v1/sessions/:id/say', tag: 'AI agent sessions', summary: 'Speak text in the room',
+    config: { permission: 'rooms:join' }, params: IdParams,
+    body: z.object({ text: z.string().min(1).max(1000), lang: Lang.optional() }),
+    response: { 202: z.object({ utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean() }) } },
+  { method: 'GET', url: '/v1/sessions/:id/events', tag: 'AI agent sessions', summary: 'Listen: long-poll session events',
+    config: { permission: 'rooms:join' }, params: IdParams,
+    querystring: z.object({ cursor: z.coerce.number().int().min(0).optional(), wait: z.coerce.number().int().min(0).max(25).optional() }),
+    response: { 200: z.object({ events: z.array(SessionEvent), cursor: z.int(), status: z.string() }) } },
+  { method: 'POST', url: '/v1/sessions/:id/leave', tag: 'AI agent sessions', summary: 'Leave the room',
+    config: { permission: 'rooms:join' }, params: IdParams, response: { 200: Session } },
+
+  // Transcripts
+  { method: 'GET', url: '/v1/transcripts', tag: 'Transcripts', summary: 'Transcripts readable by the credential',
+    config: { permission: 'transcripts:read' }, querystring: z.object({ room_id: z.string().max(100).optional() }),
+    response: { 200: list(TranscriptSummary) } },
+  { method: 'GET', url: '/v1/transcripts/:id', tag: 'Transcripts', summary: 'Retrieve a transcript',
+    config: { permission: 'transcripts:read' }, params: IdParams, querystring: z.object({ lang: Lang.optional() }),
+    response: { 200: Transcript } },
+
+  // Phone calls
+  { method: 'GET', url: '/v1/calls/quote', tag: 'Phone calls', summary: 'Quote a destination and purpose',
+    config: { permission: 'calls:read' },
+    querystring: z.object({ to: z.string().min(1).max(32), purpose: CallPurpose.optional(), consent: ConsentKind.optional(), from: z.string().max(32).optional() }),
+    response: { 200: CallQuote } },
+  { method: 'POST', url: '/v1/calls', tag: 'Phone calls', summary: 'Place a translated call as an AI agent',
+    config: { permission: 'calls:dial', idempotent: true }, headers: IdempotencyHeaders,
+    body: z.object({
+      to: z.string().min(4).max(32),
+      from: z.string().max(32).optional(),
+      purpose: CallPurpose,
+      consent: z.object({ kind: ConsentKind, ref: z.string().max(200).optional() }).optional(),
+      agent_lang: Lang.default('en'),
+      remote_lang: Lang.optional(),
+      voice_id: z.string().max(100).optional(),
+    }),
+    response: { 201: Call } },
+  { method: 'GET', url: '/v1/calls', tag: 'Phone calls', summary: 'Calls placed by this credential, newest first',
+    config: { permission: 'calls:read' }, response: { 200: list(Call) } },
+  { method: 'GET', url: '/v1/calls/:id', tag: 'Phone calls', summary: 'Retrieve a call',
+    config: { permission: 'calls:read' }, params: IdParams, response: { 200: Call } },
+  { method: 'POST', url: '/v1/calls/:id/hangup', tag: 'Phone calls', summary: 'Hang up a call (idempotent)',
+    config: { permission: 'calls:dial' }, params: IdParams, response: { 200: Call } },
+
+  // Webhooks and events
+  { method: 'GET', url: '/v1/webhook-endpoints', tag: 'Webhooks and events', summary: 'Webhook endpoints of this environment',
+    config: { permission: 'webhooks:write' }, response: { 200: list(WebhookEndpoint) } },
+  { method: 'POST', url: '/v1/webhook-endpoints', tag: 'Webhooks and events', summary: 'Register a webhook endpoint',
+    config: { permission: 'webhooks:write' },
+    body: z.object({ url: z.string().max(2000), events: z.array(EventTypeName).min(1), description: z.string().max(200).optional() }),
+    response: { 201: WebhookEndpoint } },
+  { method: 'DELETE', url: '/v1/webhook-endpoints/:id', tag: 'Webhooks and events', summary: 'Delete a webhook endpoint',
+    config: { permission: 'webhooks:write' }, params: IdParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } },
+  { method: 'POST', url: '/v1/webhook-endpoints/:id/rotate-secret', tag: 'Webhooks and events', summary: 'Rotate the signing secret',
+    config: { permission: 'webhooks:write' }, params: IdParams, response: { 200: z.object({ id: z.string(), secret: z.string() }) } },
+  { method: 'POST', url: '/v1/webhook-endpoints/:id/test', tag: 'Webhooks and events', summary: 'Send a signed test event now',
+    config: { permission: 'webhooks:write' }, params: IdParams,
+    body: z.object({ type: EventTypeName.default('meeting.created') }).optional(),
+    response: { 200: TestDelivery } },
+  { method: 'GET', url: '/v1/events', tag: 'Webhooks and events', summary: 'Event log of the last 30 days, newest first',
+    config: { permission: 'events:read' },
+    querystring: z.object({ type: z.string().max(100).optional(), since: z.string().max(40).optional(), limit: Limit }),
+    response: { 200: list(EventLogEntry) } },
+];
+
+export default function register(app: FastifyInstance) {
+  registerPlaceholders(app, routes);
+}

@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+let doc: any;
+beforeAll(async () => {
+  t = await startTestApp();
+  doc = await (await t.request('GET', '/v1/openapi.json')).json();
+});
+afterAll(async () => { await t?.close(); });
+
+// Every "METHOD /v1/path" of api.md section 4, read from the spec when it is
+// beside the project (as in CI), else from this copy of it.
+const SPEC = '../shared/spec/api.md';
+const KNOWN = [
+  'GET /v1/me', 'GET /v1/balance', 'GET /v1/usage', 'GET /v1/voices', 'POST /v1/voices', 'GET /v1/voices/catalog',
+  'POST /v1/voices/generic', 'GET /v1/voices/{id}', 'GET /v1/rooms', 'POST /v1/rooms', 'GET /v1/rooms/{id}',
+  'DELETE /v1/rooms/{id}', 'POST /v1/rooms/{id}/join-links', 'GET /v1/meetings', 'POST /v1/meetings',
+  'DELETE /v1/meetings/{id}', 'GET /v1/event-types', 'GET /v1/event-types/{id}/slots', 'POST /v1/bookings',
+  'POST /v1/rooms/{id}/agent-sessions', 'GET /v1/sessions/{id}', 'POST /v1/sessions/{id}/say',
+  'GET /v1/sessions/{id}/events', 'POST /v1/sessions/{id}/leave', 'GET /v1/transcripts', 'GET /v1/transcripts/{id}',
+  'GET /v1/calls/quote', 'POST /v1/calls', 'GET /v1/calls', 'GET /v1/calls/{id}', 'POST /v1/calls/{id}/hangup',
+  'GET /v1/numbers', 'GET /v1/avatars', 'GET /v1/webhook-endpoints', 'POST /v1/webhook-endpoints',
+  'DELETE /v1/webhook-endpoints/{id}', 'POST /v1/webhook-endpoints/{id}/rotate-secret',
+  'POST /v1/webhook-endpoints/{id}/test', 'GET /v1/events',
+];
+
+function specOperations(): string[] {
+  if (!fs.existsSync(SPEC)) return KNOWN;
+  const text = fs.readFileSync(SPEC, 'utf8');
+  const ops = new Set<string>();
+  for (const m of text.matchAll(/\b(GET|POST|DELETE|PUT|PATCH) (\/v1\/[A-Za-z0-9_\-/{}]+)/g)) {
+    const path = m[2]!.replace(/\{[a-z_]+\}/g, (p) => (p === '{delivery_id}' ? p : '{id}'));
+    if (path === '/v1/openapi.json') continue;
+    ops.add(`${m[1]} ${path}`);
+  }
+  return [...ops];
+}
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 with a date as its version', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('documents every operation of api.md', () => {
+    const have = new Set<string>();
+    for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
+      for (const method of Object.keys(ops)) have.add(`${method.toUpperCase()} ${path}`);
+    }
+    const ops = specOperations();
+    expect(ops.length).toBeGreaterThanOrEqual(KNOWN.length);
+    expect(ops.filter((o) => !have.has(o))).toEqual([]);
+  });
+
+  it('describes errors as problem+json', () => {
+    const op = doc.paths['/v1/rooms'].post;
+    expect(Object.keys(op.responses['4XX'].content)).toEqual(['application/problem+json']);
+    expect(op.parameters.some((p: { in: string; name: string }) => p.in === 'header' && p.name === 'idempotency-key')).toBe(true);
+  });
+
+  it('matches what the server really sends', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+    const schemaFor = (path: string, method: string, status: string) => {
+      const res = doc.paths[path][method].responses[status];
+      const content = res.content['application/json'] ?? res.content['application/problem+json'];
+      return JSON.parse(JSON.stringify(content.schema).replaceAll('"#/components', '"doc#/components'));
+    };
+    const { secret, orgId } = await t.key();
+    const { addNumber, createEventType } = await import('../../src/cli/admin.ts');
+    await addNumber(t.pool, { org: orgId, e164: '+14155550123', default: true });
+    await createEventType(t.pool, t.url, { org: orgId, page: `p-${orgId.slice(-6).toLowerCase()}`, slug: 'intro', title: 'Intro' });
+    const room = await (await t.request('POST', '/v1/rooms', { key: secret, headers: { 'idempotency-key': 'k1' }, body: { title: 'x' } })).json();
+    const checks: Array<[string, string, string, string, unknown?]> = [
+      ['GET', '/v1/me', '/v1/me', '200'],
+      ['GET', '/v1/balance', '/v1/balance', '200'],
+      ['GET', '/v1/usage', '/v1/usage', '200'],
+      ['GET', '/v1/usage?group_by=credential', '/v1/usage', '200'],
+      ['GET', '/v1/rooms', '/v1/rooms', '200'],
+      ['GET', `/v1/rooms/${room.id}`, '/v1/rooms/{id}', '200'],
+      ['POST', `/v1/rooms/${room.id}/join-links`, '/v1/rooms/{id}/join-links', '201', { name: 'A' }],
+      ['DELETE', `/v1/rooms/${room.id}`, '/v1/rooms/{id}', '200'],
+      ['GET', '/v1/numbers', '/v1/numbers', '200'],
+      ['GET', '/v1/event-types', '/v1/event-types', '200'],
+      ['GET', '/v1/avatars', '/v1/avatars', '200'],
+      ['GET', '/v1/voices/catalog', '/v1/voices/catalog', '200'],
+      ['GET', '/v1/rooms/room_missing', '/v1/rooms/{id}', '4XX'],
+      ['GET', '/v1/calls', '/v1/calls', '5XX'],
+    ];
+    for (const [method, url, path, status, body] of checks) {
+      const res = await t.request(method, url, { key: secret, body });
+      const json = await res.json();
+      const validate = ajv.compile(schemaFor(path, method.toLowerCase(), status));
+      expect(validate(json), `${method} ${url}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(String(res.status)[0]).toBe(status[0]);
+    }
+  });
+});
