@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { ApiError } from '../errors.ts';
 import type { Credential } from '../credentials.ts';
 
@@ -28,10 +29,15 @@ export function assertNumberAllowed(cred: Credential, field: string, numberId: s
   if (!cred.numbers.includes(numberId)) throw new ApiError('number_not_allowed', `${field}: number '${numberId}' is not allowed for this key`);
 }
 
-/** Destinations are ISO 3166 country codes. */
-export function assertDestinationAllowed(cred: Credential, field: string, country: string): void {
+/** ISO 3166 country of an E.164 number, or null when it is not a valid number. */
+export function countryOf(e164: string): string | null {
+  return parsePhoneNumberFromString(e164)?.country ?? null;
+}
+
+/** Destinations are ISO 3166 country codes; a number whose country is unknown is outside any list. */
+export function assertDestinationAllowed(cred: Credential, field: string, country: string | null): void {
   if (!cred.destinations) return;
-  if (!cred.destinations.map((c) => c.toUpperCase()).includes(country.toUpperCase())) {
-    throw new ApiError('destination_not_allowed', `${field}: destination country ${country} is not allowed for this key`);
+  if (!country || !cred.destinations.map((c) => c.toUpperCase()).includes(country.toUpperCase())) {
+    throw new ApiError('destination_not_allowed', `${field}: destination ${country ?? '(unknown country)'} is not allowed for this key`);
   }
 }

@@ -5,6 +5,9 @@ import {
   Lang, Room, Session, SessionEvent, Slots, TestDelivery, Transcript, TranscriptSummary, Voice, WebhookEndpoint,
 } from '../../../http/schemas.ts';
 import { registerPlaceholders, type Placeholder } from './placeholder.ts';
+import {
+  assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed, countryOf,
+} from '../../../services/restrictions.ts';
 
 const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
 const Limit = z.coerce.number().int().min(1).max(100).optional();
@@ -26,6 +29,7 @@ const routes: Placeholder[] = [
       langs: z.array(Lang).max(20).default([]),
       visibility: z.enum(['private', 'public']).default('private'),
     }),
+    restrict: (cred, b) => assertLanguagesAllowed(cred, 'langs', b.langs ?? []),
     response: { 201: Room } },
   { method: 'DELETE', url: '/v1/meetings/:id', tag: 'Meetings and booking', summary: 'Cancel a meeting',
     config: { permission: 'calendar:write' }, params: IdParams, response: { 200: Room } },
@@ -50,6 +54,10 @@ const routes: Placeholder[] = [
       }),
       answers: z.record(z.string(), z.unknown()).optional(),
     }),
+    restrict: (cred, b) => {
+      assertLanguagesAllowed(cred, 'guest.speak', [b.guest?.speak]);
+      assertLanguagesAllowed(cred, 'guest.hear', [b.guest?.hear]);
+    },
     response: { 201: Booking } },
 
   // Voices
@@ -62,10 +70,12 @@ const routes: Placeholder[] = [
       language: Lang,
       person: z.object({ name: z.string().min(1).max(80), email: Email }),
     }),
+    restrict: (cred, b) => assertLanguagesAllowed(cred, 'language', [b.language]),
     response: { 202: Voice } },
   { method: 'POST', url: '/v1/voices/generic', tag: 'Voices', summary: "Add a generic voice to the caller's voices",
     config: { permission: 'voices:write' },
     body: z.object({ voice_id: z.string().regex(/^generic_[0-9A-Za-z]{6,40}$/, 'must look like generic_XXXXXX') }),
+    restrict: (cred, b) => assertVoiceAllowed(cred, 'voice_id', b.voice_id),
     response: { 200: Voice } },
   { method: 'GET', url: '/v1/voices/:id', tag: 'Voices', summary: 'Retrieve a voice with its consent status',
     config: { permission: 'voices:read' }, params: IdParams, response: { 200: Voice } },
@@ -82,12 +92,18 @@ const routes: Placeholder[] = [
       voice_id: z.string().max(100).optional(),
       announce: z.boolean().default(true),
     }),
+    restrict: (cred, b) => {
+      assertLanguagesAllowed(cred, 'speak_lang', [b.speak_lang]);
+      assertLanguagesAllowed(cred, 'hear_lang', [b.hear_lang]);
+      assertVoiceAllowed(cred, 'voice_id', b.voice_id);
+    },
     response: { 201: Session } },
   { method: 'GET', url: '/v1/sessions/:id', tag: 'AI agent sessions', summary: 'Retrieve a session',
     config: { permission: 'rooms:join' }, params: IdParams, response: { 200: Session } },
   { method: 'POST', url: '/v1/sessions/:id/say', tag: 'AI agent sessions', summary: 'Speak text in the room',
     config: { permission: 'rooms:join' }, params: IdParams,
     body: z.object({ text: z.string().min(1).max(1000), lang: Lang.optional() }),
+    restrict: (cred, b) => assertLanguagesAllowed(cred, 'lang', [b.lang]),
     response: { 202: z.object({ utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean() }) } },
   { method: 'GET', url: '/v1/sessions/:id/events', tag: 'AI agent sessions', summary: 'Listen: long-poll session events',
     config: { permission: 'rooms:join' }, params: IdParams,
@@ -120,6 +136,13 @@ const routes: Placeholder[] = [
       remote_lang: Lang.optional(),
       voice_id: z.string().max(100).optional(),
     }),
+    restrict: (cred, b) => {
+      assertDestinationAllowed(cred, 'to', countryOf(b.to));
+      assertNumberAllowed(cred, 'from', b.from);
+      assertLanguagesAllowed(cred, 'agent_lang', [b.agent_lang]);
+      assertLanguagesAllowed(cred, 'remote_lang', [b.remote_lang]);
+      assertVoiceAllowed(cred, 'voice_id', b.voice_id);
+    },
     response: { 201: Call } },
   { method: 'GET', url: '/v1/calls', tag: 'Phone calls', summary: 'Calls placed by this credential, newest first',
     config: { permission: 'calls:read' }, response: { 200: list(Call) } },

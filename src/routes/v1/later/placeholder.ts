@@ -2,7 +2,8 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { ZodType } from 'zod';
 import { ApiError } from '../../../errors.ts';
 import { errorResponses } from '../../../http/schemas.ts';
-import type { RouteConfig } from '../../../http/route.ts';
+import { caller, type RouteConfig } from '../../../http/route.ts';
+import type { Credential } from '../../../credentials.ts';
 
 // Endpoints of api.md that later work builds. They are registered now with
 // their full request and response schemas, authentication, permission and
@@ -20,6 +21,8 @@ export type Placeholder = {
   body?: ZodType;
   headers?: ZodType;
   response: Record<number, ZodType>;
+  /** Key restrictions (languages, voices, numbers, destinations) on the validated input. */
+  restrict?: (cred: Credential, body: any) => void;
 };
 
 export function registerPlaceholders(app: FastifyInstance, routes: Placeholder[]): void {
@@ -38,7 +41,8 @@ export function registerPlaceholders(app: FastifyInstance, routes: Placeholder[]
         ...(r.headers && { headers: r.headers }),
         response: { ...r.response, ...errorResponses },
       },
-      handler: async () => {
+      handler: async (req) => {
+        r.restrict?.(caller(req), req.body ?? {});
         throw new ApiError('not_available_yet', `${r.method} ${r.url} is not available yet on this server`);
       },
     } as RouteOptions);

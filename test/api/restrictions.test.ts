@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+beforeAll(async () => { t = await startTestApp(); });
+afterAll(async () => { await t?.close(); });
+
+const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
+
+// Key restrictions are enforced wherever their inputs occur, also on endpoints
+// whose behaviour is not built yet (those answer 501 once the input passes).
+describe('key restrictions', () => {
+  it('refuses destinations, numbers, voices and languages outside the key', async () => {
+    const { secret } = await t.key({ destinations: 'US', numbers: 'num_ok', voices: 'voice_ok', langs: 'en,pt' });
+    const call = { purpose: 'support', agent_lang: 'en' };
+    const cases: Array<[string, string, unknown, string]> = [
+      ['POST', '/v1/calls', { ...call, to: '+5511999990000' }, 'destination_not_allowed'],
+      ['POST', '/v1/calls', { ...call, to: 'not-a-number' }, 'destination_not_allowed'],
+      ['POST', '/v1/calls', { ...call, to: '+14155550100', from: 'num_other' }, 'number_not_allowed'],
+      ['POST', '/v1/calls', { ...call, to: '+14155550100', voice_id: 'voice_other' }, 'voice_not_allowed'],
+      ['POST', '/v1/calls', { ...call, to: '+14155550100', remote_lang: 'de' }, 'language_not_allowed'],
+      ['POST', '/v1/rooms/room_x/agent-sessions', { speak_lang: 'fr', hear_lang: 'en' }, 'language_not_allowed'],
+      ['POST', '/v1/voices/generic', { voice_id: 'generic_AnaPt01' }, 'voice_not_allowed'],
+      ['POST', '/v1/meetings', { title: 'x', starts_at: '2030-01-01T10:00:00+01:00', langs: ['es'] }, 'language_not_allowed'],
+    ];
+    for (const [method, path, body, code] of cases) {
+      const res = await t.request(method, path, { key: secret, body, headers: idem() });
+      const p = await res.json();
+      expect([res.status, p.code], `${path} ${JSON.stringify(body)}`).toEqual([403, code]);
+    }
+    const ok = await t.request('POST', '/v1/calls', { key: secret, headers: idem(), body: { ...call, to: '+14155550100', from: 'num_ok', voice_id: 'voice_ok', remote_lang: 'pt-BR' } });
+    expect(ok.status).toBe(501);
+    expect((await ok.json()).code).toBe('not_available_yet');
+  });
+});
