@@ -39,6 +39,14 @@ function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: Eve
   return { before: stateName(before.value), after: stateName(after.value), persisted, emitted, changed: before !== after };
 }
 
+/** Outbox rows for emitted events, in emission order. */
+function outboxRows(emitted: string[], objectFor: ObjectFor) {
+  return emitted.map((type) => {
+    const object = objectFor(type);
+    return { eventId: newId('evt'), type, objectId: object.id, data: JSON.stringify({ object }) };
+  });
+}
+
 async function writeOutbox(tx: Client, owner: Owner, emitted: string[], objectFor: ObjectFor): Promise<void> {
   for (const type of emitted) {
     const object = objectFor(type);
@@ -56,15 +64,27 @@ export async function createPersistedActor(
 ): Promise<TransitionResult> {
   const machine = machines[args.machine] as AnyStateMachine;
   const r = run(machine, undefined, args.event);
+  // The actor, its first history row and its outbox events in one statement
+  // (one round trip). The history row references the actor inserted by the
+  // same statement; the foreign key is checked when the statement ends.
+  const events = outboxRows(r.emitted, args.objectFor);
   await tx.query(
-    `INSERT INTO actors (id, org_id, livemode, machine, state, snapshot, version) VALUES ($1, $2, $3, $4, $5, $6, 1)`,
-    [args.id, args.owner.orgId, args.owner.livemode, args.machine, r.after, JSON.stringify(r.persisted)],
+    `WITH actor AS (
+       INSERT INTO actors (id, org_id, livemode, machine, state, snapshot, version) VALUES ($1, $2, $3, $4, $5, $6, 1) RETURNING id
+     ), history AS (
+       INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
+       SELECT id, 1, $7::jsonb, $8::text, $5, $9::text[] FROM actor
+     )
+     INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
+     SELECT e.event_id, $2::text, $3::boolean, e.type, e.object_id, e.data::jsonb
+       FROM unnest($10::text[], $11::text[], $12::text[], $13::text[]) WITH ORDINALITY AS e(event_id, type, object_id, data, n)
+      ORDER BY e.n`,
+    [
+      args.id, args.owner.orgId, args.owner.livemode, args.machine, r.after, JSON.stringify(r.persisted),
+      JSON.stringify(args.event), r.before, r.emitted,
+      events.map((e) => e.eventId), events.map((e) => e.type), events.map((e) => e.objectId), events.map((e) => e.data),
+    ],
   );
-  await tx.query(
-    `INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted) VALUES ($1, 1, $2, $3, $4, $5)`,
-    [args.id, JSON.stringify(args.event), r.before, r.after, r.emitted],
-  );
-  await writeOutbox(tx, args.owner, r.emitted, args.objectFor);
   return { state: r.after, version: 1, emitted: r.emitted, changed: true };
 }
 

@@ -40,7 +40,8 @@ const num = (flag: string) => (v: string) => {
 const program = new Command('tolk')
   .description('Tolk operator CLI')
   .exitOverride()
-  .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: () => {} });
+  // Usage and commander's messages go to stderr; stdout carries only the JSON.
+  .configureOutput({ writeOut: (s) => process.stderr.write(s), writeErr: (s) => process.stderr.write(s) });
 
 program.command('migrate').description('apply database migrations').action(async () => {
   await withDb(async () => {});
@@ -129,7 +130,11 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) process.exit(0);
-  const message = err instanceof CommanderError ? err.message.replace(/^error: /, '') : err instanceof Error ? err.message : String(err);
+  // A group without its subcommand (or no command at all): commander prints the
+  // usage (to stderr) and reports only '(outputHelp)'.
+  const message = err instanceof CommanderError && err.code === 'commander.help'
+    ? 'missing command; see the usage on stderr or run tolk --help'
+    : err instanceof CommanderError ? err.message.replace(/^error: /, '') : err instanceof Error ? err.message : String(err);
   print({ error: message });
   process.exit(err instanceof UsageError || err instanceof CommanderError ? 2 : 1);
 }

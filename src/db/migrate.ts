@@ -15,6 +15,9 @@ export async function migrate(databaseUrl: string): Promise<void> {
     direction: 'up',
     migrationsTable: 'pgmigrations',
     checkOrder: true,
+    // Wait for a migration running in another process instead of failing
+    // (node-pg-migrate's default is 'fail').
+    advisoryLockMode: 'wait',
     log: () => {},
   });
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import pg, { type QueryResult } from 'pg';
 import type { Client, Pool } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
 import { caller } from './route.ts';
@@ -44,6 +45,17 @@ export function readIdempotencyKey(req: FastifyRequest): void {
   req.idempotency = { key, hash };
 }
 
+/**
+ * A quoted SQL string for a multi-statement query, which cannot take
+ * parameters: pg's escapeLiteral doubles quotes and backslashes (E'' form).
+ * A NUL could never reach here (HTTP headers cannot carry one, JSON escapes
+ * it), but is refused rather than sent, as a parameter holding it would be.
+ */
+function sqlText(s: string): string {
+  if (s.includes('\0')) throw new Error('idempotent(): NUL character in a value');
+  return pg.escapeLiteral(s);
+}
+
 export type Outcome<T> = { status: number; body: T };
 
 /** Runs a create at most once per (credential, Idempotency-Key). */
@@ -59,17 +71,19 @@ export async function idempotent<T>(
   const tx = await pool.connect();
   let broken = false;
   try {
-    await tx.query('BEGIN');
-    const lock = await tx.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7)) AS locked`, [`${cred.id}\n${idem.key}`]);
+    // One round trip, three statements. The SELECT is its own statement, so
+    // (READ COMMITTED) it takes its snapshot after the lock is held and sees
+    // whatever the previous holder of the lock committed. It runs even when the
+    // lock is not granted; its result is then ignored.
+    const [, lock, prior] = (await tx.query(
+      `BEGIN;
+       SELECT pg_try_advisory_xact_lock(hashtextextended(${sqlText(`${cred.id}\n${idem.key}`)}, 7)) AS locked;
+       SELECT request_hash, status, body FROM idempotency_keys
+        WHERE credential_id = ${sqlText(cred.id)} AND key = ${sqlText(idem.key)} AND created_at > now() - interval '24 hours'`,
+    )) as unknown as [QueryResult, QueryResult, QueryResult];
     if (!lock.rows[0].locked) {
       throw new ApiError('idempotency_in_progress', 'Idempotency-Key: a request with this key is still running; retry shortly', { 'Retry-After': '1' });
     }
-    // A new statement, so it sees whatever the previous holder of the lock committed.
-    const prior = await tx.query(
-      `SELECT request_hash, status, body FROM idempotency_keys
-        WHERE credential_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
-      [cred.id, idem.key],
-    );
     const p = prior.rows[0];
     if (p) {
       await tx.query('ROLLBACK');
@@ -81,13 +95,16 @@ export async function idempotent<T>(
       return p.body as T;
     }
     const out = await work(tx);
+    if (!Number.isInteger(out.status)) throw new Error(`idempotent(): status ${out.status} is not an integer`);
+    // The saved response and COMMIT in one round trip; if the INSERT fails,
+    // COMMIT is not run and the catch below rolls back.
     await tx.query(
-      `INSERT INTO idempotency_keys (credential_id, key, request_hash, status, body) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO idempotency_keys (credential_id, key, request_hash, status, body)
+       VALUES (${sqlText(cred.id)}, ${sqlText(idem.key)}, ${sqlText(idem.hash)}, ${out.status}, ${sqlText(JSON.stringify(out.body))}::jsonb)
        ON CONFLICT (credential_id, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body, created_at = now()`,
-      [cred.id, idem.key, idem.hash, out.status, JSON.stringify(out.body)],
+       SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body, created_at = now();
+       COMMIT`,
     );
-    await tx.query('COMMIT');
     reply.code(out.status);
     return out.body;
   } catch (err) {

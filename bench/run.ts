@@ -1,0 +1,304 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../src/config.ts';
+import { createPool, type Pool } from '../src/db/pool.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
+import { startBoss, type Boss } from '../src/jobs/boss.ts';
+import { buildApp } from '../src/app.ts';
+import { createKey, createOrg } from '../src/cli/admin.ts';
+import { startBare } from './bare.ts';
+import type { LoadJob, LoadResult } from './load.ts';
+
+// npm run bench: the platform's authenticated GET /v1/rooms/{id} and
+// POST /v1/rooms (with an Idempotency-Key) against a bare Fastify route on the
+// same pool doing only the core query (one primary-key SELECT; one insert
+// transaction), measured in the same run, as throughput ratios and latency.
+// The servers run in this process; autocannon runs in a child (bench/load.ts).
+// The cpu columns are CPU time per request of this process (both servers
+// live here, one measured at a time) and of the database backends (/proc).
+//
+// Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
+// BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
+// platform_get, bare_post, platform_post), BENCH_ADMIN_URL (default
+// postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
+// embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
+// met; 1 when more than 1% of requests failed; 2 when setup failed.
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const RESULTS_DIR = path.join(HERE, 'results');
+const TARGETS = { get: 0.5, post: 0.4, p99_ms: 25 } as const;
+const MAX_ERROR_RATE = 0.01;
+const NAMES = ['bare_get', 'platform_get', 'bare_post', 'platform_post'] as const;
+type Name = (typeof NAMES)[number];
+
+function envNumber(name: string, dflt: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, not ${raw}`);
+  return n;
+}
+
+const duration = envNumber('BENCH_DURATION', 10);
+const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
+const only = new Set((process.env.BENCH_ONLY ?? NAMES.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
+for (const n of only) if (!(NAMES as readonly string[]).includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+function reachable(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('error', () => resolve(false));
+    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
+  });
+}
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Runs one load job in the child process. */
+function runJob(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`load generator exited (${code}) during ${job.name}`));
+    child.once('exit', onExit);
+    child.once('message', (m: { ok: boolean; result?: LoadResult; error?: string }) => {
+      child.off('exit', onExit);
+      if (m.ok) resolve(m.result!);
+      else reject(new Error(`load generator failed during ${job.name}: ${m.error}`));
+    });
+    child.send(job);
+  });
+}
+
+/** CPU seconds (user + system) of the given processes, from /proc (Linux); null elsewhere. */
+function procCpu(pids: number[]): number | null {
+  let ticks = 0;
+  try {
+    for (const pid of pids) {
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // gone
+      }
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14, 15)
+    }
+  } catch {
+    return null;
+  }
+  return ticks / 100; // USER_HZ is 100 on Linux
+}
+
+async function backendPids(pool: Pool, db: string): Promise<number[]> {
+  const { rows } = await pool.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [db]);
+  return rows.map((r) => r.pid as number);
+}
+
+type Row = { rps: number; mean_ms: number; p50_ms: number; p90_ms: number; p99_ms: number; max_ms: number; requests: number; non2xx: number; errors: number; timeouts: number; server_cpu_ms_per_req: number | null; pg_cpu_ms_per_req: number | null };
+
+async function main(): Promise<number> {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const runCleanup = async () => {
+    for (const f of cleanup.reverse()) await f().catch((err) => log(`cleanup: ${String(err)}`));
+    cleanup.length = 0;
+  };
+  process.once('SIGINT', () => { void runCleanup().finally(() => process.exit(130)); });
+
+  try {
+    // --- Database: the local PostgreSQL if it answers, else the embedded one.
+    let adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    let dbKind = 'local';
+    const local = new URL(adminUrl);
+    if (!(await reachable(local.hostname, Number(local.port || 5432)))) {
+      log('no PostgreSQL on ' + local.host + '; starting the embedded one under .data/bench-pg');
+      const embedded = await ensureEmbeddedPostgres('.data/bench-pg', 54349, log);
+      cleanup.push(() => embedded.stop());
+      adminUrl = withDatabase(embedded.url, 'postgres');
+      dbKind = 'embedded';
+    }
+    const dbName = `tolk_bench_${randomBytes(5).toString('hex')}`;
+    await adminQuery(adminUrl, `CREATE DATABASE ${dbName}`);
+    cleanup.push(() => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`));
+    const databaseUrl = withDatabase(adminUrl, dbName);
+    log(`database ${dbName} (${dbKind}); migrating`);
+    await migrate(databaseUrl);
+
+    // --- The platform, exactly as the server builds it (workers off).
+    const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0' }, { databaseUrl, workers: false });
+    const pool: Pool = createPool(databaseUrl, 20);
+    cleanup.push(() => pool.end());
+    const boss: Boss = await startBoss(databaseUrl, { workers: false, onError: (e) => log(`pg-boss: ${String(e)}`) });
+    cleanup.push(() => boss.stop({ graceful: false }));
+    const app: FastifyInstance = await buildApp({ config, pool, boss, databaseUrl });
+    cleanup.push(() => app.close());
+    const platformUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+    config.publicBaseUrl = platformUrl;
+
+    const org = await createOrg(pool, { name: 'Bench org' });
+    const key = await createKey(pool, { org: org.id, mode: 'live', name: 'bench', rpm: 100_000_000 });
+    const owner = { orgId: org.id, credentialId: key.id, livemode: true };
+
+    // --- The bare baseline on the same pool.
+    const bare = await startBare(pool, owner);
+    cleanup.push(() => bare.app.close());
+
+    // --- Fixtures and a sanity check of all four targets.
+    const auth = { authorization: `Bearer ${key.secret}` };
+    const body = JSON.stringify({ title: 'Bench room', visibility: 'private', langs: ['en', 'fr'] });
+    const json = { 'content-type': 'application/json' };
+    const created = await fetch(`${platformUrl}/v1/rooms`, { method: 'POST', headers: { ...auth, ...json, 'idempotency-key': `setup-${dbName}` }, body });
+    if (created.status !== 201) throw new Error(`setup: POST /v1/rooms answered ${created.status}: ${await created.text()}`);
+    const room = (await created.json()) as { id: string };
+    const checks: Array<[string, RequestInit, number]> = [
+      [`${platformUrl}/v1/rooms/${room.id}`, { headers: auth }, 200],
+      [`${bare.url}/bare/rooms/${room.id}`, {}, 200],
+      [`${bare.url}/bare/rooms`, { method: 'POST', headers: json, body }, 201],
+    ];
+    for (const [url, init, want] of checks) {
+      const r = await fetch(url, init);
+      if (r.status !== want) throw new Error(`setup: ${init.method ?? 'GET'} ${url} answered ${r.status}: ${await r.text()}`);
+      await r.arrayBuffer();
+    }
+
+    const jobs: Record<Name, Omit<LoadJob, 'name' | 'connections' | 'duration'>> = {
+      bare_get: { url: `${bare.url}/bare/rooms/${room.id}`, method: 'GET', headers: {} },
+      platform_get: { url: `${platformUrl}/v1/rooms/${room.id}`, method: 'GET', headers: auth },
+      bare_post: { url: `${bare.url}/bare/rooms`, method: 'POST', headers: json, body },
+      platform_post: { url: `${platformUrl}/v1/rooms`, method: 'POST', headers: { ...auth, ...json }, body, idempotencyKey: true },
+    };
+
+    // --- Load generator in its own process (its own event loop).
+    const child = fork(path.join(HERE, 'load.ts'), [], { execPath: process.execPath, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    cleanup.push(async () => { if (child.connected) child.disconnect(); });
+
+    const results: Partial<Record<Name, Row>> = {};
+    let replayed = 0;
+    for (const name of NAMES) {
+      if (!only.has(name)) continue;
+      const job = { ...jobs[name], connections };
+      if (name.endsWith('_post')) await adminQuery(databaseUrl, 'CHECKPOINT').catch(() => {});
+      if (warmup > 0) {
+        log(`${name}: warm-up ${warmup} s`);
+        await runJob(child, { ...job, name: `${name}-warmup`, duration: warmup });
+      }
+      const keysBefore = name === 'platform_post' ? await countIdempotencyKeys(pool, key.id) : 0;
+      log(`${name}: ${duration} s at ${connections} connections`);
+      // CPU spent per request by this process (the servers) and by the database backends.
+      const pidsBefore = fs.existsSync('/proc/self/stat') ? await backendPids(pool, dbName) : [];
+      const serverBefore = process.cpuUsage();
+      const pgBefore = procCpu(pidsBefore);
+      const r = await runJob(child, { ...job, name, duration });
+      const server = process.cpuUsage(serverBefore);
+      const pgAfter = procCpu(pidsBefore);
+      const perReq = (sec: number) => Math.round((sec * 1000 / Math.max(1, r.requests)) * 100) / 100;
+      const serverCpu = perReq((server.user + server.system) / 1e6);
+      const pgCpu = pgBefore === null || pgAfter === null || pidsBefore.length === 0 ? null : perReq(pgAfter - pgBefore);
+      if (name === 'platform_post') {
+        // Every 2xx must be a fresh create, not a replay of a reused key.
+        const made = (await countIdempotencyKeys(pool, key.id)) - keysBefore;
+        replayed = Math.max(0, r.status_2xx - made);
+      }
+      results[name] = { rps: r.rps, mean_ms: r.mean_ms, p50_ms: r.p50_ms, p90_ms: r.p90_ms, p99_ms: r.p99_ms, max_ms: r.max_ms, requests: r.requests, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, server_cpu_ms_per_req: serverCpu, pg_cpu_ms_per_req: pgCpu };
+    }
+
+    // --- Report.
+    const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
+    const ratios = { get: ratio(results.platform_get, results.bare_get), post: ratio(results.platform_post, results.bare_post) };
+    const met = {
+      get: ratios.get === null ? null : ratios.get >= TARGETS.get,
+      post: ratios.post === null ? null : ratios.post >= TARGETS.post,
+      p99_get: results.platform_get ? results.platform_get.p99_ms < TARGETS.p99_ms : null,
+      p99_post: results.platform_post ? results.platform_post.p99_ms < TARGETS.p99_ms : null,
+    };
+    const failures: string[] = [];
+    for (const [name, r] of Object.entries(results)) {
+      const bad = r.non2xx + r.errors + r.timeouts;
+      if (bad > 0) failures.push(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts of ${r.requests}`);
+    }
+    if (replayed > 0) failures.push(`platform_post: ${replayed} responses were idempotent replays, not creates`);
+    const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
+
+    const table: Record<string, Record<string, string | number>> = {};
+    for (const name of NAMES) {
+      const r = results[name];
+      if (!r) continue;
+      table[name] = { 'req/s': r.rps, 'mean ms': r.mean_ms, 'p50 ms': r.p50_ms, 'p90 ms': r.p90_ms, 'p99 ms': r.p99_ms, 'max ms': r.max_ms, requests: r.requests, 'non-2xx': r.non2xx, errors: r.errors + r.timeouts, 'node cpu ms/req': r.server_cpu_ms_per_req ?? 'n/a', 'pg cpu ms/req': r.pg_cpu_ms_per_req ?? 'n/a' };
+    }
+    console.log(`\nTolk platform benchmark: ${connections} connections, ${duration} s per target (+${warmup} s warm-up), ${os.cpus().length} CPUs, Node ${process.version}, ${dbKind} PostgreSQL`);
+    console.table(table);
+    const mark = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'met' : 'NOT MET');
+    console.log(`GET  platform/bare throughput: ${ratios.get ?? 'n/a'} (target >= ${TARGETS.get}) ${mark(met.get)}`);
+    console.log(`POST platform/bare throughput: ${ratios.post ?? 'n/a'} (target >= ${TARGETS.post}) ${mark(met.post)}`);
+    console.log(`p99 platform GET ${results.platform_get?.p99_ms ?? 'n/a'} ms, POST ${results.platform_post?.p99_ms ?? 'n/a'} ms (target < ${TARGETS.p99_ms} ms) GET ${mark(met.p99_get)}, POST ${mark(met.p99_post)}`);
+    console.log(`(mean latency is connections / throughput: p99 < ${TARGETS.p99_ms} ms at ${connections} connections needs well over ${Math.round((connections / TARGETS.p99_ms) * 1000)} req/s)`);
+    if (failures.length) console.log(`ERRORS: ${failures.join('; ')}`);
+
+    const date = new Date();
+    const out = {
+      date: date.toISOString(),
+      node: process.version,
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? null,
+      database: dbKind,
+      connections,
+      duration_s: duration,
+      warmup_s: warmup,
+      results,
+      ratios,
+      targets: TARGETS,
+      met,
+      errors: failures,
+      replayed,
+    };
+    fs.mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
+    fs.writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+    fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), JSON.stringify(out, null, 2) + '\n');
+    console.log(`wrote ${path.relative(process.cwd(), file)} and bench/results/latest.json`);
+
+    if (errorRate > MAX_ERROR_RATE || replayed > 0) {
+      console.log(`FAILED: error rate ${(errorRate * 100).toFixed(2)}% exceeds ${MAX_ERROR_RATE * 100}% or creates were replayed`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await runCleanup();
+  }
+}
+
+async function countIdempotencyKeys(pool: Pool, credentialId: string): Promise<number> {
+  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE credential_id = $1`, [credentialId]);
+  return rows[0].n;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`[bench] setup failed: ${String((err as Error)?.stack ?? err)}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,464 @@
+import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
+import { createActor, transition, type SnapshotFrom } from 'xstate';
+import { createTestModel } from 'xstate/graph';
+import { roomMachine, type RoomEvent } from './room.ts';
+import { startTestApp, type TestApp } from '../test/helpers/app.ts';
+import { endRoom } from '../src/services/rooms.ts';
+import { sendToActor } from '../src/actors/store.ts';
+import { QUEUES } from '../src/jobs/boss.ts';
+
+// Model-based tests of the room lifecycle: paths are generated from the room
+// machine (xstate/graph) and every machine event is carried out as the real
+// action against the real API (HTTP, PostgreSQL, pg-boss workers). In every
+// state reached, the state is checked twice: through the API, and through the
+// persisted actor (actors, actor_history, outbox).
+
+type RoomSnapshot = SnapshotFrom<typeof roomMachine>;
+type StateName = 'created' | 'scheduled' | 'live' | 'ended';
+
+// Every event the machine accepts, with each END reason as its own case.
+const EVENTS: RoomEvent[] = [
+  { type: 'OPEN' },
+  { type: 'SCHEDULE' },
+  { type: 'START' },
+  { type: 'END', reason: 'deleted' },
+  { type: 'END', reason: 'expired' },
+  { type: 'CANCEL' },
+];
+
+// SCHEDULE (POST /v1/meetings), START (a scheduled meeting's start) and CANCEL
+// (DELETE /v1/meetings/{id}) need the meeting endpoints, which answer 501
+// not_available_yet today (asserted below). Paths through them cannot be driven
+// through the API, so they are filtered out here — explicitly, each one listed
+// as a test.todo — rather than faked by writing the actor directly. Drop an
+// event from this set once its endpoint exists.
+const NEEDS_MEETINGS = new Set<RoomEvent['type']>(['SCHEDULE', 'START', 'CANCEL']);
+
+/** Domain events each machine event must put in the outbox (api.md section 3). */
+const EMITS: Record<RoomEvent['type'], string[]> = {
+  OPEN: ['room.started'],
+  SCHEDULE: ['meeting.created'],
+  START: ['room.started'],
+  END: ['room.ended'],
+  CANCEL: ['meeting.canceled'],
+};
+
+/** The API's room status for each machine state. */
+const API_STATUS: Record<StateName, string | null> = { created: null, scheduled: 'scheduled', live: 'live', ended: 'ended' };
+
+const model = createTestModel(roomMachine, { events: EVENTS });
+
+const needsMeetings = (path: { steps: Array<{ event: { type: string } }> }) =>
+  path.steps.some((s) => NEEDS_MEETINGS.has(s.event.type as RoomEvent['type']));
+
+let t: TestApp;
+// Workers on: the expiry timer is fired by the real pg-boss worker.
+beforeAll(async () => { t = await startTestApp({ workers: true }); });
+afterAll(async () => { await t?.close(); });
+
+const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
+
+async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function valueOf(s: { value: unknown }): StateName {
+  return s.value as StateName;
+}
+
+type Transition = { event: RoomEvent; from: StateName; to: StateName };
+
+/** One system under test per path: an organization of its own and its room. */
+type Sut = { secret: string; orgId: string; roomId?: string; current: StateName; transitions: Transition[] };
+
+async function newSut(): Promise<Sut> {
+  const { secret, orgId } = await t.key();
+  return { secret, orgId, current: 'created', transitions: [] };
+}
+
+async function roomJob(roomId: string) {
+  const { rows } = await t.pool.query(
+    `SELECT id, state, start_after, data, xmin::text AS xmin FROM pgboss.job WHERE name = $1 AND singleton_key = $2`,
+    [QUEUES.roomExpire, roomId],
+  );
+  return rows;
+}
+
+async function persisted(roomId: string) {
+  const actor = (await t.pool.query(`SELECT *, xmin::text AS xmin FROM actors WHERE id = $1`, [roomId])).rows[0];
+  const history = (await t.pool.query(
+    `SELECT version, event, from_state, to_state, emitted, xmin::text AS xmin FROM actor_history WHERE actor_id = $1 ORDER BY version`,
+    [roomId],
+  )).rows;
+  const outbox = (await t.pool.query(
+    `SELECT org_id, livemode, type, object_id, data, xmin::text AS xmin FROM outbox WHERE object_id = $1 ORDER BY id`,
+    [roomId],
+  )).rows;
+  const room = (await t.pool.query(`SELECT status, ended_at, expires_at, xmin::text AS xmin FROM rooms WHERE id = $1`, [roomId])).rows[0];
+  return { actor, history, outbox, room };
+}
+
+/** The checks every state shares: API view, persisted actor, history, outbox, one transaction per transition. */
+async function verifyState(sut: Sut, state: RoomSnapshot): Promise<void> {
+  const name = valueOf(state);
+  expect(sut.current).toBe(name);
+  if (name === 'created') {
+    // Before the first command nothing exists for this organization.
+    expect(sut.roomId).toBeUndefined();
+    const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM actors WHERE org_id = $1`, [sut.orgId]);
+    expect(rows[0].n).toBe(0);
+    return;
+  }
+  const id = sut.roomId!;
+
+  // Through the API.
+  const res = await t.request('GET', `/v1/rooms/${id}`, { key: sut.secret });
+  expect(res.status).toBe(200);
+  const room = await res.json();
+  expect(room.status).toBe(API_STATUS[name]);
+
+  // Through the persisted actor.
+  const p = await persisted(id);
+  expect(p.actor).toMatchObject({ machine: 'room', state: name, org_id: sut.orgId, livemode: false });
+  expect(p.actor.version).toBe(sut.transitions.length);
+  expect(p.actor.snapshot.value).toEqual(state.value);
+  expect(p.actor.snapshot.context).toEqual(state.context);
+  expect(p.actor.snapshot.status).toBe(state.status);
+  // The stored snapshot rehydrates to the same state (XState restore).
+  const restored = createActor(roomMachine, { snapshot: p.actor.snapshot }).start();
+  expect(restored.getSnapshot().value).toEqual(state.value);
+  expect(restored.getSnapshot().context).toEqual(state.context);
+  restored.stop();
+
+  // One history row per transition, versions 1..n, with the emitted events.
+  expect(p.history.map((h) => ({ version: h.version, event: h.event, from: h.from_state, to: h.to_state, emitted: h.emitted }))).toEqual(
+    sut.transitions.map((tr, i) => ({ version: i + 1, event: tr.event, from: tr.from, to: tr.to, emitted: EMITS[tr.event.type] })),
+  );
+
+  // The outbox holds exactly the emitted events, in order, each with the room as it was then.
+  const expectedTypes = sut.transitions.flatMap((tr) => EMITS[tr.event.type]);
+  expect(p.outbox.map((o) => o.type)).toEqual(expectedTypes);
+  for (const o of p.outbox) {
+    expect(o).toMatchObject({ org_id: sut.orgId, livemode: false, object_id: id });
+    expect(o.data.object.id).toBe(id);
+    expect(o.data.object.status).toBe(o.type === 'room.ended' ? 'ended' : 'live');
+  }
+  expect(room).toMatchObject({ id, status: API_STATUS[name] });
+
+  // Same transaction: a transition's history row and its outbox rows share the
+  // inserting transaction id; the latest one also wrote the actor and room rows.
+  let k = 0;
+  for (const h of p.history) {
+    for (const _ of h.emitted) expect(p.outbox[k++].xmin).toBe(h.xmin);
+  }
+  const last = p.history.at(-1)!;
+  expect(p.actor.xmin).toBe(last.xmin);
+  expect(p.room.xmin).toBe(last.xmin);
+
+  if (name === 'live') {
+    // The durable expiry timer was queued in the creating transaction, due at expires_at.
+    const jobs = await roomJob(id);
+    expect(jobs).toHaveLength(1);
+    const job = jobs[0];
+    expect(job.state).toBe('created');
+    expect(job.data).toEqual({ roomId: id });
+    expect(Math.abs(job.start_after.getTime() - new Date(room.expires_at).getTime())).toBeLessThan(1000);
+    expect(job.start_after.getTime()).toBe(p.room.expires_at.getTime());
+    expect(job.xmin).toBe(p.history[0].xmin);
+    expect(p.room.ended_at).toBeNull();
+  }
+
+  if (name === 'ended') {
+    expect(p.room.ended_at).not.toBeNull();
+    const endedBy = sut.transitions.at(-1)!.event;
+    expect(endedBy.type).toBe('END');
+    expect(p.actor.snapshot.context.endReason).toBe(endedBy.type === 'END' ? endedBy.reason : 'canceled');
+    // `ended` is final: the machine accepts nothing more, and neither does the
+    // system — another DELETE or a late expiry changes nothing.
+    for (const e of EVENTS) expect(transition(roomMachine, state, e)[0].value).toBe('ended');
+    const again = await t.request('DELETE', `/v1/rooms/${id}`, { key: sut.secret });
+    expect(again.status).toBe(200);
+    expect((await again.json()).status).toBe('ended');
+    expect((await endRoom(t, null, id, 'expired')).status).toBe('ended');
+    const after = await persisted(id);
+    expect(after.actor.version).toBe(p.actor.version);
+    expect(after.actor.snapshot).toEqual(p.actor.snapshot);
+    expect(after.history).toHaveLength(p.history.length);
+    expect(after.outbox).toHaveLength(p.outbox.length);
+  }
+}
+
+/** The real action for each machine event. */
+async function carryOut(sut: Sut, event: RoomEvent): Promise<void> {
+  switch (event.type) {
+    case 'OPEN': {
+      const headers = idem();
+      const body = { title: 'Model room', langs: ['en', 'es'] };
+      const res = await t.request('POST', '/v1/rooms', { key: sut.secret, headers, body });
+      expect(res.status).toBe(201);
+      const room = await res.json();
+      expect(room.status).toBe('live');
+      // A replay with the same Idempotency-Key is the same OPEN, not a second one.
+      const replay = await t.request('POST', '/v1/rooms', { key: sut.secret, headers, body });
+      expect(replay.status).toBe(201);
+      expect((await replay.json()).id).toBe(room.id);
+      sut.roomId = room.id;
+      return;
+    }
+    case 'END': {
+      const id = sut.roomId!;
+      if (event.reason === 'deleted') {
+        const res = await t.request('DELETE', `/v1/rooms/${id}`, { key: sut.secret });
+        expect(res.status).toBe(200);
+        expect((await res.json()).status).toBe('ended');
+        return;
+      }
+      // Expiry as the durable timer does it: the queued room-expire job is made
+      // due now and the real worker (startWorkers) runs it.
+      const jobs = await roomJob(id);
+      expect(jobs).toHaveLength(1);
+      const room = (await t.pool.query(`SELECT expires_at FROM rooms WHERE id = $1`, [id])).rows[0];
+      expect(Math.abs(jobs[0].start_after.getTime() - room.expires_at.getTime())).toBeLessThan(1000);
+      const due = await t.pool.query(
+        `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND singleton_key = $2 AND state = 'created'`,
+        [QUEUES.roomExpire, id],
+      );
+      expect(due.rowCount).toBe(1);
+      await poll('the room to expire', async () => {
+        const r = await (await t.request('GET', `/v1/rooms/${id}`, { key: sut.secret })).json();
+        return r.status === 'ended' ? r : undefined;
+      });
+      await poll('the expiry job to complete', async () => ((await roomJob(id))[0]?.state === 'completed' ? true : undefined));
+      return;
+    }
+    default:
+      throw new Error(`${event.type} cannot be driven through the API yet`);
+  }
+}
+
+function params(sut: Sut) {
+  const exec = async (step: { event: RoomEvent; state: RoomSnapshot }) => {
+    await carryOut(sut, step.event);
+    sut.transitions.push({ event: step.event, from: sut.current, to: valueOf(step.state) });
+    sut.current = valueOf(step.state);
+  };
+  return {
+    events: { OPEN: exec, SCHEDULE: exec, START: exec, END: exec, CANCEL: exec },
+    states: {
+      created: (s: RoomSnapshot) => verifyState(sut, s),
+      live: (s: RoomSnapshot) => verifyState(sut, s),
+      ended: (s: RoomSnapshot) => verifyState(sut, s),
+      scheduled: () => { throw new Error('scheduled cannot be reached through the API yet'); },
+    },
+  } as never;
+}
+
+const generators = {
+  'shortest paths': model.getShortestPaths(),
+  'simple paths': model.getSimplePaths(),
+};
+
+for (const [kind, paths] of Object.entries(generators)) {
+  describe(`room machine, ${kind}, against the API`, () => {
+    for (const path of paths) {
+      if (needsMeetings(path)) {
+        // Filtered out: needs POST/DELETE /v1/meetings (see NEEDS_MEETINGS).
+        test.todo(`${path.description} — arrives with meetings`);
+        continue;
+      }
+      it(path.description, async () => {
+        const sut = await newSut();
+        await path.test(params(sut));
+      });
+    }
+  });
+}
+
+describe('room machine model', () => {
+  it('filters out only the paths that need the meeting endpoints, which are not built yet', async () => {
+    const { secret } = await t.key();
+    const meeting = await t.request('POST', '/v1/meetings', {
+      key: secret, headers: idem(), body: { title: 'Planning', starts_at: new Date(Date.now() + 3600_000).toISOString() },
+    });
+    // When this fails, meetings exist: remove their events from NEEDS_MEETINGS.
+    expect(meeting.status).toBe(501);
+    expect((await meeting.json()).code).toBe('not_available_yet');
+    expect((await t.request('DELETE', '/v1/meetings/room_x', { key: secret })).status).toBe(501);
+
+    for (const paths of Object.values(generators)) {
+      const filtered = paths.filter(needsMeetings);
+      const runnable = paths.filter((p) => !needsMeetings(p));
+      // Every filtered path starts by scheduling (START and CANCEL only follow SCHEDULE).
+      for (const p of filtered) expect(p.steps[1]!.event.type).toBe('SCHEDULE');
+      expect(filtered.length).toBeGreaterThan(0);
+      // What remains still covers every event the API can drive, and every
+      // state reachable without meetings.
+      const events = new Set(runnable.flatMap((p) => p.steps.slice(1).map((s) => JSON.stringify(s.event))));
+      expect([...events].sort()).toEqual(
+        EVENTS.filter((e) => !NEEDS_MEETINGS.has(e.type)).map((e) => JSON.stringify(e)).sort(),
+      );
+      const states = new Set(runnable.flatMap((p) => p.steps.map((s) => valueOf(s.state))));
+      expect([...states].sort()).toEqual(['created', 'ended', 'live']);
+    }
+  });
+
+  it('emits exactly the domain events of api.md on every edge of the graph', () => {
+    const adjacency = Object.values(model.getAdjacencyMap()) as Array<{
+      state: RoomSnapshot;
+      transitions: Record<string, { event: RoomEvent; state: RoomSnapshot }>;
+    }>;
+    const edges = new Set<string>();
+    for (const { state, transitions } of adjacency) {
+      for (const { event, state: next } of Object.values(transitions)) {
+        const actor = createActor(roomMachine, { snapshot: roomMachine.getPersistedSnapshot(state) as never });
+        const emitted: string[] = [];
+        actor.on('*', (e) => emitted.push(e.type));
+        actor.start();
+        actor.send(event);
+        expect(actor.getSnapshot().value).toEqual(next.value);
+        expect(emitted).toEqual(EMITS[event.type]);
+        actor.stop();
+        edges.add(`${valueOf(state)} ${JSON.stringify(event)} ${valueOf(next)}`);
+      }
+    }
+    expect([...edges].sort()).toEqual([
+      'created {"type":"OPEN"} live',
+      'created {"type":"SCHEDULE"} scheduled',
+      'live {"type":"END","reason":"deleted"} ended',
+      'live {"type":"END","reason":"expired"} ended',
+      'scheduled {"type":"CANCEL"} ended',
+      'scheduled {"type":"END","reason":"deleted"} ended',
+      'scheduled {"type":"END","reason":"expired"} ended',
+      'scheduled {"type":"START"} live',
+    ]);
+  });
+
+  it('round-trips every reachable persisted snapshot through JSON and restores it to the same state', () => {
+    const paths = model.getShortestPaths({ allowDuplicatePaths: true });
+    const seen = new Set<string>();
+    for (const path of paths) {
+      const original = createActor(roomMachine).start();
+      for (const step of path.steps.slice(1)) original.send(step.event);
+      expect(original.getSnapshot().value).toEqual(path.state.value);
+      const persistedSnapshot = original.getPersistedSnapshot();
+      const json = JSON.parse(JSON.stringify(persistedSnapshot));
+      expect(json).toEqual(persistedSnapshot);
+      const restored = createActor(roomMachine, { snapshot: json }).start();
+      expect(restored.getSnapshot().value).toEqual(path.state.value);
+      expect(restored.getSnapshot().context).toEqual(path.state.context);
+      expect(restored.getSnapshot().status).toBe(path.state.status);
+      // And it behaves as the original would, for every event.
+      for (const e of EVENTS) {
+        const [a] = transition(roomMachine, restored.getSnapshot(), e);
+        const [b] = transition(roomMachine, path.state, e);
+        expect(a.value).toEqual(b.value);
+        expect(a.context).toEqual(b.context);
+        expect(a.status).toBe(b.status);
+      }
+      restored.stop();
+      original.stop();
+      seen.add(JSON.stringify(path.state.value));
+    }
+    expect([...seen].sort()).toEqual(['"created"', '"ended"', '"live"', '"scheduled"']);
+  });
+});
+
+describe('room end under concurrency', () => {
+  async function liveRoom() {
+    const { secret, orgId } = await t.key();
+    const room = await (await t.request('POST', '/v1/rooms', { key: secret, headers: idem(), body: {} })).json();
+    expect(room.status).toBe('live');
+    return { secret, orgId, id: room.id as string };
+  }
+
+  async function endCount(id: string) {
+    const outbox = await t.pool.query(`SELECT count(*)::int AS n FROM outbox WHERE object_id = $1 AND type = 'room.ended'`, [id]);
+    const history = await t.pool.query(
+      `SELECT event, version FROM actor_history WHERE actor_id = $1 AND event->>'type' = 'END'`,
+      [id],
+    );
+    const actor = (await t.pool.query(`SELECT state, version, snapshot FROM actors WHERE id = $1`, [id])).rows[0];
+    return { outbox: outbox.rows[0].n as number, history: history.rows, actor };
+  }
+
+  it('two concurrent DELETEs end the room once: one room.ended, one END in the history', async () => {
+    const { secret, id } = await liveRoom();
+    const [a, b] = await Promise.all([
+      t.request('DELETE', `/v1/rooms/${id}`, { key: secret }),
+      t.request('DELETE', `/v1/rooms/${id}`, { key: secret }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect((await a.json()).status).toBe('ended');
+    expect((await b.json()).status).toBe('ended');
+    const c = await endCount(id);
+    expect(c.outbox).toBe(1);
+    expect(c.history).toEqual([{ event: { type: 'END', reason: 'deleted' }, version: 2 }]);
+    expect(c.actor).toMatchObject({ state: 'ended', version: 2 });
+  });
+
+  it('many DELETEs racing the expiry handler still end the room exactly once', async () => {
+    const { secret, id } = await liveRoom();
+    const results = await Promise.all([
+      ...Array.from({ length: 5 }, () => t.request('DELETE', `/v1/rooms/${id}`, { key: secret }).then((r) => r.status)),
+      endRoom(t, null, id, 'expired').then((r) => r.status),
+    ]);
+    expect(results).toEqual([200, 200, 200, 200, 200, 'ended']);
+    const c = await endCount(id);
+    expect(c.outbox).toBe(1);
+    expect(c.history).toHaveLength(1);
+    expect(c.actor).toMatchObject({ state: 'ended', version: 2 });
+    expect(c.actor.snapshot.context.endReason).toBe(c.history[0].event.reason);
+  });
+
+  it('the actor store itself serializes two writers on one actor (row lock, version check)', async () => {
+    const { id } = await liveRoom();
+    const c1 = await t.pool.connect();
+    const c2 = await t.pool.connect();
+    try {
+      await c1.query('BEGIN');
+      await c2.query('BEGIN');
+      const first = await sendToActor(c1, id, { type: 'END', reason: 'deleted' }, () => ({ id }));
+      expect(first).toMatchObject({ state: 'ended', version: 2, changed: true, emitted: ['room.ended'] });
+      // The second writer blocks on the actor row until the first commits, then
+      // sees the ended snapshot and changes nothing.
+      const pid2 = (await c2.query(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
+      let settled = false;
+      const second = sendToActor(c2, id, { type: 'END', reason: 'expired' }, () => ({ id })).finally(() => { settled = true; });
+      await poll('the second writer to wait on the row lock', async () => {
+        const { rows } = await t.pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [pid2]);
+        return rows[0]?.wait_event_type === 'Lock' ? true : undefined;
+      });
+      expect(settled).toBe(false);
+      await c1.query('COMMIT');
+      expect(await second).toMatchObject({ state: 'ended', version: 2, changed: false, emitted: [] });
+      await c2.query('COMMIT');
+    } finally {
+      c1.release();
+      c2.release();
+    }
+    const c = await endCount(id);
+    expect(c.outbox).toBe(1);
+    expect(c.history).toEqual([{ event: { type: 'END', reason: 'deleted' }, version: 2 }]);
+  });
+
+  it('a late expiry after DELETE changes nothing: the timer is harmless once the room ended', async () => {
+    const { secret, id } = await liveRoom();
+    expect((await t.request('DELETE', `/v1/rooms/${id}`, { key: secret })).status).toBe(200);
+    const before = await endCount(id);
+    const due = await t.pool.query(
+      `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND singleton_key = $2 AND state = 'created'`,
+      [QUEUES.roomExpire, id],
+    );
+    expect(due.rowCount).toBe(1);
+    await poll('the expiry job to complete', async () => ((await roomJob(id))[0]?.state === 'completed' ? true : undefined));
+    const after = await endCount(id);
+    expect(after).toEqual(before);
+    expect(after.actor.snapshot.context.endReason).toBe('deleted');
+  });
+});
