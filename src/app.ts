@@ -23,6 +23,21 @@ import './http/route.ts';
 import { V1_ROUTES } from './routes/v1/index.ts';
 import roomPage from './routes/pages/room.ts';
 
+/** Throws invalid_request naming the first field (or key) whose text holds a NUL character. */
+function rejectNul(where: string, value: unknown, path: string[] = []): void {
+  const field = () => (path.length ? path.join('.') : where);
+  if (typeof value === 'string') {
+    if (value.includes('\0')) throw new ApiError('invalid_request', `${field()}: must not contain the NUL character (U+0000)`);
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => rejectNul(where, v, [...path, String(i)]));
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\0')) throw new ApiError('invalid_request', `${field()}: a key contains the NUL character (U+0000)`);
+      rejectNul(where, v, [...path, k]);
+    }
+  }
+}
+
 export type AppDeps = {
   config: Config;
   pool: Pool;
@@ -71,6 +86,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (!v.allowed) throw new ApiError('rate_limited', `Too many requests from ${req.ip}; retry in ${v.reset} s`, { 'Retry-After': String(v.reset) });
   });
   app.addHook('preValidation', async (req) => {
+    // PostgreSQL text cannot hold U+0000; refuse it here, naming the field, instead of failing in SQL.
+    rejectNul('query', req.query);
+    rejectNul('body', req.body);
     if (req.routeOptions.config.idempotent) readIdempotencyKey(req);
   });
   app.addHook('onResponse', async (req, reply) => {

@@ -89,3 +89,20 @@ describe('rooms', () => {
     expect((await bad.json()).message).toMatch(/^limit:/);
   });
 });
+
+describe('text PostgreSQL cannot store', () => {
+  it('answers 400 naming the field for a NUL character in the body or the query', async () => {
+    const { secret } = await t.key();
+    const res = await t.request('POST', '/v1/rooms', {
+      key: secret,
+      headers: { ...idem(), 'content-type': 'application/json' },
+      rawBody: '{"title":"a\\u0000b","langs":["en"]}',
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toMatch(/^title: /);
+    const q = await t.request('GET', '/v1/rooms?starting_after=%00', { key: secret });
+    expect(q.status).toBe(400);
+    expect((await q.json()).message).toMatch(/^starting_after: /);
+    expect((await t.request('GET', '/v1/rooms', { key: secret })).status).toBe(200);
+  });
+});
