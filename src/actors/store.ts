@@ -32,7 +32,8 @@ function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: Eve
   actor.on('*', (e: EventObject) => emitted.push(e.type));
   actor.start();
   const before = actor.getSnapshot();
-  actor.send(event);
+  // A finished actor (final state) accepts nothing; don't send to it.
+  if (before.status !== 'done') actor.send(event);
   const after = actor.getSnapshot();
   const persisted = actor.getPersistedSnapshot();
   actor.stop();
