@@ -61,16 +61,29 @@ async function writeOutbox(tx: Client, owner: Owner, emitted: string[], objectFo
 /** Creates the actor in its initial state and sends it the first event, in tx. */
 export async function createPersistedActor(
   tx: Client,
-  args: { id: string; machine: MachineName; owner: Owner; event: ActorEvent; objectFor: ObjectFor },
+  args: {
+    id: string;
+    machine: MachineName;
+    owner: Owner;
+    event: ActorEvent;
+    objectFor: ObjectFor;
+    /** The object's own row (e.g. rooms), inserted by the same statement. Table and column names are code, never input. */
+    row?: { table: string; values: Record<string, unknown> };
+  },
 ): Promise<TransitionResult> {
   const machine = machines[args.machine] as AnyStateMachine;
   const r = run(machine, undefined, args.event);
-  // The actor, its first history row and its outbox events in one statement
-  // (one round trip). The history row references the actor inserted by the
-  // same statement; the foreign key is checked when the statement ends.
+  // The object's row, the actor, its first history row and its outbox events
+  // in one statement (one round trip). The history row references the actor
+  // inserted by the same statement; the foreign key is checked when the
+  // statement ends. A data-modifying CTE runs even though nothing reads it.
   const events = outboxRows(r.emitted, args.objectFor);
+  const rowColumns = Object.keys(args.row?.values ?? {});
+  const own = args.row
+    ? `own AS (INSERT INTO ${args.row.table} (${rowColumns.join(', ')}) VALUES (${rowColumns.map((_, i) => `$${14 + i}`).join(', ')})), `
+    : '';
   await tx.query(
-    `WITH actor AS (
+    `WITH ${own}actor AS (
        INSERT INTO actors (id, org_id, livemode, machine, state, snapshot, version) VALUES ($1, $2, $3, $4, $5, $6, 1) RETURNING id
      ), history AS (
        INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
@@ -84,6 +97,7 @@ export async function createPersistedActor(
       args.id, args.owner.orgId, args.owner.livemode, args.machine, r.after, JSON.stringify(r.persisted),
       JSON.stringify(args.event), r.before, r.emitted,
       events.map((e) => e.eventId), events.map((e) => e.type), events.map((e) => e.objectId), events.map((e) => e.data),
+      ...Object.values(args.row?.values ?? {}),
     ],
   );
   return { state: r.after, version: 1, emitted: r.emitted, changed: true };

@@ -56,18 +56,24 @@ export async function createRoom(s: Services, tx: Client, cred: Caller, input: C
   const id = newId('room');
   const now = new Date();
   const expires = new Date(now.getTime() + INSTANT_ROOM_TTL_MS);
-  const { rows } = await tx.query(
-    `INSERT INTO rooms (id, org_id, livemode, credential_id, kind, title, visibility, status, langs, invitees, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, 'instant', $5, $6, 'live', $7, '{}', $8, $9) RETURNING ${COLUMNS}`,
-    [id, cred.orgId, cred.livemode, cred.id, input.title, input.visibility, input.langs, now, expires],
-  );
-  const room = toRoom(s.config.publicBaseUrl, rows[0]);
+  const room = toRoom(s.config.publicBaseUrl, {
+    id, title: input.title, visibility: input.visibility, status: 'live', created_at: now, expires_at: expires,
+    starts_at: null, duration_min: null, invitees: [], langs: input.langs, livemode: cred.livemode,
+  });
+  // The room row is written by the same statement as its actor (one round trip).
   await createPersistedActor(tx, {
     id,
     machine: 'room',
     owner: { orgId: cred.orgId, livemode: cred.livemode },
     event: { type: 'OPEN' },
     objectFor: () => room,
+    row: {
+      table: 'rooms',
+      values: {
+        id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, kind: 'instant', title: input.title,
+        visibility: input.visibility, status: 'live', langs: input.langs, invitees: [], created_at: now, expires_at: expires,
+      },
+    },
   });
   await s.boss.send(QUEUES.roomExpire, { roomId: id }, { startAfter: expires, singletonKey: id, ...inTx(tx) });
   return room;
