@@ -9,7 +9,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { API_VERSION_DATE, SERVICE_VERSION, type Config } from './config.ts';
 import { newId } from './ids.ts';
-import { ApiError, ERROR_DESCRIPTIONS, ERROR_STATUS } from './errors.ts';
+import { ApiError, ERROR_DESCRIPTIONS, ERROR_STATUS, problem } from './errors.ts';
 import type { Pool } from './db/pool.ts';
 import type { Boss } from './jobs/boss.ts';
 import { CredentialCache } from './http/credential-cache.ts';
@@ -23,16 +23,33 @@ import './http/route.ts';
 import { V1_ROUTES } from './routes/v1/index.ts';
 import roomPage from './routes/pages/room.ts';
 
-/** Throws invalid_request naming the first field (or key) whose text holds a NUL character. */
+/** Deepest nesting of arrays and objects accepted in a body or query; deeper input would exhaust the stack. */
+const MAX_DEPTH = 64;
+const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Throws invalid_request naming the first field (or key) whose text holds a NUL
+ * character, or whose nesting is deeper than MAX_DEPTH. A path with a key that
+ * is not a plain name is reported under `where` (body, query), quoting the key.
+ */
 function rejectNul(where: string, value: unknown, path: string[] = []): void {
-  const field = () => (path.length ? path.join('.') : where);
+  const fail = (problem: string) => {
+    const odd = path.find((k) => !PLAIN_KEY.test(k));
+    const message = !path.length
+      ? `${where}: ${problem}`
+      : odd === undefined
+        ? `${path.join('.')}: ${problem}`
+        : `${where}: ${problem} (under the key ${JSON.stringify(odd.replaceAll('\0', '\\0').slice(0, 64))})`;
+    return new ApiError('invalid_request', message);
+  };
+  if (path.length > MAX_DEPTH) throw new ApiError('invalid_request', `${where}: nested deeper than ${MAX_DEPTH} levels`);
   if (typeof value === 'string') {
-    if (value.includes('\0')) throw new ApiError('invalid_request', `${field()}: must not contain the NUL character (U+0000)`);
+    if (value.includes('\0')) throw fail('must not contain the NUL character (U+0000)');
   } else if (Array.isArray(value)) {
     value.forEach((v, i) => rejectNul(where, v, [...path, String(i)]));
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\0')) throw new ApiError('invalid_request', `${field()}: a key contains the NUL character (U+0000)`);
+      if (k.includes('\0')) throw fail('a key contains the NUL character (U+0000)');
       rejectNul(where, v, [...path, k]);
     }
   }
@@ -49,7 +66,36 @@ export type AppDeps = {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, pool, boss } = deps;
   const errorsUrl = `${config.publicBaseUrl}/docs/errors`;
+  const anonymous = new AnonymousLimiter();
+  const errorHandler = makeErrorHandler(errorsUrl);
   const app = Fastify({
+    // A URL Fastify cannot decode (a stray %) is refused before any hook runs:
+    // answer it with the same headers and problem+json as every other error.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('X-Request-Id', req.id);
+      reply.header('Service-Version', SERVICE_VERSION);
+      setRateHeaders(reply, anonymous.take(req.ip));
+      errorHandler(err, req, reply);
+    },
+    // Node's HTTP parser refuses some requests (headers and URL over 16 KiB,
+    // malformed HTTP) before Fastify sees them; they get the same problem+json.
+    clientErrorHandler: (err: Error & { code?: string }, socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed) return;
+      const message = err.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headers: the URL and headers together are larger than allowed (16 KiB)'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request: not received in time' : 'request: not valid HTTP';
+      const id = newId('req');
+      const body = JSON.stringify(problem(errorsUrl, 'invalid_request', message, id));
+      const v = anonymous.take(socket.remoteAddress ?? 'unknown');
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+            `X-Request-Id: ${id}\r\nService-Version: ${SERVICE_VERSION}\r\nRateLimit-Limit: ${v.limit}\r\n` +
+            `RateLimit-Remaining: ${v.remaining}\r\nRateLimit-Reset: ${v.reset}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy();
+    },
     logger: { level: config.logLevel },
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -59,13 +105,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler(makeErrorHandler(errorsUrl));
+  app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(makeNotFoundHandler(errorsUrl));
 
   const cache = new CredentialCache(pool, deps.databaseUrl);
   await cache.start();
   const limiter = new RateLimiter(pool);
-  const anonymous = new AnonymousLimiter();
   const stats = new RequestStats(pool);
   app.decorateRequest('cred', null);
   app.decorateRequest('idempotency', null);
@@ -78,8 +123,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('X-Request-Id', req.id);
     reply.header('Service-Version', SERVICE_VERSION);
     if (req.routeOptions.config.auth) {
-      req.cred = await authenticate(req, reply, { cache, limiter });
-      return;
+      try {
+        req.cred = await authenticate(req, reply, { cache, limiter });
+        return;
+      } catch (err) {
+        // A 401 has no credential to count against: it spends the anonymous budget below.
+        if (!(err instanceof ApiError && err.code === 'unauthorized')) throw err;
+        const v = anonymous.take(req.ip);
+        setRateHeaders(reply, v);
+        if (!v.allowed) throw new ApiError('rate_limited', `Too many requests from ${req.ip}; retry in ${v.reset} s`, { 'Retry-After': String(v.reset) });
+        throw err;
+      }
     }
     const v = anonymous.take(req.ip);
     setRateHeaders(reply, v);
@@ -93,6 +147,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onResponse', async (req, reply) => {
     if (req.cred) stats.record(req.cred.id, req.cred.orgId, req.cred.livemode, reply.statusCode >= 400);
+  });
+
+  // Each operation of /v1/openapi.json names the permission it needs (x-permission).
+  app.addHook('onRoute', (route) => {
+    const permission = route.config?.permission;
+    if (permission && route.schema) (route.schema as Record<string, unknown>)['x-permission'] = permission;
   });
 
   await app.register(swagger, {

@@ -20,6 +20,8 @@ function fromFastify(err: FastifyError): { code: ErrorCode; message: string } | 
       return { code: 'invalid_request', message: 'Content-Type: must be application/json' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { code: 'invalid_request', message: 'body: empty, but Content-Type is application/json; send a JSON object' };
+    case 'FST_ERR_BAD_URL':
+      return { code: 'invalid_request', message: 'path: not a valid URL (malformed percent-encoding)' };
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { code: 'invalid_request', message: `body: ${err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'malformed JSON' : 'Content-Length does not match the body'}` };
@@ -27,7 +29,8 @@ function fromFastify(err: FastifyError): { code: ErrorCode; message: string } | 
   if (err instanceof SyntaxError || err.name === 'SyntaxError') return { code: 'invalid_request', message: 'body: malformed JSON' };
   if (err.statusCode === 413) return { code: 'payload_too_large', message: 'body: larger than allowed' };
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-    return { code: 'invalid_request', message: err.message };
+    // The message names the field first (api.md section 7); Fastify's own messages do not.
+    return { code: 'invalid_request', message: /^[A-Za-z_.0-9-]+: /.test(err.message) ? err.message : `request: ${err.message}` };
   }
   return null;
 }
