@@ -21,6 +21,7 @@ import { makeErrorHandler, makeNotFoundHandler } from './http/error-handler.ts';
 import { finishOpenApi } from './http/openapi.ts';
 import './http/route.ts';
 import { V1_ROUTES } from './routes/v1/index.ts';
+import type { Services } from './services/context.ts';
 import roomPage from './routes/pages/room.ts';
 
 /** Deepest nesting of arrays and objects accepted in a body or query; deeper input would exhaust the stack. */
@@ -55,12 +56,7 @@ function rejectNul(where: string, value: unknown, path: string[] = []): void {
   }
 }
 
-export type AppDeps = {
-  config: Config;
-  pool: Pool;
-  boss: Boss;
-  databaseUrl: string;
-};
+export type AppDeps = Services & { databaseUrl: string };
 
 /** Every Fastify option and plugin; the server and the tests build the same app. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -175,7 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
 
-  const services = { config, pool, boss };
+  const services: Services = { config, pool, boss, clock: deps.clock, dnsLookup: deps.dnsLookup };
   for (const register of V1_ROUTES) register(app, { ...services, stats });
   roomPage(app, services);
 

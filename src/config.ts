@@ -14,6 +14,8 @@ const Env = z.object({
   TOLK_DATA_DIR: z.string().default('.data'),
   TOLK_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TOLK_BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
+  // How soon jobs of a killed process (webhook attempts, timers) are taken over.
+  TOLK_JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
 });
 
 export type Config = {
@@ -30,6 +32,10 @@ export type Config = {
   bodyLimit: number;
   /** Run pg-boss workers in this process (off in most tests). */
   workers: boolean;
+  /** Response window of a webhook delivery (api.md: 10 seconds). */
+  webhookTimeoutMs: number;
+  /** How often pg-boss looks for jobs whose worker died (its heartbeat lapsed). */
+  jobMonitorSeconds: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -52,6 +58,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     embeddedPgPort: e.TOLK_EMBEDDED_PG_PORT,
     bodyLimit: e.TOLK_BODY_LIMIT,
     workers: true,
+    webhookTimeoutMs: 10_000,
+    jobMonitorSeconds: e.TOLK_JOB_MONITOR_SECONDS,
     ...overrides,
   };
 }

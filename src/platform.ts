@@ -21,8 +21,12 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
   const db = await resolveDatabase(config, (m) => log.info(m));
   if (opts.migrate !== false) await migrate(db.url);
   const pool = createPool(db.url);
-  const boss = await startBoss(db.url, { workers: config.workers, onError: (err) => log.error({ err }, 'pg-boss') });
-  if (config.workers) await startWorkers({ config, pool, boss }, log);
+  const boss = await startBoss(db.url, {
+    workers: config.workers,
+    monitorSeconds: config.jobMonitorSeconds,
+    onError: (err) => log.error({ err }, 'pg-boss'),
+  });
+  const workers = config.workers ? await startWorkers({ config, pool, boss }, db.url, log) : null;
   return {
     config,
     databaseUrl: db.url,
@@ -30,6 +34,7 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     boss,
     log,
     close: async () => {
+      await workers?.stop().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
       await pool.end().catch(() => {});
       await db.stop().catch(() => {});

@@ -311,10 +311,39 @@ export const WebhookEndpoint = z
     status: z.enum(['active', 'disabled']),
     livemode: z.boolean(),
     created_at: z.string(),
-    description: z.string().nullable().optional(),
-    secret: z.string().regex(/^whsec_/).optional(),
+    description: z.string().nullable().describe('Free text given at creation; null when none'),
   })
   .meta({ id: 'WebhookEndpoint' });
+
+export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
+  secret: z.string().regex(/^whsec_/).describe('Signing secret; shown only in this answer'),
+}).meta({ id: 'WebhookEndpointWithSecret' });
+
+export const DeliveryAttempt = z
+  .object({
+    attempt: z.int().describe('1 for the first attempt of this delivery'),
+    at: z.string(),
+    ok: z.boolean().describe('true when the endpoint answered 2xx in time'),
+    status: z.int().nullable().describe('HTTP status answered; null when none (timeout, refused, DNS)'),
+    latency_ms: z.int(),
+    error: z.string().nullable(),
+    trigger: z.enum(['schedule', 'resend', 'test']),
+  })
+  .meta({ id: 'DeliveryAttempt' });
+
+export const Delivery = z
+  .object({
+    id: z.string().regex(/^whd_/),
+    endpoint_id: z.string(),
+    event_id: z.string().regex(/^evt_/),
+    type: z.string(),
+    test: z.boolean().describe('A test event sent with POST .../test'),
+    status: z.enum(['pending', 'succeeded', 'failed']).describe('succeeded once any attempt got a 2xx; failed when the retry schedule ran out'),
+    next_attempt_at: z.string().nullable(),
+    created_at: z.string(),
+    attempts: z.array(DeliveryAttempt),
+  })
+  .meta({ id: 'WebhookDelivery' });
 
 export const EventLogEntry = z
   .object({
@@ -322,8 +351,8 @@ export const EventLogEntry = z
     type: z.string(),
     created: z.int(),
     livemode: z.boolean(),
-    org_id: z.string().optional(),
-    api_version: z.string().optional(),
+    org_id: z.string(),
+    api_version: z.literal('v1'),
     data: z.object({ object: z.looseObject({ id: z.string() }) }),
   })
   .meta({ id: 'EventLogEntry' });

@@ -9,21 +9,41 @@ import type { Client } from '../db/pool.ts';
 export const QUEUES = {
   roomExpire: 'room-expire',
   maintenance: 'maintenance',
+  webhookDeliver: 'webhook-deliver',
 } as const;
 
 export type Boss = PgBoss;
 
-export async function startBoss(url: string, opts: { workers: boolean; onError: (e: unknown) => void }): Promise<PgBoss> {
+export async function startBoss(
+  url: string,
+  opts: { workers: boolean; onError: (e: unknown) => void; monitorSeconds?: number },
+): Promise<PgBoss> {
   const boss = new PgBoss({
     connectionString: url,
     schema: 'pgboss',
     max: 4,
     supervise: opts.workers,
     schedule: opts.workers,
+    // A job sent to a queue with notify wakes the workers of every process at
+    // once (LISTEN/NOTIFY) instead of at their next poll.
+    useListenNotify: opts.workers,
+    // How often a supervising process looks for jobs whose heartbeat lapsed
+    // (their worker was killed) and hands them to another worker.
+    monitorIntervalSeconds: opts.monitorSeconds ?? 30,
+    superviseIntervalSeconds: opts.monitorSeconds ?? 30,
   });
   boss.on('error', opts.onError);
   await boss.start();
-  for (const q of Object.values(QUEUES)) await boss.createQueue(q);
+  await boss.createQueue(QUEUES.roomExpire);
+  await boss.createQueue(QUEUES.maintenance);
+  // One job per delivery attempt. An attempt takes at most the 10 s response
+  // window, so a live worker beats well within heartbeatSeconds; a job whose
+  // worker died is retried (retryLimit) by another process. Retries of a
+  // failing endpoint are new jobs on the delivery schedule, not pg-boss retries.
+  const deliver = { notify: true, expireInSeconds: 120, retryLimit: 5, retryDelay: 5, deleteAfterSeconds: 24 * 3600 };
+  await boss.createQueue(QUEUES.webhookDeliver, { ...deliver, heartbeatSeconds: 10 });
+  // createQueue leaves an existing queue as it was; bring its options up to date.
+  await boss.updateQueue(QUEUES.webhookDeliver, deliver);
   return boss;
 }
 

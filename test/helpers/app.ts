@@ -4,10 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
 import { startBoss, type Boss } from '../../src/jobs/boss.ts';
-import { startWorkers } from '../../src/jobs/workers.ts';
+import { startWorkers, type Workers } from '../../src/jobs/workers.ts';
 import { buildApp } from '../../src/app.ts';
 import { createKey, createOrg, type KeyOptions } from '../../src/cli/admin.ts';
 import { adminQuery, withDatabase } from './pg.ts';
+import type { Lookup } from '../../src/webhooks/outbound.ts';
+import type { Services } from '../../src/services/context.ts';
 
 export type TestDb = { name: string; url: string; drop: () => Promise<void> };
 
@@ -36,6 +38,9 @@ export type TestApp = {
   /** fetch() against the server with optional bearer key and JSON body. */
   request: (method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string }) => Promise<TestResponse>;
   /** A new organization and key (defaults: paid, active, test mode, all permissions). */
+  /** Background workers (dispatcher, delivery) when started with workers: true. */
+  workers: Workers | null;
+  services: Services;
   key: (o?: Partial<KeyOptions> & { plan?: 'paid' | 'free'; status?: 'active' | 'blocked' | 'suspended'; minutes?: number }) => Promise<{ orgId: string; keyId: string; secret: string }>;
   close: () => Promise<void>;
 };
@@ -44,16 +49,19 @@ export type TestApp = {
  * The production app (buildApp) on its own database, listening on a random
  * port. Workers are off unless asked for, so tests drive timers themselves.
  */
-export async function startTestApp(opts: { workers?: boolean; db?: TestDb; config?: Partial<Config> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: { workers?: boolean; db?: TestDb; config?: Partial<Config>; clock?: () => Date; dnsLookup?: Lookup } = {},
+): Promise<TestApp> {
   const db = opts.db ?? (await createTestDatabase());
   const config = loadConfig(
     { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0' },
     { databaseUrl: db.url, workers: opts.workers ?? false, ...opts.config },
   );
   const pool = createPool(db.url, 10);
-  const boss = await startBoss(db.url, { workers: config.workers, onError: () => {} });
-  if (config.workers) await startWorkers({ config, pool, boss }, { error: () => {} });
-  const app = await buildApp({ config, pool, boss, databaseUrl: db.url });
+  const boss = await startBoss(db.url, { workers: config.workers, monitorSeconds: config.jobMonitorSeconds, onError: () => {} });
+  const services: Services = { config, pool, boss, clock: opts.clock, dnsLookup: opts.dnsLookup };
+  const workers = config.workers ? await startWorkers(services, db.url, { error: () => {} }) : null;
+  const app = await buildApp({ ...services, databaseUrl: db.url });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   config.publicBaseUrl = address;
   const request: TestApp['request'] = async (method, path, o = {}) => {
@@ -79,7 +87,10 @@ export async function startTestApp(opts: { workers?: boolean; db?: TestDb; confi
       const k = await createKey(pool, { mode: 'test', ...o, org: o.org ?? org.id });
       return { orgId: o.org ?? org.id, keyId: k.id, secret: k.secret };
     },
+    workers,
+    services,
     close: async () => {
+      await workers?.stop();
       await app.close();
       await boss.stop({ graceful: false }).catch(() => {});
       await pool.end();

@@ -13,6 +13,7 @@ import eventTypes from './catalog/event-types.ts';
 import numbers from './catalog/numbers.ts';
 import avatars from './catalog/avatars.ts';
 import voicesCatalog from './catalog/voices-catalog.ts';
+import webhooks from './webhooks/index.ts';
 import later from './later/index.ts';
 
 export type RouteDeps = Services & { stats: RequestStats };
@@ -31,6 +32,7 @@ export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> =
   numbers,
   avatars,
   voicesCatalog,
+  webhooks,
   // Registered with full schemas; answer 501 not_available_yet until built.
   later,
 ];

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  Booking, Call, CallPurpose, CallQuote, ConsentKind, Email, EventLogEntry, EventTypeName, IdParams, IdempotencyHeaders,
-  Lang, Room, Session, SessionEvent, Slots, TestDelivery, Transcript, TranscriptSummary, Voice, WebhookEndpoint,
+  Booking, Call, CallPurpose, CallQuote, ConsentKind, Email, IdParams, IdempotencyHeaders,
+  Lang, Room, Session, SessionEvent, Slots, Transcript, TranscriptSummary, Voice,
 } from '../../../http/schemas.ts';
 import { registerPlaceholders, type Placeholder } from './placeholder.ts';
 import {
@@ -150,26 +150,6 @@ const routes: Placeholder[] = [
     config: { permission: 'calls:read' }, params: IdParams, response: { 200: Call } },
   { method: 'POST', url: '/v1/calls/:id/hangup', tag: 'Phone calls', summary: 'Hang up a call (idempotent)',
     config: { permission: 'calls:dial' }, params: IdParams, response: { 200: Call } },
-
-  // Webhooks and events
-  { method: 'GET', url: '/v1/webhook-endpoints', tag: 'Webhooks and events', summary: 'Webhook endpoints of this environment',
-    config: { permission: 'webhooks:write' }, response: { 200: list(WebhookEndpoint) } },
-  { method: 'POST', url: '/v1/webhook-endpoints', tag: 'Webhooks and events', summary: 'Register a webhook endpoint',
-    config: { permission: 'webhooks:write' },
-    body: z.object({ url: z.string().max(2000), events: z.array(EventTypeName).min(1), description: z.string().max(200).optional() }),
-    response: { 201: WebhookEndpoint } },
-  { method: 'DELETE', url: '/v1/webhook-endpoints/:id', tag: 'Webhooks and events', summary: 'Delete a webhook endpoint',
-    config: { permission: 'webhooks:write' }, params: IdParams, response: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } },
-  { method: 'POST', url: '/v1/webhook-endpoints/:id/rotate-secret', tag: 'Webhooks and events', summary: 'Rotate the signing secret',
-    config: { permission: 'webhooks:write' }, params: IdParams, response: { 200: z.object({ id: z.string(), secret: z.string() }) } },
-  { method: 'POST', url: '/v1/webhook-endpoints/:id/test', tag: 'Webhooks and events', summary: 'Send a signed test event now',
-    config: { permission: 'webhooks:write' }, params: IdParams,
-    body: z.object({ type: EventTypeName.default('meeting.created') }).optional(),
-    response: { 200: TestDelivery } },
-  { method: 'GET', url: '/v1/events', tag: 'Webhooks and events', summary: 'Event log of the last 30 days, newest first',
-    config: { permission: 'events:read' },
-    querystring: z.object({ type: z.string().max(100).optional(), since: z.string().max(40).optional(), limit: Limit }),
-    response: { 200: list(EventLogEntry) } },
 ];
 
 export default function register(app: FastifyInstance) {

@@ -1,0 +1,77 @@
+import pg from 'pg';
+import type { Services } from '../services/context.ts';
+import { dispatchOutbox } from './delivery.ts';
+
+// Runs dispatchOutbox in every worker process. An outbox insert NOTIFYs
+// `tolk_outbox` (trigger in the webhooks migration), which wakes every
+// listening process at once; SKIP LOCKED shares the rows among them. A sweep
+// every few seconds catches anything a lost notification would leave behind
+// (a listener reconnecting, a process that was down), so no event waits on
+// one process's memory.
+
+export const OUTBOX_CHANNEL = 'tolk_outbox';
+const SWEEP_MS = 3000;
+const BATCH = 500;
+
+export type Dispatcher = { stop: () => Promise<void>; /** Dispatches now; resolves when the outbox is empty. */ kick: () => Promise<void> };
+
+export function startDispatcher(s: Services, databaseUrl: string, log: { error: (o: object, m: string) => void }): Dispatcher {
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let listener: pg.Client | null = null;
+
+  const drain = async () => {
+    do {
+      again = false;
+      try {
+        while (!stopped && (await dispatchOutbox(s, BATCH)) === BATCH) { /* a full batch: more may wait */ }
+      } catch (err) {
+        if (!stopped) log.error({ err }, 'outbox dispatch failed; the next sweep retries');
+      }
+    } while (again && !stopped);
+  };
+  const kick = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = drain().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+
+  const listen = async () => {
+    if (stopped) return;
+    const c = new pg.Client({ connectionString: databaseUrl });
+    c.on('error', () => {});
+    c.on('notification', () => void kick());
+    c.on('end', () => {
+      listener = null;
+      if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      listener = c;
+      void kick();
+    } catch {
+      await c.end().catch(() => {});
+    }
+  };
+  void listen().catch(() => {});
+  const sweep = setInterval(() => void kick(), SWEEP_MS);
+  sweep.unref();
+
+  return {
+    kick,
+    stop: async () => {
+      stopped = true;
+      clearInterval(sweep);
+      await running;
+      await listener?.end().catch(() => {});
+    },
+  };
+}

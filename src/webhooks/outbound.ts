@@ -1,0 +1,406 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+// The one way this server makes an HTTP request to a customer-supplied url:
+// webhook deliveries. A webhook url is attacker-controlled input, so every
+// request must be kept from reaching our own network (server-side request
+// forgery): loopback, private ranges, cloud metadata services, and every
+// IPv6 form that tunnels or translates to those.
+//
+// The rules, applied when an endpoint is created and again at every delivery
+// (DNS answers change between the two):
+//   - the url parses (WHATWG URL), has no credentials, and uses https;
+//   - its host is not a local name (localhost, *.localhost, *.internal);
+//   - its IP literal, or EVERY address its name resolves to, is ordinary
+//     public unicast (see forbiddenAddressReason).
+// Origins on the allow-list (local development, tests) skip the https and
+// public-address rules, nothing else.
+//
+// A delivery connects to the very address that was vetted: the name is looked
+// up once, and the socket's own lookup is replaced by one that answers with
+// the vetted addresses, so a second DNS answer (DNS rebinding) can never be
+// used. Redirects are never followed (the target would be unvetted), pooled
+// connections are never reused (agent: false), and time and response size
+// are bounded.
+
+export type Resolved = { address: string; family: 4 | 6 };
+export type Lookup = (hostname: string) => Promise<Resolved[]>;
+export type OutboundOptions = { allowOrigins: string[]; lookup?: Lookup; timeoutMs?: number; maxResponseBytes?: number };
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+// Upper bound on one name lookup; lowered to timeoutMs when that is shorter,
+// so a delivery's DNS step never outlasts its own HTTP window.
+const DNS_TIMEOUT_MS = 5_000;
+const USER_AGENT = 'Tolk-Webhooks/1.0';
+
+type IpAddress = ReturnType<typeof ipaddr.parse>;
+
+// ---------------------------------------------------------------------------
+// Addresses
+
+// How each non-unicast range of ipaddr.js reads in a message, with its
+// article. A range missing here (a newer ipaddr.js) is still refused, under
+// its own name.
+const RANGE_LABELS: Record<string, string> = {
+  unspecified: 'an unspecified',
+  broadcast: 'a broadcast',
+  multicast: 'a multicast',
+  linkLocal: 'a link-local',
+  loopback: 'a loopback',
+  carrierGradeNat: 'a carrier-grade NAT',
+  private: 'a private',
+  reserved: 'a reserved',
+  benchmarking: 'a benchmarking',
+  as112: 'an AS112',
+  as112v6: 'an AS112',
+  amt: 'an AMT relay',
+  uniqueLocal: 'a unique-local',
+  ipv4Mapped: 'an IPv4-mapped IPv6',
+  rfc6145: 'an IPv4-translated IPv6',
+  rfc6052: 'a NAT64',
+  '6to4': 'a 6to4',
+  teredo: 'a Teredo',
+  deprecatedSiteLocal: 'a site-local',
+  discard: 'a discard-only',
+  deprecatedOrchid: 'an ORCHID',
+  orchid2: 'an ORCHID',
+  droneRemoteIdProtocolEntityTags: 'a drone remote ID',
+  segmentRouting: 'a segment-routing',
+};
+
+// Instance metadata services. Most already fall in a refused range (link-local
+// 169.254/16, carrier-grade NAT 100.64/10, unique-local fc00::/7); they are
+// named so the message says what was hit. Azure's WireServer 168.63.129.16 is
+// a public unicast address and is refused only because it is listed here.
+const METADATA_ADDRESSES = new Set(
+  [
+    '169.254.169.254', // AWS, GCP, Azure, OCI, DigitalOcean, OpenStack
+    '169.254.170.2', // AWS ECS task metadata
+    '100.100.100.200', // Alibaba Cloud
+    '168.63.129.16', // Azure WireServer
+    '192.0.0.192', // Oracle Cloud (legacy)
+    'fd00:ec2::254', // AWS IPv6 instance metadata
+  ].map((a) => ipaddr.parse(a).toNormalizedString()),
+);
+
+// Only 2000::/3 is allocated for global unicast; ipaddr.js calls the rest of
+// the IPv6 space 'unicast' too, including IPv4-compatible ::a.b.c.d (e.g.
+// ::7f00:1), which some stacks route to the embedded IPv4 address.
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+/** The article-and-kind of a forbidden address ("a loopback"), or null when it may be contacted. */
+function forbiddenKind(addr: IpAddress): string | null {
+  if (METADATA_ADDRESSES.has(addr.toNormalizedString())) return 'a cloud metadata';
+  // ipaddr.process() is deliberately not used: it turns ::ffff:a.b.c.d into
+  // a.b.c.d, which would judge a mapped address by its IPv4 half. Mapped,
+  // translated and NAT64 forms are refused outright by their own ranges.
+  const range = addr.range();
+  if (range !== 'unicast') return RANGE_LABELS[range] ?? `a ${range}`;
+  if (addr.kind() === 'ipv6' && !addr.match(IPV6_GLOBAL_UNICAST)) return 'a reserved';
+  return null;
+}
+
+function parseIp(ip: string): IpAddress | null {
+  try {
+    return ipaddr.parse(ip);
+  } catch {
+    return null;
+  }
+}
+
+/** null when the IP may be contacted, else the reason, e.g. "loopback address 127.0.0.1". */
+export function forbiddenAddressReason(ip: string): string | null {
+  const addr = parseIp(ip);
+  if (!addr) return `invalid IP address ${ip}`;
+  const kind = forbiddenKind(addr);
+  return kind === null ? null : `${kind.replace(/^an? /, '')} address ${addr.toString()}`;
+}
+
+// ---------------------------------------------------------------------------
+// DNS
+
+const systemLookup: Lookup = async (hostname) => {
+  // order 'verbatim' is the non-deprecated spelling of verbatim: true: keep the
+  // resolver's preference order (RFC 6724) rather than putting IPv4 first.
+  const answers = await dns.promises.lookup(hostname, { all: true, order: 'verbatim' });
+  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+type Resolution = { ok: true; answers: Resolved[] } | { ok: false; code: string };
+
+/** Looks the name up once, within the time bound; any failure is reported by its error code. */
+async function resolve(lookup: Lookup, hostname: string, timeoutMs: number): Promise<Resolution> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<Resolution>((done) => {
+    timer = setTimeout(() => done({ ok: false, code: 'ETIMEOUT' }), timeoutMs);
+  });
+  // The system resolver cannot be cancelled; on timeout its answer is simply ignored.
+  const answered = Promise.resolve()
+    .then(() => lookup(hostname))
+    .then(
+      (answers): Resolution =>
+        Array.isArray(answers) && answers.length > 0 ? { ok: true, answers } : { ok: false, code: 'ENODATA' },
+      (err: unknown): Resolution => {
+        const code = (err as { code?: unknown } | null)?.code;
+        return { ok: false, code: typeof code === 'string' && code !== '' ? code : 'EDNS' };
+      },
+    );
+  try {
+    return await Promise.race([answered, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Url vetting
+
+/**
+ * On success, `addresses` are the addresses a delivery may connect to,
+ * canonicalised: the IP literal itself, or every answer of the one lookup.
+ * They are empty only when the host did not resolve and requireResolution was
+ * false. For an exempt (allow-listed) origin they hold the literal or the
+ * lookup's answers unchecked, and are empty if the name did not resolve.
+ */
+export type Vetted = { ok: true; url: URL; exempt: boolean; addresses: Resolved[] } | { ok: false; reason: string };
+
+// The failure carries, for postWebhook, the DNS error of an unresolvable host.
+type Verdict = Vetted | { ok: false; reason: string; dnsError: string };
+
+function originOf(entry: string): string | null {
+  try {
+    const origin = new URL(entry).origin;
+    // Non-special schemes have the opaque origin "null", equal for all of them.
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Checks a webhook url: syntax, scheme, allow-list, IP literal or DNS answers. reason is a sentence fit for a 400 message, e.g. "url must use https" or "url resolves to a private address (10.0.0.1)". */
+export async function vetUrl(raw: string, opts: OutboundOptions & { requireResolution: boolean }): Promise<Vetted> {
+  const verdict = await vet(raw, opts, opts.requireResolution);
+  return verdict.ok ? verdict : { ok: false, reason: verdict.reason };
+}
+
+async function vet(raw: string, opts: OutboundOptions, requireResolution: boolean): Promise<Verdict> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'url is not a valid absolute URL' };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { ok: false, reason: 'url must not contain a username or password' };
+  }
+  // Exempt or not, only http(s) is ever spoken.
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'url must use https' };
+  const exempt = opts.allowOrigins.some((entry) => originOf(entry) === url.origin);
+  if (!exempt && url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
+
+  // IPv6 literals come bracketed; IPv4 literals come already normalised by
+  // WHATWG URL (2130706433, 0177.0.0.1, 0x7f.1 and 127.1 all read 127.0.0.1).
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+
+  if (net.isIP(host) !== 0) {
+    const addr = parseIp(host);
+    if (!addr) return { ok: false, reason: `url host ${host} is not a valid IP address` };
+    const kind = exempt ? null : forbiddenKind(addr);
+    if (kind !== null) return { ok: false, reason: `url points to ${kind} address (${addr.toString()})` };
+    return { ok: true, url, exempt, addresses: [{ address: addr.toString(), family: addr.kind() === 'ipv6' ? 6 : 4 }] };
+  }
+
+  // Names that mean "this machine" or "this network" are refused before any
+  // lookup: their answers may differ between here and wherever DNS is asked.
+  const name = host.replace(/\.+$/, '');
+  if (!exempt) {
+    if (name === '') return { ok: false, reason: 'url must have a host name' };
+    if (name === 'localhost' || name.endsWith('.localhost')) {
+      return { ok: false, reason: `url host ${host} is a local name` };
+    }
+    if (name === 'internal' || name.endsWith('.internal')) {
+      return { ok: false, reason: `url host ${host} is an internal name` };
+    }
+  }
+
+  const resolution = await resolve(
+    opts.lookup ?? systemLookup,
+    host,
+    Math.min(DNS_TIMEOUT_MS, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+  );
+  if (!resolution.ok) {
+    // At creation a name that does not resolve yet is accepted: deliveries vet
+    // it again and fail (and are retried) until it does.
+    if (!requireResolution) return { ok: true, url, exempt, addresses: [] };
+    return {
+      ok: false,
+      reason: `url host ${host} does not resolve (${resolution.code})`,
+      dnsError: `dns: ${resolution.code} ${host}`,
+    };
+  }
+
+  // One forbidden answer refuses the name: the connection could go to any of them.
+  const addresses: Resolved[] = [];
+  for (const answer of resolution.answers) {
+    const addr = parseIp(String(answer?.address));
+    if (!addr) return { ok: false, reason: `url resolves to an invalid address (${String(answer?.address)})` };
+    const kind = exempt ? null : forbiddenKind(addr);
+    if (kind !== null) return { ok: false, reason: `url resolves to ${kind} address (${addr.toString()})` };
+    // The family is taken from the address itself, not from the answer's claim.
+    addresses.push({ address: addr.toString(), family: addr.kind() === 'ipv6' ? 6 : 4 });
+  }
+  return { ok: true, url, exempt, addresses };
+}
+
+// ---------------------------------------------------------------------------
+// Delivery
+
+export type PostResult = { ok: boolean; status: number | null; latencyMs: number; error: string | null };
+
+// Headers that describe the connection or the framing of the body: ours to
+// set. A caller's Host would also change the TLS server name (Node derives SNI
+// from it), so it is dropped too; the url decides both.
+const CONTROLLED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
+
+/**
+ * Vets the url again, then POSTs body with headers to the vetted address. Never throws.
+ * latencyMs covers the whole attempt, DNS included. ok is true for any 2xx.
+ */
+export async function postWebhook(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: OutboundOptions,
+): Promise<PostResult> {
+  const started = performance.now();
+  const done = (r: Omit<PostResult, 'latencyMs'>): PostResult => ({
+    ...r,
+    latencyMs: Math.round(performance.now() - started),
+  });
+  try {
+    const verdict = await vet(rawUrl, opts, true);
+    if (!verdict.ok) {
+      return done({ ok: false, status: null, error: 'dnsError' in verdict ? verdict.dnsError : verdict.reason });
+    }
+    return done(await send(verdict.url, verdict.addresses, body, headers, opts));
+  } catch (err) {
+    // Nothing above should throw; this keeps the "never throws" promise if it does.
+    return done({ ok: false, status: null, error: `internal error: ${err instanceof Error ? err.message : String(err)}` });
+  }
+}
+
+/** A socket lookup that answers only with the vetted addresses: the connection cannot go anywhere else. */
+function pinnedLookup(addresses: Resolved[]): net.LookupFunction {
+  return (_hostname, options, callback) => {
+    // With autoSelectFamily (Node's default) net asks for all addresses and
+    // tries them in turn ("happy eyeballs"); otherwise it wants just one.
+    if (options.all) {
+      callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    } else {
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    }
+  };
+}
+
+function statusError(status: number): string | null {
+  if (status >= 200 && status < 300) return null;
+  if (status >= 300 && status < 400) return `redirect (${status}) not followed`;
+  return `http status ${status}`;
+}
+
+function send(
+  url: URL,
+  addresses: Resolved[],
+  body: string,
+  callerHeaders: Record<string, string>,
+  opts: OutboundOptions,
+): Promise<Omit<PostResult, 'latencyMs'>> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const first = addresses[0];
+  // vet() with requireResolution never succeeds without an address; kept as a guard.
+  if (!first) return Promise.resolve({ ok: false, status: null, error: `dns: ENODATA ${url.hostname}` });
+
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(callerHeaders)) {
+    if (!CONTROLLED_HEADERS.has(key.toLowerCase())) headers[key] = value;
+  }
+  const has = (name: string) => Object.keys(headers).some((k) => k.toLowerCase() === name);
+  if (!has('content-type')) headers['content-type'] = 'application/json';
+  if (!has('user-agent')) headers['user-agent'] = USER_AGENT;
+  headers['content-length'] = String(Buffer.byteLength(body));
+
+  const secure = url.protocol === 'https:';
+  const literal = url.hostname.startsWith('[') || net.isIP(url.hostname) !== 0;
+  const options: https.RequestOptions = {
+    method: 'POST',
+    // An IP literal is connected to as is (net never looks it up); a name
+    // stays the request's host, so Host and TLS SNI/certificate checks use
+    // it, while the pinned lookup decides where the socket goes.
+    host: literal ? first.address : url.hostname,
+    port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    headers,
+    // A fresh agent per request: no kept-alive socket to some other address
+    // can be picked up, and the connection closes after the answer.
+    agent: false,
+    ...(literal ? {} : { lookup: pinnedLookup(addresses) }),
+  };
+
+  return new Promise((settle) => {
+    let settled = false;
+    let req: http.ClientRequest | undefined;
+    let status: number | null = null;
+    const finish = (result: Omit<PostResult, 'latencyMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Always release the socket: after a full answer, a capped body or a timeout alike.
+      req?.destroy();
+      settle(result);
+    };
+    // Once the status line is in, it is the answer; the body is only drained.
+    const finishWithStatus = () => {
+      if (status === null) return;
+      const error = statusError(status);
+      finish({ ok: error === null, status, error });
+    };
+
+    // One window for connect, request and response. A receiver that answered
+    // but stalls its body keeps its status: it has accepted (or refused) the
+    // event, and retrying a 2xx would deliver it twice.
+    const timer = setTimeout(() => {
+      if (status !== null) finishWithStatus();
+      else finish({ ok: false, status: null, error: `timeout after ${timeoutMs} ms` });
+    }, timeoutMs);
+
+    try {
+      req = (secure ? https : http).request(options, (res) => {
+        status = res.statusCode ?? null;
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          // Past the cap the rest is not read: finishing destroys the socket.
+          if (received >= maxResponseBytes) finishWithStatus();
+        });
+        res.on('end', finishWithStatus);
+        // A body cut short (reset, close) still leaves the status standing.
+        res.on('error', finishWithStatus);
+        res.on('close', finishWithStatus);
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (status !== null) finishWithStatus();
+        else finish({ ok: false, status: null, error: err.message || err.code || 'request failed' });
+      });
+      req.end(body);
+    } catch (err) {
+      // request() throws synchronously on e.g. a header value with control characters.
+      finish({ ok: false, status: null, error: err instanceof Error ? err.message : String(err) });
+    }
+  });
+}
