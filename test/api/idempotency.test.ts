@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import { createRequire } from 'node:module';
 import pg from 'pg';
 import { createTestDatabase, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
+import { ROOT, freePort, serverNode, until } from '../helpers/process.ts';
 
 // Idempotency-Key (api.md sections 7 and 8) over real HTTP: required on creates,
 // at most 255 characters, a replay answers the original response, another body
@@ -20,38 +19,6 @@ const newKey = () => crypto.randomUUID();
 async function roomCount(pool: { query: pg.Pool['query'] }, orgId: string): Promise<number> {
   const { rows } = await pool.query(`SELECT count(*)::int AS n FROM rooms WHERE org_id = $1`, [orgId]);
   return rows[0].n;
-}
-
-/** Polls `check` until it returns a truthy value, or fails after `ms`. */
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/**
- * The node that runs src/server.ts: this one when it is Node 24 (type
- * stripping), else the project's `node` devDependency, as bin/tolk.js does.
- */
-function serverNode(): string {
-  if (Number(process.versions.node.split('.')[0]) >= 24) return process.execPath;
-  return createRequire(import.meta.url).resolve('node/bin/node');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 describe('Idempotency-Key', () => {
@@ -217,7 +184,7 @@ describe('Idempotency-Key and a server process killed mid-way', () => {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       child = spawn(serverNode(), ['src/server.ts'], {
-        cwd: '/work/main',
+        cwd: ROOT,
         env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, LOG_LEVEL: 'silent' },
         stdio: ['ignore', 'ignore', 'pipe'],
       });

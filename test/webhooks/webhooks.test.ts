@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -41,6 +45,16 @@ async function createRoom(k = key) {
   const res = await t.request('POST', '/v1/rooms', { key: k, body: { title: 'hook' }, headers: { 'idempotency-key': crypto.randomUUID() } });
   expect(res.status).toBe(201);
   return res.json();
+}
+
+/** The Node verification example of the README, loaded as a module. */
+async function readmeVerifier(): Promise<{ verify: (body: string, header: string, secrets: string[]) => boolean }> {
+  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const code = readme.match(/```js\n(import crypto[\s\S]*?)```/)?.[1];
+  expect(code, 'README has the verification example').toBeDefined();
+  const file = path.join(os.tmpdir(), `tolk-readme-verify-${process.pid}.mjs`);
+  fs.writeFileSync(file, code!);
+  return import(pathToFileURL(file).href);
 }
 
 /** Deliveries of one event id in what the receiver got. */
@@ -158,6 +172,11 @@ describe('delivery', () => {
     expect(Number.isInteger(event.created)).toBe(true);
     expect(verifyStandard(got, ep.secret).id).toBe(event.id);
     expect(got.headers['webhook-id']).toBe(event.id);
+    // The verifier the README shows agrees.
+    const { verify } = await readmeVerifier();
+    expect(verify(got.body, String(got.headers['service-signature']), [ep.secret])).toBe(true);
+    expect(verify(got.body, String(got.headers['service-signature']), [`${ep.secret}x`])).toBe(false);
+    expect(verify(`${got.body} `, String(got.headers['service-signature']), [ep.secret])).toBe(false);
     // A wrong secret fails both verifiers.
     expect(() => verifyStripe(got, `${ep.secret}x`)).toThrow();
     expect(() => verifyStandard(got, 'whsec_' + Buffer.from('another secret key!!').toString('base64'))).toThrow();

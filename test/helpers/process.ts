@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** The project root, wherever the checkout is. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Polls `check` until it returns a truthy value, or fails after `ms`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * The node that runs src/server.ts: this one when it is Node 24 (type
+ * stripping), else the project's `node` devDependency, as bin/tolk.js does.
+ */
+export function serverNode(): string {
+  if (Number(process.versions.node.split('.')[0]) >= 24) return process.execPath;
+  return createRequire(import.meta.url).resolve('node/bin/node');
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export type ServerProcess = { child: ChildProcess; base: string; stderr: () => string; exited: Promise<void>; kill: () => Promise<void> };
+
+/** `node src/server.ts` as an operator starts it, on `databaseUrl`; resolves once it answers. */
+export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}, port?: number): Promise<ServerProcess> {
+  port ??= await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(serverNode(), ['src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d) => { stderr += d; });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await until('the child server to answer', async () => {
+    if (child.exitCode !== null) return 'exited';
+    const res = await fetch(`${base}/v1/openapi.json`);
+    await res.arrayBuffer();
+    return res.ok && 'up';
+  }, 30_000).then(
+    (state) => { if (state === 'exited') throw new Error(`child server exited (${child.exitCode})`); },
+  ).catch((err) => {
+    child.kill('SIGKILL');
+    throw new Error(`${err.message}; child stderr: ${stderr}`);
+  });
+  return {
+    child,
+    base,
+    stderr: () => stderr,
+    exited,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
