@@ -22,6 +22,7 @@ import { finishOpenApi } from './http/openapi.ts';
 import './http/route.ts';
 import { V1_ROUTES } from './routes/v1/index.ts';
 import type { Services } from './services/context.ts';
+import { SessionBus } from './sessions/bus.ts';
 import roomPage from './routes/pages/room.ts';
 
 /** Deepest nesting of arrays and objects accepted in a body or query; deeper input would exhaust the stack. */
@@ -108,11 +109,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await cache.start();
   const limiter = new RateLimiter(pool);
   const stats = new RequestStats(pool);
+  const bus = new SessionBus(deps.databaseUrl);
+  await bus.start();
   app.decorateRequest('cred', null);
   app.decorateRequest('idempotency', null);
   app.addHook('onClose', async () => {
     await stats.close();
     await cache.close();
+    await bus.close();
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -171,8 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
 
-  const services: Services = { config, pool, boss, clock: deps.clock, dnsLookup: deps.dnsLookup };
-  for (const register of V1_ROUTES) register(app, { ...services, stats });
+  const services: Services = { config, pool, boss, clock: deps.clock, dnsLookup: deps.dnsLookup, translator: deps.translator };
+  for (const register of V1_ROUTES) register(app, { ...services, stats, bus });
   roomPage(app, services);
 
   let openapi: unknown = null;

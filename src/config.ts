@@ -15,6 +15,7 @@ const Env = z.object({
   TOLK_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TOLK_BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
   // How soon jobs of a killed process (webhook attempts, timers) are taken over.
+  TOLK_MAX_SESSIONS: z.coerce.number().int().min(1).max(100000).default(10),
   TOLK_JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
 });
 
@@ -36,6 +37,8 @@ export type Config = {
   webhookTimeoutMs: number;
   /** How often pg-boss looks for jobs whose worker died (its heartbeat lapsed). */
   jobMonitorSeconds: number;
+  /** Simultaneous AI agent sessions per organization (429 too_many_sessions above). */
+  maxSessions: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -60,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     workers: true,
     webhookTimeoutMs: 10_000,
     jobMonitorSeconds: e.TOLK_JOB_MONITOR_SECONDS,
+    maxSessions: e.TOLK_MAX_SESSIONS,
     ...overrides,
   };
 }

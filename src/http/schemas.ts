@@ -120,6 +120,7 @@ export const Session = z
     livemode: z.boolean(),
   })
   .meta({ id: 'Session' });
+export type Session = z.infer<typeof Session>;
 
 export const SessionEvent = z
   .object({

@@ -3,8 +3,9 @@ import { QUEUES } from './boss.ts';
 import { endRoom } from '../services/rooms.ts';
 import { attemptDeliveries, type DeliveryJob } from '../webhooks/delivery.ts';
 import { startDispatcher } from '../webhooks/dispatcher.ts';
+import { startSimulator, type Simulator } from '../sim/engine.ts';
 
-export type Workers = { stop: () => Promise<void>; kickDispatcher: () => Promise<void> };
+export type Workers = { stop: () => Promise<void>; kickDispatcher: () => Promise<void>; simulator: Simulator };
 
 /** Handlers of every queue; each sends an event to an actor, delivers webhooks or tidies tables. */
 export async function startWorkers(s: Services, databaseUrl: string, log: { error: (o: object, m: string) => void }): Promise<Workers> {
@@ -26,7 +27,15 @@ export async function startWorkers(s: Services, databaseUrl: string, log: { erro
   // Hourly; pg-boss keeps one schedule however many processes call this.
   await s.boss.schedule(QUEUES.maintenance, '17 * * * *').catch((err) => log.error({ err }, 'cannot schedule maintenance'));
   const dispatcher = startDispatcher(s, databaseUrl, log);
-  return { stop: dispatcher.stop, kickDispatcher: dispatcher.kick };
+  const simulator = startSimulator(s, log);
+  return {
+    stop: async () => {
+      await simulator.stop();
+      await dispatcher.stop();
+    },
+    kickDispatcher: dispatcher.kick,
+    simulator,
+  };
 }
 
 /**

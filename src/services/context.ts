@@ -3,6 +3,7 @@ import type { Pool } from '../db/pool.ts';
 import type { Boss } from '../jobs/boss.ts';
 import type { Credential } from '../credentials.ts';
 import type { Lookup } from '../webhooks/outbound.ts';
+import type { Translator } from '../sim/translator.ts';
 
 /** What every use case needs: configuration, the pool and the job queue. */
 export type Services = {
@@ -13,6 +14,8 @@ export type Services = {
   clock?: () => Date;
   /** DNS for outgoing webhook requests; tests replace it to play hostile resolvers. */
   dnsLookup?: Lookup;
+  /** Machine translation; the simulator's unless replaced (src/sim/translator.ts). */
+  translator?: Translator;
 };
 
 export type Caller = Credential;

@@ -8,6 +8,7 @@ import { QUEUES, inTx } from '../jobs/boss.ts';
 import type { Room } from '../http/schemas.ts';
 import type { Caller, Services } from './context.ts';
 import { assertLanguagesAllowed } from './restrictions.ts';
+import { endRoomSessions } from './sessions.ts';
 
 /** An instant room stays open this long unless it is ended first (our choice; api.md is silent). */
 export const INSTANT_ROOM_TTL_MS = 24 * 3600_000;
@@ -131,6 +132,8 @@ export async function endRoom(s: Services, owner: { orgId: string; livemode: boo
     );
     const room = toRoom(s.config.publicBaseUrl, ended.rows[0]);
     await sendToActor(tx, id, { type: 'END', reason }, () => room);
+    // api.md: the room ends for everyone, its agent sessions included.
+    await endRoomSessions(s, tx, id);
     return room;
   });
 }

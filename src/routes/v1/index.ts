@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/context.ts';
 import type { RequestStats } from '../../http/request-stats.ts';
+import type { SessionBus } from '../../sessions/bus.ts';
 import me from './account/me.ts';
 import balance from './account/balance.ts';
 import usage from './account/usage.ts';
@@ -14,9 +15,10 @@ import numbers from './catalog/numbers.ts';
 import avatars from './catalog/avatars.ts';
 import voicesCatalog from './catalog/voices-catalog.ts';
 import webhooks from './webhooks/index.ts';
+import sessions from './sessions/index.ts';
 import later from './later/index.ts';
 
-export type RouteDeps = Services & { stats: RequestStats };
+export type RouteDeps = Services & { stats: RequestStats; bus: SessionBus };
 
 /** Every /v1 endpoint, one file each, registered here and nowhere else. */
 export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> = [
@@ -33,6 +35,7 @@ export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> =
   avatars,
   voicesCatalog,
   webhooks,
+  sessions,
   // Registered with full schemas; answer 501 not_available_yet until built.
   later,
 ];

@@ -82,44 +82,6 @@ const routes: Placeholder[] = [
   { method: 'POST', url: '/v1/test-helpers/voices/:id/complete-consent', tag: 'Voices', summary: 'Test mode: complete the consent as if recorded',
     config: { permission: 'voices:clone' }, params: IdParams, response: { 200: Voice } },
 
-  // AI agent sessions
-  { method: 'POST', url: '/v1/rooms/:id/agent-sessions', tag: 'AI agent sessions', summary: 'An AI agent joins the room',
-    config: { permission: 'rooms:join', idempotent: true }, params: IdParams, headers: IdempotencyHeaders,
-    body: z.object({
-      name: z.string().min(1).max(80).optional(),
-      speak_lang: Lang,
-      hear_lang: Lang,
-      voice_id: z.string().max(100).optional(),
-      announce: z.boolean().default(true),
-    }),
-    restrict: (cred, b) => {
-      assertLanguagesAllowed(cred, 'speak_lang', [b.speak_lang]);
-      assertLanguagesAllowed(cred, 'hear_lang', [b.hear_lang]);
-      assertVoiceAllowed(cred, 'voice_id', b.voice_id);
-    },
-    response: { 201: Session } },
-  { method: 'GET', url: '/v1/sessions/:id', tag: 'AI agent sessions', summary: 'Retrieve a session',
-    config: { permission: 'rooms:join' }, params: IdParams, response: { 200: Session } },
-  { method: 'POST', url: '/v1/sessions/:id/say', tag: 'AI agent sessions', summary: 'Speak text in the room',
-    config: { permission: 'rooms:join' }, params: IdParams,
-    body: z.object({ text: z.string().min(1).max(1000), lang: Lang.optional() }),
-    restrict: (cred, b) => assertLanguagesAllowed(cred, 'lang', [b.lang]),
-    response: { 202: z.object({ utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean() }) } },
-  { method: 'GET', url: '/v1/sessions/:id/events', tag: 'AI agent sessions', summary: 'Listen: long-poll session events',
-    config: { permission: 'rooms:join' }, params: IdParams,
-    querystring: z.object({ cursor: z.coerce.number().int().min(0).optional(), wait: z.coerce.number().int().min(0).max(25).optional() }),
-    response: { 200: z.object({ events: z.array(SessionEvent), cursor: z.int(), status: z.string() }) } },
-  { method: 'POST', url: '/v1/sessions/:id/leave', tag: 'AI agent sessions', summary: 'Leave the room',
-    config: { permission: 'rooms:join' }, params: IdParams, response: { 200: Session } },
-
-  // Transcripts
-  { method: 'GET', url: '/v1/transcripts', tag: 'Transcripts', summary: 'Transcripts readable by the credential',
-    config: { permission: 'transcripts:read' }, querystring: z.object({ room_id: z.string().max(100).optional() }),
-    response: { 200: list(TranscriptSummary) } },
-  { method: 'GET', url: '/v1/transcripts/:id', tag: 'Transcripts', summary: 'Retrieve a transcript',
-    config: { permission: 'transcripts:read' }, params: IdParams, querystring: z.object({ lang: Lang.optional() }),
-    response: { 200: Transcript } },
-
   // Phone calls
   { method: 'GET', url: '/v1/calls/quote', tag: 'Phone calls', summary: 'Quote a destination and purpose',
     config: { permission: 'calls:read' },
