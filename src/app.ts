@@ -23,6 +23,7 @@ import './http/route.ts';
 import { V1_ROUTES } from './routes/v1/index.ts';
 import type { Services } from './services/context.ts';
 import { SessionBus } from './sessions/bus.ts';
+import { EventReader } from './sessions/reader.ts';
 import roomPage from './routes/pages/room.ts';
 
 /** Deepest nesting of arrays and objects accepted in a body or query; deeper input would exhaust the stack. */
@@ -176,7 +177,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const services: Services = { config, pool, boss, clock: deps.clock, dnsLookup: deps.dnsLookup, translator: deps.translator };
-  for (const register of V1_ROUTES) register(app, { ...services, stats, bus });
+  const reader = new EventReader(services);
+  for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });
   roomPage(app, services);
 
   let openapi: unknown = null;

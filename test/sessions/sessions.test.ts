@@ -274,4 +274,31 @@ describe('input, modes and limits', () => {
     const bal = await t.pool.query(`SELECT livemode FROM usage_ledger WHERE credential_id = $1`, [k.keyId]);
     expect(bal.rows.every((x) => x.livemode === false)).toBe(true);
   });
+
+  it('listening is metered and, past the key\'s limit, answers 402 spend_limit_reached', async () => {
+    const k = await t.key({ spendDay: 0.05, rpm: 100_000 }); // 3 seconds a day; listening costs a tenth of speech
+    const roomId = await room(['en', 'es'], k.secret);
+    const s = await join(roomId, { announce: false, hear_lang: 'fr' }, k.secret);
+    let cursor = 0;
+    let read = 0;
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      expect(Date.now()).toBeLessThan(deadline);
+      const res = await t.request('GET', `/v1/sessions/${s.id}/events?cursor=${cursor}&wait=2`, { key: k.secret });
+      if (res.status === 402) {
+        expect((await res.json()).code).toBe('spend_limit_reached');
+        break;
+      }
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      read += body.events.length;
+      cursor = body.cursor;
+    }
+    expect(read).toBeGreaterThan(0);
+    const ledger = await t.pool.query(`SELECT kind, sum(seconds)::float AS s FROM usage_ledger WHERE credential_id = $1 GROUP BY kind`, [k.keyId]);
+    expect(ledger.rows).toEqual([{ kind: 'listen', s: expect.any(Number) }]);
+    expect(ledger.rows[0].s).toBeLessThanOrEqual(3 + 1);
+    const session = await (await t.request('GET', `/v1/sessions/${s.id}`, { key: k.secret })).json();
+    expect(session.billed_seconds).toBe(Math.round(ledger.rows[0].s));
+  });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services/context.ts';
 import type { RequestStats } from '../../http/request-stats.ts';
 import type { SessionBus } from '../../sessions/bus.ts';
+import type { EventReader } from '../../sessions/reader.ts';
 import me from './account/me.ts';
 import balance from './account/balance.ts';
 import usage from './account/usage.ts';
@@ -18,7 +19,7 @@ import webhooks from './webhooks/index.ts';
 import sessions from './sessions/index.ts';
 import later from './later/index.ts';
 
-export type RouteDeps = Services & { stats: RequestStats; bus: SessionBus };
+export type RouteDeps = Services & { stats: RequestStats; bus: SessionBus; reader: EventReader };
 
 /** Every /v1 endpoint, one file each, registered here and nowhere else. */
 export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> = [

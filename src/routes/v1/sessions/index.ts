@@ -85,7 +85,7 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
       // The wait ends early when the client goes away.
       const gone = new AbortController();
       req.raw.once('close', () => gone.abort());
-      return listen(s, s.bus, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, gone.signal);
+      return listen(s, s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, gone.signal);
     },
   });
 
