@@ -32,7 +32,8 @@ const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Throws invalid_request naming the first field (or key) whose text holds a NUL
- * character, or whose nesting is deeper than MAX_DEPTH. A path with a key that
+ * character or a lone UTF-16 surrogate (JSON allows "\ud800"; PostgreSQL text
+ * cannot hold it), or whose nesting is deeper than MAX_DEPTH. A path with a key that
  * is not a plain name is reported under `where` (body, query), quoting the key.
  */
 function rejectNul(where: string, value: unknown, path: string[] = []): void {
@@ -48,11 +49,13 @@ function rejectNul(where: string, value: unknown, path: string[] = []): void {
   if (path.length > MAX_DEPTH) throw new ApiError('invalid_request', `${where}: nested deeper than ${MAX_DEPTH} levels`);
   if (typeof value === 'string') {
     if (value.includes('\0')) throw fail('must not contain the NUL character (U+0000)');
+    if (!value.isWellFormed()) throw fail('must be valid Unicode (a lone surrogate such as \\ud800 is not)');
   } else if (Array.isArray(value)) {
     value.forEach((v, i) => rejectNul(where, v, [...path, String(i)]));
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       if (k.includes('\0')) throw fail('a key contains the NUL character (U+0000)');
+      if (!k.isWellFormed()) throw fail('a key is not valid Unicode (lone surrogate)');
       rejectNul(where, v, [...path, k]);
     }
   }

@@ -105,4 +105,17 @@ describe('text PostgreSQL cannot store', () => {
     expect((await q.json()).message).toMatch(/^starting_after: /);
     expect((await t.request('GET', '/v1/rooms', { key: secret })).status).toBe(200);
   });
+
+  it('answers 400 naming the field for a lone UTF-16 surrogate (valid JSON, not storable text)', async () => {
+    const { secret } = await t.key();
+    for (const raw of ['{"title":"\\ud800"}', '{"title":"ok \\udfff end"}', '{"langs":["en"],"title":"x","extra":{"\\ud83d":1}}']) {
+      const res = await t.request('POST', '/v1/rooms', { key: secret, headers: { ...idem(), 'content-type': 'application/json' }, rawBody: raw });
+      expect(res.status, raw).toBe(400);
+      expect((await res.json()).message, raw).toMatch(/^(title|extra): .*Unicode/);
+    }
+    // A well-formed pair (an emoji) is fine.
+    const ok = await t.request('POST', '/v1/rooms', { key: secret, headers: { ...idem(), 'content-type': 'application/json' }, rawBody: '{"title":"\\ud83d\\ude00"}' });
+    expect(ok.status).toBe(201);
+    expect((await ok.json()).title).toBe('😀');
+  });
 });
