@@ -22,7 +22,8 @@ import { announcement } from '../sim/phrasebook.ts';
 // one gives every open session of the room a session event, numbered per
 // session under that session's row lock (so numbers become visible in order
 // and a cursor never skips or repeats one), translated into its hear_lang,
-// and NOTIFYs SESSION_CHANNEL so waiting listeners in any process wake up.
+// and NOTIFYs SESSION_CHANNEL (with the room id) so waiting listeners in any
+// process wake up.
 
 export const MAX_WAIT_SECONDS = 25;
 export const TRANSCRIPT_NOTICE =
@@ -137,13 +138,17 @@ export async function publishSegment(s: Services, tx: Client, seg: Segment): Pro
       seg.participantId, listeners.map((l) => inLang(l.hear_lang)), listeners.map((l) => l.hear_lang),
     ],
   );
-  await notify(tx, listeners.map((l) => l.id));
+  await notify(tx, seg.roomId);
   return listeners.map((l) => l.id);
 }
 
-async function notify(tx: Client, sessionIds: string[]): Promise<void> {
-  if (sessionIds.length === 0) return;
-  await tx.query(`SELECT pg_notify($1, id) FROM unnest($2::text[]) AS id`, [SESSION_CHANNEL, sessionIds]);
+/**
+ * One notification per room, whatever the number of listeners: it wakes every
+ * listener of the room in every process, and each reads its own events (the
+ * ones with nothing new wait again). Sent on commit, folded per transaction.
+ */
+async function notify(tx: Client, roomId: string): Promise<void> {
+  await tx.query(`SELECT pg_notify($1, $2)`, [SESSION_CHANNEL, roomId]);
 }
 
 // --- Join ----------------------------------------------------------------
@@ -339,7 +344,7 @@ export async function listen(
   const deadline = Date.now() + q.wait * 1000;
   for (;;) {
     // Register before reading: an event committed in between still wakes us.
-    const w = deps.bus.waitFor(id, Math.max(0, deadline - Date.now()), signal);
+    const w = deps.bus.waitFor(first.room_id, Math.max(0, deadline - Date.now()), signal);
     const out = await deps.reader.read(cred, id, q.cursor);
     if (out.events.length > 0 || out.status === 'ended' || Date.now() >= deadline || signal?.aborted) {
       w.cancel();
@@ -400,7 +405,7 @@ async function endSession(s: Services, tx: Client, session: SessionRow, event: '
      DELETE FROM sim_replies WHERE room_id IN (SELECT room_id FROM quiet)`,
     [session.room_id],
   );
-  await notify(tx, [session.id]);
+  await notify(tx, session.room_id);
   return toSession(endedRow);
 }
 

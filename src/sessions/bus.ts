@@ -1,9 +1,9 @@
 import pg from 'pg';
 
 // Wakes long-polling listeners (GET /v1/sessions/{id}/events) the moment a
-// session gets an event, in whichever process it was produced: writers send
-// NOTIFY SESSION_CHANNEL with the session id in their transaction, every
-// process LISTENs on one connection and wakes its local waiters for that id.
+// room's sessions get events, in whichever process they were produced: writers
+// send NOTIFY SESSION_CHANNEL with the room id in their transaction, every
+// process LISTENs on one connection and wakes its local waiters of that room.
 // The waiters themselves are only the open requests of this process (safe to
 // lose: the client simply polls again). While the listening connection is
 // down, waiters re-check the database every FALLBACK_MS instead.
@@ -66,10 +66,10 @@ export class SessionBus {
     this.retry.unref();
   }
 
-  private wake(sessionId: string): void {
-    const set = this.waiters.get(sessionId);
+  private wake(key: string): void {
+    const set = this.waiters.get(key);
     if (!set) return;
-    this.waiters.delete(sessionId);
+    this.waiters.delete(key);
     for (const fn of set) fn();
   }
 
@@ -80,23 +80,23 @@ export class SessionBus {
   }
 
   /**
-   * Resolves at the next notification for sessionId, after ms, or when the
+   * Resolves at the next notification for key (a room id), after ms, or when the
    * request goes away (signal), whichever comes first. Register before
    * reading the database, so an event committed in between is not missed.
    */
-  waitFor(sessionId: string, ms: number, signal?: AbortSignal): { promise: Promise<void>; cancel: () => void } {
+  waitFor(key: string, ms: number, signal?: AbortSignal): { promise: Promise<void>; cancel: () => void } {
     let done!: () => void;
     const promise = new Promise<void>((resolve) => { done = resolve; });
-    let set = this.waiters.get(sessionId);
-    if (!set) this.waiters.set(sessionId, (set = new Set()));
+    let set = this.waiters.get(key);
+    if (!set) this.waiters.set(key, (set = new Set()));
     const limit = this.listening ? ms : Math.min(ms, FALLBACK_MS);
     const finish = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', finish);
-      const s = this.waiters.get(sessionId);
+      const s = this.waiters.get(key);
       if (s) {
         s.delete(finish);
-        if (s.size === 0) this.waiters.delete(sessionId);
+        if (s.size === 0) this.waiters.delete(key);
       }
       done();
     };
