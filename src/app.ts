@@ -115,6 +115,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const stats = new RequestStats(pool);
   const bus = new SessionBus(deps.databaseUrl);
   await bus.start();
+  // Listeners waiting in this process (bench/ reads bus.size).
+  app.decorate('sessionBus', bus);
   app.decorateRequest('cred', null);
   app.decorateRequest('idempotency', null);
   app.addHook('onClose', async () => {

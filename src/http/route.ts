@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Permission } from '../permissions.ts';
 import type { Credential } from '../credentials.ts';
 import { ApiError } from '../errors.ts';
+import type { SessionBus } from '../sessions/bus.ts';
 
 /** Per-route settings read by the auth, rate-limit and idempotency hooks. */
 export type RouteConfig = {
@@ -15,6 +16,9 @@ export type RouteConfig = {
 };
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    sessionBus: SessionBus;
+  }
   interface FastifyContextConfig extends RouteConfig {}
   interface FastifyRequest {
     cred: Credential | null;

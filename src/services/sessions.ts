@@ -6,7 +6,7 @@ import { createPersistedActor, sendToActor } from '../actors/store.ts';
 import type { Session } from '../http/schemas.ts';
 import type { Caller, Services } from './context.ts';
 import { assertLanguagesAllowed } from './restrictions.ts';
-import { recordUsage } from './spending.ts';
+import { checkUsageThresholds, recordUsage } from './spending.ts';
 import { spentMinutes } from './account.ts';
 import { PRICING } from './pricing.ts';
 import { SESSION_CHANNEL, type SessionBus } from '../sessions/bus.ts';
@@ -105,7 +105,17 @@ export type Segment = {
   textIn?: (lang: string) => string;
 };
 
-/** Writes a room segment and one session event for each open session in the room, in tx. Returns the sessions reached. */
+/**
+ * Writes a room segment and one session event for each open session in the
+ * room, in tx. Returns the sessions reached.
+ *
+ * Listening is metered here, as the phrase reaches each session: every
+ * listener pays listen_text_factor of the phrase's spoken seconds (added to
+ * its billed_seconds by the same statement that numbers its event, and one
+ * usage_ledger row per key). Reading then only checks the key's limits
+ * (src/sessions/reader.ts), so thousands of listeners waking at once cost one
+ * query, not one transaction each.
+ */
 export async function publishSegment(s: Services, tx: Client, seg: Segment): Promise<string[]> {
   const { rows: segRows } = await tx.query<{ id: number }>(
     `INSERT INTO room_segments (room_id, kind, speaker, participant_id, src_lang, text, session_id, utterance_id)
@@ -113,33 +123,70 @@ export async function publishSegment(s: Services, tx: Client, seg: Segment): Pro
     [seg.roomId, seg.kind, seg.speaker, seg.participantId, seg.srcLang, seg.text, seg.sessionId ?? null, seg.utteranceId ?? null],
   );
   const segmentId = segRows[0]!.id;
-  // Lock the listeners in id order (two publishers in one room never deadlock)
-  // and take the next number of each.
-  const { rows: listeners } = await tx.query<{ id: string; hear_lang: string }>(
-    `SELECT id, hear_lang FROM agent_sessions
-      WHERE room_id = $1 AND status <> 'ended' AND NOT (id = ANY($2::text[]))
-      ORDER BY id FOR UPDATE`,
-    [seg.roomId, seg.exclude ?? []],
+  const listenSeconds = spokenSeconds(seg.text) * PRICING.listenTextFactor;
+  // One statement locks the listeners in id order (two publishers in one room
+  // never deadlock), takes the next event number of each and bills them.
+  const { rows: listeners } = await tx.query<{ id: string; hear_lang: string; last_seq: number; credential_id: string; org_id: string; livemode: boolean }>(
+    `UPDATE agent_sessions s SET last_seq = s.last_seq + 1, billed_seconds = s.billed_seconds + $3
+       FROM (SELECT id FROM agent_sessions
+              WHERE room_id = $1 AND status <> 'ended' AND NOT (id = ANY($2::text[]))
+              ORDER BY id FOR UPDATE) l
+      WHERE s.id = l.id
+      RETURNING s.id, s.hear_lang, s.last_seq, s.credential_id, s.org_id, s.livemode`,
+    [seg.roomId, seg.exclude ?? [], listenSeconds],
   );
   if (listeners.length === 0) return [];
-  const { rows: numbered } = await tx.query<{ id: string; last_seq: number }>(
-    `UPDATE agent_sessions SET last_seq = last_seq + 1 WHERE id = ANY($1::text[]) RETURNING id, last_seq`,
-    [listeners.map((l) => l.id)],
-  );
-  const seqOf = new Map(numbered.map((r) => [r.id, r.last_seq]));
   const tr = translatorOf(s);
-  const inLang = (lang: string) => (seg.textIn ? seg.textIn(lang) : tr.translate(seg.text, seg.srcLang, lang));
+  const byLang = new Map<string, string>();
+  const inLang = (lang: string) => {
+    let text = byLang.get(lang);
+    if (text === undefined) byLang.set(lang, (text = seg.textIn ? seg.textIn(lang) : tr.translate(seg.text, seg.srcLang, lang)));
+    return text;
+  };
   await tx.query(
     `INSERT INTO session_events (session_id, seq, type, segment_id, speaker, src_lang, text, text_in_hear_lang, meta)
      SELECT e.session_id, e.seq, 'segment.final', $3, $4, $5, $6, e.text_in, jsonb_build_object('seq', e.seq, 'participant_id', $7::text, 'lang', e.lang)
        FROM unnest($1::text[], $2::bigint[], $8::text[], $9::text[]) AS e(session_id, seq, text_in, lang)`,
     [
-      listeners.map((l) => l.id), listeners.map((l) => seqOf.get(l.id)!), segmentId, seg.speaker, seg.srcLang, seg.text,
+      listeners.map((l) => l.id), listeners.map((l) => l.last_seq), segmentId, seg.speaker, seg.srcLang, seg.text,
       seg.participantId, listeners.map((l) => inLang(l.hear_lang)), listeners.map((l) => l.hear_lang),
     ],
   );
+  if (listenSeconds > 0) await chargeListening(tx, listeners, listenSeconds, segmentId);
   await notify(tx, seg.roomId);
   return listeners.map((l) => l.id);
+}
+
+/** One ledger row per key for a phrase its sessions heard; thresholds checked for keys with limits. */
+async function chargeListening(
+  tx: Client,
+  listeners: Array<{ credential_id: string; org_id: string; livemode: boolean }>,
+  seconds: number,
+  segmentId: number,
+): Promise<void> {
+  const perKey = new Map<string, { orgId: string; livemode: boolean; n: number }>();
+  for (const l of listeners) {
+    const k = perKey.get(l.credential_id) ?? { orgId: l.org_id, livemode: l.livemode, n: 0 };
+    k.n++;
+    perKey.set(l.credential_id, k);
+  }
+  const keys = [...perKey.entries()];
+  await tx.query(
+    `INSERT INTO usage_ledger (org_id, credential_id, livemode, kind, seconds, ref)
+     SELECT org_id, credential_id, livemode, 'listen', seconds, $5 FROM unnest($1::text[], $2::text[], $3::boolean[], $4::numeric[]) AS k(org_id, credential_id, livemode, seconds)`,
+    [keys.map(([, k]) => k.orgId), keys.map(([id]) => id), keys.map(([, k]) => k.livemode), keys.map(([, k]) => k.n * seconds), `seg_${segmentId}`],
+  );
+  for (const [id, k] of keys) {
+    if (k.livemode) await tx.query(`UPDATE organizations SET balance_seconds = balance_seconds - $2 WHERE id = $1`, [k.orgId, k.n * seconds]);
+  }
+  const { rows: limited } = await tx.query<{ id: string }>(
+    `SELECT id FROM api_keys WHERE id = ANY($1) AND (spend_day_minutes IS NOT NULL OR spend_month_minutes IS NOT NULL)`,
+    [keys.map(([id]) => id)],
+  );
+  for (const { id } of limited) {
+    const k = perKey.get(id)!;
+    await checkUsageThresholds(tx, { orgId: k.orgId, credentialId: id, livemode: k.livemode });
+  }
 }
 
 /**

@@ -275,8 +275,8 @@ describe('input, modes and limits', () => {
     expect(bal.rows.every((x) => x.livemode === false)).toBe(true);
   });
 
-  it('listening is metered and, past the key\'s limit, answers 402 spend_limit_reached', async () => {
-    const k = await t.key({ spendDay: 0.05, rpm: 100_000 }); // 3 seconds a day; listening costs a tenth of speech
+  it('listening is metered as phrases reach the session and, at the key\'s limit, reading answers 402 spend_limit_reached', async () => {
+    const k = await t.key({ spendDay: 0.05, rpm: 100_000 }); // 3 seconds a day; listening costs a tenth of the speech heard
     const roomId = await room(['en', 'es'], k.secret);
     const s = await join(roomId, { announce: false, hear_lang: 'fr' }, k.secret);
     let cursor = 0;
@@ -295,10 +295,16 @@ describe('input, modes and limits', () => {
       cursor = body.cursor;
     }
     expect(read).toBeGreaterThan(0);
+    // Leaving stops the robots; then the books balance: the ledger holds the
+    // listening of this key only, and the session's billed_seconds is its sum.
+    expect((await t.request('POST', `/v1/sessions/${s.id}/leave`, { key: k.secret })).status).toBe(200);
     const ledger = await t.pool.query(`SELECT kind, sum(seconds)::float AS s FROM usage_ledger WHERE credential_id = $1 GROUP BY kind`, [k.keyId]);
     expect(ledger.rows).toEqual([{ kind: 'listen', s: expect.any(Number) }]);
-    expect(ledger.rows[0].s).toBeLessThanOrEqual(3 + 1);
+    expect(ledger.rows[0].s).toBeGreaterThanOrEqual(3);
     const session = await (await t.request('GET', `/v1/sessions/${s.id}`, { key: k.secret })).json();
     expect(session.billed_seconds).toBe(Math.round(ledger.rows[0].s));
+    // usage.threshold was sent at 80% and 100% of the daily limit.
+    const th = await (await t.request('GET', '/v1/events?type=usage.threshold', { key: k.secret })).json();
+    expect(th.data.map((e: any) => e.data.object.threshold_percent).sort()).toEqual([100, 80]);
   });
 });
