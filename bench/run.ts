@@ -15,6 +15,8 @@ import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { startBare } from './bare.ts';
+import { printWebhookReport, runWebhookBench, type WebhookResult } from './webhooks.ts';
+import { printLongpollReport, runLongpollBench, type LongpollResult } from './longpoll.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
@@ -25,12 +27,17 @@ import type { LoadJob, LoadResult } from './load.ts';
 // The cpu columns are CPU time per request of this process (both servers
 // live here, one measured at a time) and of the database backends (/proc).
 //
+// Then webhook delivery, outbox to a local receiver (bench/webhooks.ts), and
+// the fan-out of one phrase to 5,000 waiting long-polls (bench/longpoll.ts).
+//
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post), BENCH_ADMIN_URL (default
+// platform_get, bare_post, platform_post, webhooks, longpoll), BENCH_WEBHOOK_*
+// (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
-// met; 1 when more than 1% of requests failed; 2 when setup failed.
+// met; 1 when more than 1% of requests failed or webhook events went missing;
+// 2 when setup failed.
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = path.join(HERE, 'results');
@@ -50,8 +57,9 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const only = new Set((process.env.BENCH_ONLY ?? NAMES.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
-for (const n of only) if (!(NAMES as readonly string[]).includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
+const EXTRA = ['webhooks', 'longpoll'];
+const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
+for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 function reachable(host: string, port: number): Promise<boolean> {
@@ -225,6 +233,13 @@ async function main(): Promise<number> {
       results[name] = { rps: r.rps, mean_ms: r.mean_ms, p50_ms: r.p50_ms, p90_ms: r.p90_ms, p99_ms: r.p99_ms, max_ms: r.max_ms, requests: r.requests, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, server_cpu_ms_per_req: serverCpu, pg_cpu_ms_per_req: pgCpu };
     }
 
+    // --- Webhook delivery, with this process as the platform's worker.
+    let webhooks: WebhookResult | null = null;
+    if (only.has('webhooks')) webhooks = await runWebhookBench(databaseUrl, log);
+    // --- Long-poll fan-out, with this process as the API server.
+    let longpoll: LongpollResult | null = null;
+    if (only.has('longpoll')) longpoll = await runLongpollBench(databaseUrl, log);
+
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
     const ratios = { get: ratio(results.platform_get, results.bare_get), post: ratio(results.platform_post, results.bare_post) };
@@ -249,13 +264,17 @@ async function main(): Promise<number> {
       table[name] = { 'req/s': r.rps, 'mean ms': r.mean_ms, 'p50 ms': r.p50_ms, 'p90 ms': r.p90_ms, 'p99 ms': r.p99_ms, 'max ms': r.max_ms, requests: r.requests, 'non-2xx': r.non2xx, errors: r.errors + r.timeouts, 'node cpu ms/req': r.server_cpu_ms_per_req ?? 'n/a', 'pg cpu ms/req': r.pg_cpu_ms_per_req ?? 'n/a' };
     }
     console.log(`\nTolk platform benchmark: ${connections} connections, ${duration} s per target (+${warmup} s warm-up), ${os.cpus().length} CPUs, Node ${process.version}, ${dbKind} PostgreSQL`);
-    console.table(table);
-    const mark = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'met' : 'NOT MET');
-    console.log(`GET  platform/bare throughput: ${ratios.get ?? 'n/a'} (target >= ${TARGETS.get}) ${mark(met.get)}`);
-    console.log(`POST platform/bare throughput: ${ratios.post ?? 'n/a'} (target >= ${TARGETS.post}) ${mark(met.post)}`);
-    console.log(`p99 platform GET ${results.platform_get?.p99_ms ?? 'n/a'} ms, POST ${results.platform_post?.p99_ms ?? 'n/a'} ms (target < ${TARGETS.p99_ms} ms) GET ${mark(met.p99_get)}, POST ${mark(met.p99_post)}`);
-    console.log(`(mean latency is connections / throughput: p99 < ${TARGETS.p99_ms} ms at ${connections} connections needs well over ${Math.round((connections / TARGETS.p99_ms) * 1000)} req/s)`);
+    if (Object.keys(table).length > 0) {
+      console.table(table);
+      const mark = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'met' : 'NOT MET');
+      console.log(`GET  platform/bare throughput: ${ratios.get ?? 'n/a'} (target >= ${TARGETS.get}) ${mark(met.get)}`);
+      console.log(`POST platform/bare throughput: ${ratios.post ?? 'n/a'} (target >= ${TARGETS.post}) ${mark(met.post)}`);
+      console.log(`p99 platform GET ${results.platform_get?.p99_ms ?? 'n/a'} ms, POST ${results.platform_post?.p99_ms ?? 'n/a'} ms (target < ${TARGETS.p99_ms} ms) GET ${mark(met.p99_get)}, POST ${mark(met.p99_post)}`);
+      console.log(`(mean latency is connections / throughput: p99 < ${TARGETS.p99_ms} ms at ${connections} connections needs well over ${Math.round((connections / TARGETS.p99_ms) * 1000)} req/s)`);
+    }
     if (failures.length) console.log(`ERRORS: ${failures.join('; ')}`);
+    if (webhooks) printWebhookReport(webhooks);
+    if (longpoll) printLongpollReport(longpoll);
 
     const date = new Date();
     const out = {
@@ -273,6 +292,8 @@ async function main(): Promise<number> {
       met,
       errors: failures,
       replayed,
+      webhooks,
+      longpoll,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -282,6 +303,10 @@ async function main(): Promise<number> {
 
     if (errorRate > MAX_ERROR_RATE || replayed > 0) {
       console.log(`FAILED: error rate ${(errorRate * 100).toFixed(2)}% exceeds ${MAX_ERROR_RATE * 100}% or creates were replayed`);
+      return 1;
+    }
+    if (webhooks && webhooks.missing > 0) {
+      console.log(`FAILED: ${webhooks.missing} webhook events never reached the receiver`);
       return 1;
     }
     return 0;

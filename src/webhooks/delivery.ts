@@ -152,6 +152,7 @@ async function record(
   outcomes: AttemptOutcome[],
 ): Promise<void> {
   const retries: Array<{ data: DeliveryJob; startAfter: number }> = [];
+  const attempts: Array<{ id: string; ok: boolean; status: number | null; latency: number; error: string | null; final: string | null; delay: number }> = [];
   // Per endpoint: did anything get through, and which deliveries ran out of attempts.
   const endpoints = new Map<string, { orgId: string; url: string; ok: boolean; failed: boolean; exhaustedSince: Date[] }>();
   for (let i = 0; i < planned.length; i++) {
@@ -171,25 +172,39 @@ async function record(
     const delay = retry ? RETRY_DELAYS_S[job.n - 1]! : 0;
     // succeeded once = succeeded; otherwise a test gives up at once and the schedule after its last attempt.
     const status = o.ok ? 'succeeded' : trigger === 'test' || exhausted ? 'failed' : null;
-    await tx.query(
-      `WITH a AS (
-         INSERT INTO webhook_attempts (delivery_id, attempt, at, ok, status, latency_ms, error, trigger)
-         SELECT $1, d.attempts + 1, $2, $3, $4, $5, $6, $7 FROM webhook_deliveries d WHERE d.id = $1
-       )
-       UPDATE webhook_deliveries SET
-         attempts = attempts + 1,
-         first_attempt_at = COALESCE(first_attempt_at, $2),
-         status = CASE WHEN status = 'succeeded' THEN 'succeeded' ELSE COALESCE($8, status) END,
-         next_attempt_at = CASE WHEN $3 OR $8 IS NOT NULL THEN NULL WHEN $9::int > 0 THEN $2::timestamptz + make_interval(secs => $9::int) ELSE next_attempt_at END
-       WHERE id = $1`,
-      [t.id, at, o.ok, o.status, o.latencyMs, o.error, trigger, status, delay],
-    );
+    attempts.push({ id: t.id, ok: o.ok, status: o.status, latency: o.latencyMs, error: o.error, final: status, delay });
     if (retry) retries.push({ data: { deliveryId: t.id, n: job.n + 1 }, startAfter: delay });
     const ep = endpoints.get(t.endpoint_id) ?? { orgId: t.org_id, url: t.url, ok: false, failed: false, exhaustedSince: [] };
     if (o.ok) ep.ok = true;
     else if (scheduled) ep.failed = true;
     if (exhausted) ep.exhaustedSince.push(t.first_attempt_at ?? at);
     endpoints.set(t.endpoint_id, ep);
+  }
+  // Every attempt of the batch in one statement: its webhook_attempts row and
+  // the delivery's new state (succeeded once = succeeded; failed when the
+  // schedule ran out or a test failed; else the time of the next attempt).
+  if (attempts.length > 0) {
+    await tx.query(
+      `WITH v AS (
+         SELECT * FROM unnest($1::text[], $2::boolean[], $3::int[], $4::int[], $5::text[], $6::text[], $7::int[])
+           AS v(id, ok, status, latency, error, final, delay)
+       ), a AS (
+         INSERT INTO webhook_attempts (delivery_id, attempt, at, ok, status, latency_ms, error, trigger)
+         SELECT v.id, d.attempts + 1, $8, v.ok, v.status, v.latency, v.error, $9 FROM v JOIN webhook_deliveries d ON d.id = v.id
+       )
+       UPDATE webhook_deliveries d SET
+         attempts = d.attempts + 1,
+         first_attempt_at = COALESCE(d.first_attempt_at, $8),
+         status = CASE WHEN d.status = 'succeeded' THEN 'succeeded' ELSE COALESCE(v.final, d.status) END,
+         next_attempt_at = CASE WHEN v.ok OR v.final IS NOT NULL THEN NULL
+                                WHEN v.delay > 0 THEN $8::timestamptz + make_interval(secs => v.delay)
+                                ELSE d.next_attempt_at END
+       FROM v WHERE d.id = v.id`,
+      [
+        attempts.map((r) => r.id), attempts.map((r) => r.ok), attempts.map((r) => r.status), attempts.map((r) => r.latency),
+        attempts.map((r) => r.error), attempts.map((r) => r.final), attempts.map((r) => r.delay), at, trigger,
+      ],
+    );
   }
   if (retries.length > 0) await s.boss.insert(QUEUES.webhookDeliver, retries, inTx(tx));
   for (const [id, ep] of endpoints) {
