@@ -5,7 +5,7 @@ import { ApiError, notFound } from '../errors.ts';
 import { createPersistedActor, sendToActor } from '../actors/store.ts';
 import type { Session } from '../http/schemas.ts';
 import type { Caller, Services } from './context.ts';
-import { assertLanguagesAllowed } from './restrictions.ts';
+import { assertLanguagesAllowed, assertVoiceAllowed } from './restrictions.ts';
 import { checkUsageThresholds, recordUsage } from './spending.ts';
 import { spentMinutes } from './account.ts';
 import { PRICING } from './pricing.ts';
@@ -205,9 +205,11 @@ export type JoinInput = { name?: string; speak_lang: string; hear_lang: string; 
 const DEFAULT_AGENT_NAME = 'Tolk Assistant';
 
 export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: string, input: JoinInput): Promise<Session> {
-  assertTestMode(cred);
+  // The key's restrictions first (as for every input that carries them), then the live-mode refusal.
   assertLanguagesAllowed(cred, 'speak_lang', [input.speak_lang]);
   assertLanguagesAllowed(cred, 'hear_lang', [input.hear_lang]);
+  assertVoiceAllowed(cred, 'voice_id', input.voice_id);
+  assertTestMode(cred);
   if (!ID_PATTERN.test(roomId)) throw notFound('room', roomId);
   const { rows: rooms } = await tx.query<{ status: string; langs: string[] }>(
     `SELECT status, langs FROM rooms WHERE id = $1 AND org_id = $2 AND livemode = $3 FOR SHARE`,
@@ -327,6 +329,7 @@ async function charge(tx: Client, cred: Caller, session: SessionRow, kind: 'say'
 }
 
 export async function say(s: Services, cred: Caller, id: string, input: { text: string; lang?: string }) {
+  if (input.lang !== undefined) assertLanguagesAllowed(cred, 'lang', [input.lang]);
   assertTestMode(cred);
   return withTx(s.pool, async (tx) => {
     await lockSpending(tx, cred);
@@ -521,6 +524,7 @@ export async function listTranscripts(s: Services, cred: Caller, q: { room_id?: 
 }
 
 export async function getTranscript(s: Services, cred: Caller, id: string, lang?: string) {
+  if (lang !== undefined) assertLanguagesAllowed(cred, 'lang', [lang]);
   if (!ID_PATTERN.test(id)) throw notFound('transcript', id);
   const { rows } = await s.pool.query<TranscriptRow>(
     `SELECT id, room_id, lang, started_at, ended_at, segments, livemode FROM transcripts WHERE id = $1 AND org_id = $2 AND livemode = $3`,

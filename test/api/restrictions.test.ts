@@ -20,6 +20,10 @@ describe('key restrictions', () => {
       ['POST', '/v1/calls', { ...call, to: '+14155550100', voice_id: 'voice_other' }, 'voice_not_allowed'],
       ['POST', '/v1/calls', { ...call, to: '+14155550100', remote_lang: 'de' }, 'language_not_allowed'],
       ['POST', '/v1/rooms/room_x/agent-sessions', { speak_lang: 'fr', hear_lang: 'en' }, 'language_not_allowed'],
+      ['POST', '/v1/rooms/room_x/agent-sessions', { speak_lang: 'en', hear_lang: 'de' }, 'language_not_allowed'],
+      ['POST', '/v1/rooms/room_x/agent-sessions', { speak_lang: 'en', hear_lang: 'pt', voice_id: 'voice_other' }, 'voice_not_allowed'],
+      ['POST', '/v1/sessions/ses_x/say', { text: 'hi', lang: 'de' }, 'language_not_allowed'],
+      ['GET', '/v1/transcripts/tr_x?lang=de', undefined, 'language_not_allowed'],
       ['POST', '/v1/voices/generic', { voice_id: 'generic_AnaPt01' }, 'voice_not_allowed'],
       ['POST', '/v1/meetings', { title: 'x', starts_at: '2030-01-01T10:00:00+01:00', langs: ['es'] }, 'language_not_allowed'],
     ];
