@@ -15,6 +15,7 @@ import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { startBare } from './bare.ts';
+import { procCpu } from './proc.ts';
 import { printWebhookReport, runWebhookBench, type WebhookResult } from './webhooks.ts';
 import { printLongpollReport, runLongpollBench, type LongpollResult } from './longpoll.ts';
 import type { LoadJob, LoadResult } from './load.ts';
@@ -99,26 +100,6 @@ function runJob(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
     });
     child.send(job);
   });
-}
-
-/** CPU seconds (user + system) of the given processes, from /proc (Linux); null elsewhere. */
-function procCpu(pids: number[]): number | null {
-  let ticks = 0;
-  try {
-    for (const pid of pids) {
-      let stat: string;
-      try {
-        stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        continue; // gone
-      }
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14, 15)
-    }
-  } catch {
-    return null;
-  }
-  return ticks / 100; // USER_HZ is 100 on Linux
 }
 
 async function backendPids(pool: Pool, db: string): Promise<number[]> {

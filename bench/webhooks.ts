@@ -11,6 +11,7 @@ import { startWorkers, type Workers } from '../src/jobs/workers.ts';
 import { createOrg } from '../src/cli/admin.ts';
 import { newId } from '../src/ids.ts';
 import { newSecret } from '../src/webhooks/signing.ts';
+import { procCpu } from './proc.ts';
 
 // The `webhooks` target of npm run bench (bench/run.ts): webhook delivery from
 // the outbox to a receiver, on one platform process. This process runs the
@@ -99,23 +100,6 @@ function stats(values: number[]): LatencyStats {
   // Nearest rank.
   const q = (p: number) => v[Math.min(v.length - 1, Math.max(0, Math.ceil(p * v.length) - 1))]!;
   return { p50_ms: round(q(0.5)), p90_ms: round(q(0.9)), p99_ms: round(q(0.99)), max_ms: round(v[v.length - 1]!), mean_ms: round(v.reduce((a, b) => a + b, 0) / v.length) };
-}
-
-/** CPU seconds (user + system) of the given processes, from /proc (Linux); null elsewhere. */
-function procCpu(pids: number[]): number | null {
-  if (!fs.existsSync('/proc/self/stat')) return null;
-  let ticks = 0;
-  for (const pid of pids) {
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // gone
-    }
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(f[11]) + Number(f[12]);
-  }
-  return ticks / 100;
 }
 
 /** CPU seconds the whole machine has been busy (all CPUs), from /proc/stat; null elsewhere. */

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { PgListener } from '../db/listener.ts';
 import type { Pool } from '../db/pool.ts';
 import { CREDENTIALS_CHANNEL, findCredentialByHash, type Credential } from '../credentials.ts';
 
@@ -18,49 +18,26 @@ export class CredentialCache {
   private entries = new Map<string, { cred: Credential; at: number }>();
   // Bumped on every invalidation, so a lookup that raced a NOTIFY is not cached.
   private generation = 0;
-  private listener: pg.Client | null = null;
-  private listening = false;
-  private closed = false;
-  private retry: NodeJS.Timeout | null = null;
   private readonly pool: Pool;
-  private readonly url: string;
+  private readonly listener: PgListener;
 
   constructor(pool: Pool, url: string) {
     this.pool = pool;
-    this.url = url;
+    // Any change drops the whole cache; so does (re)connecting or losing the
+    // connection, since notifications may have been missed meanwhile.
+    this.listener = new PgListener(url, CREDENTIALS_CHANNEL, {
+      onNotify: () => this.clear(),
+      onUp: () => this.clear(),
+      onDown: () => this.clear(),
+    });
+  }
+
+  private get listening(): boolean {
+    return this.listener.up;
   }
 
   async start(): Promise<void> {
-    await this.connect().catch(() => this.scheduleReconnect());
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
-    const down = () => {
-      this.listening = false;
-      this.clear();
-      if (this.listener === client) this.listener = null;
-      client.end().catch(() => {});
-      this.scheduleReconnect();
-    };
-    client.on('error', down);
-    client.on('end', () => { if (this.listener === client) down(); });
-    client.on('notification', () => this.clear());
-    await client.connect();
-    await client.query(`LISTEN ${CREDENTIALS_CHANNEL}`);
-    if (this.closed) { await client.end(); return; }
-    this.listener = client;
-    this.clear();
-    this.listening = true;
-  }
-
-  private scheduleReconnect(): void {
-    if (this.closed || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = null;
-      this.connect().catch(() => this.scheduleReconnect());
-    }, 1000);
-    this.retry.unref();
+    await this.listener.start();
   }
 
   async get(hash: Buffer): Promise<Credential | null> {
@@ -85,11 +62,6 @@ export class CredentialCache {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.retry) clearTimeout(this.retry);
-    this.listening = false;
-    const l = this.listener;
-    this.listener = null;
-    if (l) await l.end().catch(() => {});
+    await this.listener.close();
   }
 }

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { PgListener } from '../db/listener.ts';
 
 // Wakes long-polling listeners (GET /v1/sessions/{id}/events) the moment a
 // room's sessions get events, in whichever process they were produced: writers
@@ -13,17 +13,20 @@ const FALLBACK_MS = 500;
 
 export class SessionBus {
   private waiters = new Map<string, Set<() => void>>();
-  private listener: pg.Client | null = null;
-  private closed = false;
-  private retry: NodeJS.Timeout | null = null;
-  private readonly url: string;
+  private readonly listener: PgListener;
 
   constructor(url: string) {
-    this.url = url;
+    this.listener = new PgListener(url, SESSION_CHANNEL, {
+      onNotify: (key) => { if (key) this.wake(key); },
+      // Anything sent while we were not listening: everyone re-checks the database.
+      onUp: () => this.wakeAll(),
+      // Waiters re-check now, then wait on the fallback timer until we are back.
+      onDown: () => this.wakeAll(),
+    });
   }
 
   get listening(): boolean {
-    return this.listener !== null;
+    return this.listener.up;
   }
 
   /** Number of requests waiting in this process (for the benchmark). */
@@ -34,36 +37,7 @@ export class SessionBus {
   }
 
   async start(): Promise<void> {
-    await this.connect().catch(() => this.scheduleReconnect());
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
-    const down = () => {
-      if (this.listener === client) this.listener = null;
-      client.end().catch(() => {});
-      this.wakeAll(); // they re-check the database, then wait on the fallback timer
-      this.scheduleReconnect();
-    };
-    client.on('error', down);
-    client.on('end', () => { if (this.listener === client) down(); });
-    client.on('notification', (msg) => {
-      if (msg.payload) this.wake(msg.payload);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${SESSION_CHANNEL}`);
-    if (this.closed) { await client.end(); return; }
-    this.listener = client;
-    this.wakeAll(); // anything sent while we were not listening
-  }
-
-  private scheduleReconnect(): void {
-    if (this.closed || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = null;
-      this.connect().catch(() => this.scheduleReconnect());
-    }, 1000);
-    this.retry.unref();
+    await this.listener.start();
   }
 
   private wake(key: string): void {
@@ -107,10 +81,7 @@ export class SessionBus {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.retry) clearTimeout(this.retry);
+    await this.listener.close();
     this.wakeAll();
-    await this.listener?.end().catch(() => {});
-    this.listener = null;
   }
 }

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { PgListener } from '../db/listener.ts';
 import type { Services } from '../services/context.ts';
 import { dispatchOutbox } from './delivery.ts';
 
@@ -19,7 +19,6 @@ export function startDispatcher(s: Services, databaseUrl: string, log: { error: 
   let stopped = false;
   let running: Promise<void> | null = null;
   let again = false;
-  let listener: pg.Client | null = null;
 
   const drain = async () => {
     do {
@@ -43,25 +42,8 @@ export function startDispatcher(s: Services, databaseUrl: string, log: { error: 
     return running;
   };
 
-  const listen = async () => {
-    if (stopped) return;
-    const c = new pg.Client({ connectionString: databaseUrl });
-    c.on('error', () => {});
-    c.on('notification', () => void kick());
-    c.on('end', () => {
-      listener = null;
-      if (!stopped) setTimeout(() => void listen().catch(() => {}), 1000);
-    });
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${OUTBOX_CHANNEL}`);
-      listener = c;
-      void kick();
-    } catch {
-      await c.end().catch(() => {});
-    }
-  };
-  void listen().catch(() => {});
+  const listener = new PgListener(databaseUrl, OUTBOX_CHANNEL, { onNotify: () => void kick(), onUp: () => void kick() });
+  void listener.start();
   const sweep = setInterval(() => void kick(), SWEEP_MS);
   sweep.unref();
 
@@ -71,7 +53,7 @@ export function startDispatcher(s: Services, databaseUrl: string, log: { error: 
       stopped = true;
       clearInterval(sweep);
       await running;
-      await listener?.end().catch(() => {});
+      await listener.close();
     },
   };
 }
