@@ -108,6 +108,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(makeNotFoundHandler(errorsUrl));
+  // Many clients send `Content-Type: application/json` with every POST, also
+  // when there is nothing to send (leave, rotate-secret, test): an empty or
+  // blank body is no body, as with Stripe's API. Anything else goes through
+  // Fastify's own JSON parser (prototype-poisoning protection included).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
 
   const cache = new CredentialCache(pool, deps.databaseUrl);
   await cache.start();

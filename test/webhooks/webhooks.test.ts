@@ -150,6 +150,24 @@ describe('webhook endpoints', () => {
     await t.request('DELETE', `/v1/webhook-endpoints/${ep.id}`, { key });
   });
 
+  it('POSTs with nothing to send accept an empty body sent as application/json; malformed JSON is a 400', async () => {
+    const ep = await createEndpoint(['room.started']);
+    for (const path of [`/v1/webhook-endpoints/${ep.id}/rotate-secret`, `/v1/webhook-endpoints/${ep.id}/test`]) {
+      for (const rawBody of ['', '  ']) {
+        const res = await t.request('POST', path, { key, headers: { 'content-type': 'application/json' }, rawBody });
+        expect(res.status, `${path} ${JSON.stringify(rawBody)}`).toBe(200);
+      }
+    }
+    const bad = await t.request('POST', `/v1/webhook-endpoints/${ep.id}/test`, { key, headers: { 'content-type': 'application/json' }, rawBody: '{"type":' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).code).toBe('invalid_request');
+    // A create still needs its body.
+    const empty = await t.request('POST', '/v1/webhook-endpoints', { key, headers: { 'content-type': 'application/json' }, rawBody: '' });
+    expect(empty.status).toBe(400);
+    expect((await empty.json()).message).toMatch(/^body/);
+    await t.request('DELETE', `/v1/webhook-endpoints/${ep.id}`, { key });
+  });
+
   it('needs webhooks:write (403 insufficient_scope naming it)', async () => {
     const k = await t.key({ permissions: 'rooms:write,events:read' });
     const res = await t.request('GET', '/v1/webhook-endpoints', { key: k.secret });
