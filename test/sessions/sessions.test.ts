@@ -187,6 +187,18 @@ describe('agent session flow', () => {
     expect((await t.pool.query(`SELECT 1 FROM sim_rooms WHERE room_id = $1`, [roomId])).rowCount).toBe(0);
     const res = await t.request('POST', `/v1/rooms/${roomId}/agent-sessions`, { key, body: { speak_lang: 'en', hear_lang: 'en' }, headers: idem() });
     expect(res.status).toBe(409);
+
+    // A day later the hourly maintenance drops what the sessions heard; the transcripts keep it.
+    await t.pool.query(`UPDATE agent_sessions SET ended_at = now() - interval '2 days' WHERE room_id = $1`, [roomId]);
+    await t.pool.query(`UPDATE rooms SET ended_at = now() - interval '2 days' WHERE id = $1`, [roomId]);
+    const { pruneExpired } = await import('../../src/jobs/workers.ts');
+    await pruneExpired(t.services);
+    const left = await t.pool.query(`SELECT count(*)::int AS n FROM session_events WHERE session_id = ANY($1)`, [[s1.id, s2.id]]);
+    expect(left.rows[0].n).toBe(0);
+    expect((await t.pool.query(`SELECT 1 FROM room_segments WHERE room_id = $1`, [roomId])).rowCount).toBe(0);
+    const tr = await (await t.request('GET', `/v1/transcripts/${list.data[0].id}`, { key })).json();
+    expect(tr.segments.length).toBe(list.data[0].segments);
+    expect(tr.segments.length).toBeGreaterThan(0);
   });
 });
 
