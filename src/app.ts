@@ -191,7 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
 
-  const services: Services = { config, pool, boss, clock: deps.clock, dnsLookup: deps.dnsLookup, translator: deps.translator };
+  const { databaseUrl: _url, ...services } = deps;
   const reader = new EventReader(services);
   for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });
   roomPage(app, services);

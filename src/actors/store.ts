@@ -48,14 +48,19 @@ function outboxRows(emitted: string[], objectFor: ObjectFor) {
   });
 }
 
+/**
+ * Writes one domain event to the outbox in tx. Transitions write theirs here;
+ * so do events that belong to no actor (usage.threshold, transcript.ready).
+ */
+export async function writeEvent(tx: Client, owner: Owner, type: string, object: Record<string, unknown> & { id: string }): Promise<void> {
+  await tx.query(
+    `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+    [newId('evt'), owner.orgId, owner.livemode, type, object.id, JSON.stringify({ object })],
+  );
+}
+
 async function writeOutbox(tx: Client, owner: Owner, emitted: string[], objectFor: ObjectFor): Promise<void> {
-  for (const type of emitted) {
-    const object = objectFor(type);
-    await tx.query(
-      `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [newId('evt'), owner.orgId, owner.livemode, type, object.id, JSON.stringify({ object })],
-    );
-  }
+  for (const type of emitted) await writeEvent(tx, owner, type, objectFor(type));
 }
 
 /** Creates the actor in its initial state and sends it the first event, in tx. */

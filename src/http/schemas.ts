@@ -96,6 +96,9 @@ export const JoinLink = z.object({ url: z.url(), room_id: z.string() }).meta({ i
 // Path ids are not pattern-checked here: an id that cannot exist answers 404 like any unknown id.
 export const IdParams = z.object({ id: z.string() });
 
+/** `limit` of every list: 1-100, default 20, as Stripe's lists (api.md leaves the bounds open). */
+export const ListLimit = z.coerce.number().int().min(1).max(100).default(20);
+
 /** Error responses every route can give; the OpenAPI document marks them application/problem+json. */
 export const errorResponses = {
   '4XX': Problem,

@@ -12,15 +12,23 @@ function startOfMonthUtc(d = new Date()): Date {
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
+/** Seconds each credential spent today and this month (UTC), from the usage ledger; absent = none. */
+export async function spentSeconds(db: Queryable, credentialIds: string[]): Promise<Map<string, { today: number; month: number }>> {
+  const { rows } = await db.query<{ credential_id: string; today: number; month: number }>(
+    `SELECT credential_id,
+            coalesce(sum(seconds) FILTER (WHERE created_at >= $2), 0) AS today,
+            coalesce(sum(seconds), 0) AS month
+       FROM usage_ledger WHERE credential_id = ANY($1) AND created_at >= $3
+      GROUP BY credential_id`,
+    [credentialIds, startOfDayUtc(), startOfMonthUtc()],
+  );
+  return new Map(rows.map((r) => [r.credential_id, { today: Number(r.today), month: Number(r.month) }]));
+}
+
 /** Minutes this credential spent today and this month (UTC), from the usage ledger. */
 export async function spentMinutes(db: Queryable, credentialId: string): Promise<{ today: number; month: number }> {
-  const { rows } = await db.query(
-    `SELECT coalesce(sum(seconds) FILTER (WHERE created_at >= $2), 0) AS today,
-            coalesce(sum(seconds), 0) AS month
-       FROM usage_ledger WHERE credential_id = $1 AND created_at >= $3`,
-    [credentialId, startOfDayUtc(), startOfMonthUtc()],
-  );
-  return { today: round(rows[0].today / 60), month: round(rows[0].month / 60) };
+  const spent = (await spentSeconds(db, [credentialId])).get(credentialId) ?? { today: 0, month: 0 };
+  return { today: round(spent.today / 60), month: round(spent.month / 60) };
 }
 
 export async function me(s: Services, cred: Caller) {

@@ -2,7 +2,7 @@ import type { Client, Queryable } from '../db/pool.ts';
 import { withTx } from '../db/pool.ts';
 import { ID_PATTERN, newId, randomBase62 } from '../ids.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { createPersistedActor, sendToActor } from '../actors/store.ts';
+import { createPersistedActor, sendToActor, writeEvent } from '../actors/store.ts';
 import type { Session } from '../http/schemas.ts';
 import type { Caller, Services } from './context.ts';
 import { assertLanguagesAllowed, assertVoiceAllowed } from './restrictions.ts';
@@ -321,9 +321,10 @@ async function lockSpending(tx: Client, cred: Caller): Promise<void> {
   await tx.query(`SELECT pg_advisory_xact_lock(hashtext('spend:' || $1::text))`, [cred.id]);
 }
 
-async function charge(tx: Client, cred: Caller, session: SessionRow, kind: 'say' | 'listen', seconds: number, ref: string): Promise<void> {
+/** A say's charge: the usage ledger, the session's billed total and, for live keys, the balance. (Listening is charged in publishSegment.) */
+async function chargeSay(tx: Client, cred: Caller, session: SessionRow, seconds: number, ref: string): Promise<void> {
   if (seconds <= 0) return;
-  await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind, seconds, ref });
+  await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds, ref });
   await tx.query(`UPDATE agent_sessions SET billed_seconds = billed_seconds + $2 WHERE id = $1`, [session.id, seconds]);
   if (cred.livemode) await tx.query(`UPDATE organizations SET balance_seconds = balance_seconds - $2 WHERE id = $1`, [cred.orgId, seconds]);
 }
@@ -369,7 +370,7 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
          FROM sim_rooms WHERE room_id = $1`,
       [session.room_id, lang, (0.5 + Math.random() * 2) / s.config.simSpeed],
     );
-    await charge(tx, cred, session, 'say', charged, utteranceId);
+    await chargeSay(tx, cred, session, charged, utteranceId);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode };
   });
 }
@@ -483,10 +484,7 @@ async function writeTranscript(tx: Client, session: SessionRow): Promise<void> {
     [...window, id],
   );
   const object = { id, object: 'transcript', room_id: session.room_id, session_id: session.id, segment_count: n };
-  await tx.query(
-    `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data) VALUES ($1, $2, $3, 'transcript.ready', $4, $5)`,
-    [newId('evt'), session.org_id, session.livemode, id, JSON.stringify({ object })],
-  );
+  await writeEvent(tx, { orgId: session.org_id, livemode: session.livemode }, 'transcript.ready', object);
 }
 
 // --- Transcripts -----------------------------------------------------------

@@ -1,5 +1,5 @@
 import type { Client } from '../db/pool.ts';
-import { newId } from '../ids.ts';
+import { writeEvent } from '../actors/store.ts';
 import { spentMinutes } from './account.ts';
 
 // Spending: everything that costs minutes writes one usage_ledger row through
@@ -62,10 +62,7 @@ export async function checkUsageThresholds(tx: Client, e: Pick<UsageEntry, 'orgI
         limit_minutes: p.limit,
         spent_minutes: p.spent,
       };
-      await tx.query(
-        `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data) VALUES ($1, $2, $3, 'usage.threshold', $4, $5)`,
-        [newId('evt'), e.orgId, e.livemode, e.credentialId, JSON.stringify({ object })],
-      );
+      await writeEvent(tx, { orgId: e.orgId, livemode: e.livemode }, 'usage.threshold', object);
       reached.push({ period: p.period, threshold, limitMinutes: p.limit, spentMinutes: p.spent });
     }
   }

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.ts';
 import type { Caller, Services } from '../services/context.ts';
+import { spentSeconds } from '../services/account.ts';
 
 // Reads session events for many listeners at once. When a phrase reaches a
 // room, every waiting listener wakes in the same instant; instead of a query
@@ -93,16 +94,7 @@ export class EventReader {
     const refused = new Set<number>();
     const limited = batch.filter(({ cred: c }) => c.spendDayMinutes !== null || c.spendMonthMinutes !== null || c.perCallMinutes !== null);
     if (limited.length === 0) return refused;
-    const { rows } = await this.s.pool.query<{ credential_id: string; today: number; month: number }>(
-      `SELECT credential_id,
-              coalesce(sum(seconds) FILTER (WHERE created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0) AS today,
-              coalesce(sum(seconds), 0) AS month
-         FROM usage_ledger
-        WHERE credential_id = ANY($1) AND created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-        GROUP BY credential_id`,
-      [[...new Set(limited.map((p) => p.cred.id))]],
-    );
-    const spent = new Map(rows.map((r) => [r.credential_id, r]));
+    const spent = await spentSeconds(this.s.pool, [...new Set(limited.map((p) => p.cred.id))]);
     const perCall = limited.filter((p) => p.cred.perCallMinutes !== null);
     const billed = new Map<string, number>();
     if (perCall.length > 0) {
@@ -116,7 +108,7 @@ export class EventReader {
       const c = p.cred;
       const sp = spent.get(c.id);
       const reached = (limit: number | null, usedSeconds: number) => limit !== null && usedSeconds >= limit * 60;
-      if (reached(c.spendDayMinutes, Number(sp?.today ?? 0)) || reached(c.spendMonthMinutes, Number(sp?.month ?? 0)) ||
+      if (reached(c.spendDayMinutes, sp?.today ?? 0) || reached(c.spendMonthMinutes, sp?.month ?? 0) ||
           reached(c.perCallMinutes, billed.get(p.sessionId) ?? 0)) {
         refused.add(k);
       }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { PhoneNumber, errorResponses } from '../../../http/schemas.ts';
+import { ListLimit, PhoneNumber, errorResponses } from '../../../http/schemas.ts';
 import { caller, zapp } from '../../../http/route.ts';
 import type { Services } from '../../../services/context.ts';
 import { listNumbers } from '../../../services/numbers.ts';
@@ -11,7 +11,7 @@ export default function register(app: FastifyInstance, s: Services) {
     schema: {
       summary: "Numbers usable as caller id: the organization's own first, the shared one last",
       tags: ['Phone numbers'],
-      querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
+      querystring: z.object({ limit: ListLimit }),
       response: { 200: z.object({ data: z.array(PhoneNumber) }), ...errorResponses },
     },
     handler: async (req) => ({ data: await listNumbers(s, caller(req), req.query.limit) }),

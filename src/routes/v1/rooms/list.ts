@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { RoomList, errorResponses } from '../../../http/schemas.ts';
+import { ListLimit, RoomList, errorResponses } from '../../../http/schemas.ts';
 import { caller, zapp } from '../../../http/route.ts';
 import type { Services } from '../../../services/context.ts';
 import { listRooms } from '../../../services/rooms.ts';
 
-// Bounds of `limit` are ours (api.md leaves them open): 1-100, default 20, as Stripe's lists.
 export const ListQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: ListLimit,
   starting_after: z.string().max(100).optional().describe('Id of the last room of the previous page'),
 });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  IdParams, IdempotencyHeaders, Lang, Session, SessionEvent, Transcript, TranscriptSummary, errorResponses,
+  IdParams, IdempotencyHeaders, Lang, ListLimit, Session, SessionEvent, Transcript, TranscriptSummary, errorResponses,
 } from '../../../http/schemas.ts';
 import { caller, zapp } from '../../../http/route.ts';
 import { idempotent } from '../../../http/idempotency.ts';
@@ -119,7 +119,7 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
       tags: ['Transcripts'],
       querystring: z.object({
         room_id: z.string().max(100).optional(),
-        limit: z.coerce.number().int().min(1).max(100).default(20),
+        limit: ListLimit,
         starting_after: z.string().max(100).optional(),
       }),
       response: { 200: z.object({ data: z.array(TranscriptSummary), has_more: z.boolean() }), ...errorResponses },

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
-  Delivery, EventLogEntry, EventTypeName, IdParams, TestDelivery, WebhookEndpoint, WebhookEndpointWithSecret, errorResponses,
+  Delivery, EventLogEntry, EventTypeName, IdParams, ListLimit, TestDelivery, WebhookEndpoint, WebhookEndpointWithSecret, errorResponses,
 } from '../../../http/schemas.ts';
 import { caller, zapp } from '../../../http/route.ts';
 import type { Services } from '../../../services/context.ts';
@@ -10,7 +10,6 @@ import {
 } from '../../../services/webhooks.ts';
 
 const TAG = 'Webhooks and events';
-const Limit = z.coerce.number().int().min(1).max(100).default(20);
 
 export default function register(app: FastifyInstance, s: Services) {
   const r = zapp(app);
@@ -80,7 +79,7 @@ export default function register(app: FastifyInstance, s: Services) {
       summary: 'Deliveries to an endpoint, newest first, with every attempt',
       tags: [TAG],
       params: IdParams,
-      querystring: z.object({ limit: Limit, starting_after: z.string().max(100).optional().describe('Id of the last delivery of the previous page') }),
+      querystring: z.object({ limit: ListLimit, starting_after: z.string().max(100).optional().describe('Id of the last delivery of the previous page') }),
       response: { 200: z.object({ data: z.array(Delivery), has_more: z.boolean() }), ...errorResponses },
     },
     handler: (req) => listDeliveries(s, caller(req), req.params.id, req.query.limit, req.query.starting_after),
@@ -106,7 +105,7 @@ export default function register(app: FastifyInstance, s: Services) {
       querystring: z.object({
         type: z.string().max(100).optional().describe('An event type, or a family such as `call.*`'),
         since: z.string().max(40).optional().describe('ISO 8601 date-time or Unix seconds; events created at or after it'),
-        limit: Limit,
+        limit: ListLimit,
         starting_after: z.string().max(100).optional().describe('Id of the last event of the previous page'),
       }),
       response: { 200: z.object({ data: z.array(EventLogEntry), has_more: z.boolean() }), ...errorResponses },
