@@ -9,7 +9,7 @@ import { createPool, withTx, type Pool } from '../src/db/pool.ts';
 import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
-import { publishSegment } from '../src/services/sessions.ts';
+import { publishSegment } from '../src/sessions/publish.ts';
 
 // The `longpoll` target of npm run bench (bench/run.ts): BENCH_LONGPOLL_N
 // (default 5000) agent sessions long-poll GET /v1/sessions/{id}/events with

@@ -3,9 +3,8 @@ import { createActor, transition, type SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { roomMachine, type RoomEvent } from './room.ts';
 import { startTestApp, type TestApp } from '../test/helpers/app.ts';
-import { endRoom } from '../src/services/rooms.ts';
-import { sendToActor } from '../src/actors/store.ts';
-import { QUEUES } from '../src/jobs/boss.ts';
+import { ROOM_EXPIRE_QUEUE, endRoom } from '../src/rooms/rooms.ts';
+import { transition as storeTransition } from '../src/actors/store.ts';
 
 // Model-based tests of the room lifecycle: paths are generated from the room
 // machine (xstate/graph) and every machine event is carried out as the real
@@ -85,7 +84,7 @@ async function newSut(): Promise<Sut> {
 async function roomJob(roomId: string) {
   const { rows } = await t.pool.query(
     `SELECT id, state, start_after, data, xmin::text AS xmin FROM pgboss.job WHERE name = $1 AND singleton_key = $2`,
-    [QUEUES.roomExpire, roomId],
+    [ROOM_EXPIRE_QUEUE, roomId],
   );
   return rows;
 }
@@ -229,7 +228,7 @@ async function carryOut(sut: Sut, event: RoomEvent): Promise<void> {
       expect(Math.abs(jobs[0].start_after.getTime() - room.expires_at.getTime())).toBeLessThan(1000);
       const due = await t.pool.query(
         `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND singleton_key = $2 AND state = 'created'`,
-        [QUEUES.roomExpire, id],
+        [ROOM_EXPIRE_QUEUE, id],
       );
       expect(due.rowCount).toBe(1);
       await poll('the room to expire', async () => {
@@ -425,13 +424,13 @@ describe('room end under concurrency', () => {
     try {
       await c1.query('BEGIN');
       await c2.query('BEGIN');
-      const first = await sendToActor(c1, id, { type: 'END', reason: 'deleted' }, () => ({ id }));
+      const first = await storeTransition(c1, 'room', id, { type: 'END', reason: 'deleted' }, { returning: 'id', objectFor: () => ({ id }) });
       expect(first).toMatchObject({ state: 'ended', version: 2, changed: true, emitted: ['room.ended'] });
       // The second writer blocks on the actor row until the first commits, then
       // sees the ended snapshot and changes nothing.
       const pid2 = (await c2.query(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
       let settled = false;
-      const second = sendToActor(c2, id, { type: 'END', reason: 'expired' }, () => ({ id })).finally(() => { settled = true; });
+      const second = storeTransition(c2, 'room', id, { type: 'END', reason: 'expired' }, { returning: 'id', objectFor: () => ({ id }) }).finally(() => { settled = true; });
       await poll('the second writer to wait on the row lock', async () => {
         const { rows } = await t.pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [pid2]);
         return rows[0]?.wait_event_type === 'Lock' ? true : undefined;
@@ -455,7 +454,7 @@ describe('room end under concurrency', () => {
     const before = await endCount(id);
     const due = await t.pool.query(
       `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND singleton_key = $2 AND state = 'created'`,
-      [QUEUES.roomExpire, id],
+      [ROOM_EXPIRE_QUEUE, id],
     );
     expect(due.rowCount).toBe(1);
     await poll('the expiry job to complete', async () => ((await roomJob(id))[0]?.state === 'completed' ? true : undefined));

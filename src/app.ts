@@ -7,11 +7,9 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
-import { API_VERSION_DATE, SERVICE_VERSION, type Config } from './config.ts';
+import { API_VERSION_DATE, SERVICE_VERSION } from './config.ts';
 import { newId } from './ids.ts';
 import { ApiError, ERROR_DESCRIPTIONS, ERROR_STATUS, problem } from './errors.ts';
-import type { Pool } from './db/pool.ts';
-import type { Boss } from './jobs/boss.ts';
 import { CredentialCache } from './http/credential-cache.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { RequestStats } from './http/request-stats.ts';
@@ -20,11 +18,11 @@ import { readIdempotencyKey } from './http/idempotency.ts';
 import { makeErrorHandler, makeNotFoundHandler } from './http/error-handler.ts';
 import { finishOpenApi } from './http/openapi.ts';
 import './http/route.ts';
-import { V1_ROUTES } from './routes/v1/index.ts';
-import type { Services } from './services/context.ts';
+import { V1_ROUTES } from './routes.ts';
+import { now, type Services } from './services.ts';
 import { SessionBus } from './sessions/bus.ts';
 import { EventReader } from './sessions/reader.ts';
-import roomPage from './routes/pages/room.ts';
+import roomPage from './rooms/page.ts';
 
 /** Deepest nesting of arrays and objects accepted in a body or query; deeper input would exhaust the stack. */
 const MAX_DEPTH = 64;
@@ -65,9 +63,10 @@ export type AppDeps = Services & { databaseUrl: string };
 
 /** Every Fastify option and plugin; the server and the tests build the same app. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const { config, pool, boss } = deps;
+  const { config, pool } = deps;
   const errorsUrl = `${config.publicBaseUrl}/docs/errors`;
-  const anonymous = new AnonymousLimiter();
+  const clock = () => now(deps).getTime();
+  const anonymous = new AnonymousLimiter(clock);
   const errorHandler = makeErrorHandler(errorsUrl);
   const app = Fastify({
     // A URL Fastify cannot decode (a stray %) is refused before any hook runs:
@@ -121,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const cache = new CredentialCache(pool, deps.databaseUrl);
   await cache.start();
-  const limiter = new RateLimiter(pool);
+  const limiter = new RateLimiter(pool, clock);
   const stats = new RequestStats(pool);
   const bus = new SessionBus(deps.databaseUrl);
   await bus.start();
@@ -140,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('Service-Version', SERVICE_VERSION);
     if (req.routeOptions.config.auth) {
       try {
-        req.cred = await authenticate(req, reply, { cache, limiter });
+        req.cred = await authenticate(req, reply, { cache, limiter, now: clock });
         return;
       } catch (err) {
         // A 401 has no credential to count against: it spends the anonymous budget below.

@@ -26,6 +26,11 @@ function stateName(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** The object's status: the top-level state's name (a nested state is a detail of its parent's status). */
+function statusOf(value: unknown): string {
+  return typeof value === 'string' ? value : Object.keys(value as object)[0]!;
+}
+
 function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: EventObject) {
   const emitted: string[] = [];
   const actor = snapshot === undefined ? createActor(machine) : createActor(machine, { snapshot: snapshot as never });
@@ -37,7 +42,10 @@ function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: Eve
   const after = actor.getSnapshot();
   const persisted = actor.getPersistedSnapshot();
   actor.stop();
-  return { before: stateName(before.value), after: stateName(after.value), persisted, emitted, changed: before !== after };
+  return {
+    before: stateName(before.value), after: stateName(after.value), status: statusOf(after.value), persisted, emitted,
+    changed: before !== after, done: after.status === 'done',
+  };
 }
 
 /** Outbox rows for emitted events, in emission order. */
@@ -59,9 +67,16 @@ export async function writeEvent(tx: Client, owner: Owner, type: string, object:
   );
 }
 
-async function writeOutbox(tx: Client, owner: Owner, emitted: string[], objectFor: ObjectFor): Promise<void> {
-  for (const type of emitted) await writeEvent(tx, owner, type, objectFor(type));
-}
+/**
+ * The row each machine's object lives in, whose `status` column the store
+ * writes from the machine's state (the top-level state name is the status
+ * api.md shows) and whose `ended_at` it sets when the machine reaches its
+ * final state. Table names are code, never input.
+ */
+const OBJECT_TABLES: Record<MachineName, { table: string }> = {
+  room: { table: 'rooms' },
+  session: { table: 'agent_sessions' },
+};
 
 /** Creates the actor in its initial state and sends it the first event, in tx. */
 export async function createPersistedActor(
@@ -72,8 +87,12 @@ export async function createPersistedActor(
     owner: Owner;
     event: ActorEvent;
     objectFor: ObjectFor;
-    /** The object's own row (e.g. rooms), inserted by the same statement. Table and column names are code, never input. */
-    row?: { table: string; values: Record<string, unknown> };
+    /**
+     * The object's own row (e.g. rooms), inserted by the same statement into
+     * the machine's table, its status set from the machine's first state.
+     * Column names are code, never input.
+     */
+    row?: Record<string, unknown>;
   },
 ): Promise<TransitionResult> {
   const machine = machines[args.machine] as AnyStateMachine;
@@ -83,9 +102,10 @@ export async function createPersistedActor(
   // inserted by the same statement; the foreign key is checked when the
   // statement ends. A data-modifying CTE runs even though nothing reads it.
   const events = outboxRows(r.emitted, args.objectFor);
-  const rowColumns = Object.keys(args.row?.values ?? {});
+  const values = args.row ? { ...args.row, status: r.status } : {};
+  const rowColumns = Object.keys(values);
   const own = args.row
-    ? `own AS (INSERT INTO ${args.row.table} (${rowColumns.join(', ')}) VALUES (${rowColumns.map((_, i) => `$${14 + i}`).join(', ')})), `
+    ? `own AS (INSERT INTO ${OBJECT_TABLES[args.machine].table} (${rowColumns.join(', ')}) VALUES (${rowColumns.map((_, i) => `$${14 + i}`).join(', ')})), `
     : '';
   await tx.query(
     `WITH ${own}actor AS (
@@ -102,45 +122,80 @@ export async function createPersistedActor(
       args.id, args.owner.orgId, args.owner.livemode, args.machine, r.after, JSON.stringify(r.persisted),
       JSON.stringify(args.event), r.before, r.emitted,
       events.map((e) => e.eventId), events.map((e) => e.type), events.map((e) => e.objectId), events.map((e) => e.data),
-      ...Object.values(args.row?.values ?? {}),
+      ...Object.values(values),
     ],
   );
   return { state: r.after, version: 1, emitted: r.emitted, changed: true };
 }
 
+export type Transition<Row> = TransitionResult & {
+  /** The object's row after the transition (as it was, when the event was refused). */
+  row: Row;
+};
+
 /**
- * Sends an event to a persisted actor inside tx. The row is locked for the
- * transaction and the update is checked against the version read, so two
- * writers can never both apply a transition to the same snapshot.
- * An event the current state does not accept changes nothing (changed=false).
+ * Sends an event to a persisted actor inside tx and writes what follows from
+ * it: the snapshot (checked against the version read, so two writers can never
+ * both apply a transition to the same snapshot), a history row, the object's
+ * status derived from the new state (and ended_at on reaching a final state),
+ * and the emitted events, built by objectFor from the updated row.
+ *
+ * Locks the object's row, then the actor's, always in that order. An event the
+ * current state does not accept (a finished actor accepts none) changes
+ * nothing: changed is false and the row comes back as it is, so the caller
+ * answers what the spec says for it (409, or the object unchanged).
  */
-export async function sendToActor(
+export async function transition<Row extends Record<string, unknown>>(
   tx: Client,
+  machineName: MachineName,
   id: string,
   event: ActorEvent,
-  objectFor: ObjectFor,
-): Promise<TransitionResult> {
-  const { rows } = await tx.query(
+  opts: {
+    /** Columns of the object's row to return, e.g. 'id, status, ended_at'. Code, never input. */
+    returning: string;
+    objectFor: (row: Row, eventType: string) => Record<string, unknown> & { id: string };
+  },
+): Promise<Transition<Row>> {
+  const { table } = OBJECT_TABLES[machineName];
+  const locked = await tx.query<Row>(`SELECT ${opts.returning} FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+  const { rows: actors } = await tx.query(
     `SELECT machine, org_id, livemode, snapshot, version FROM actors WHERE id = $1 FOR UPDATE`,
     [id],
   );
-  const row = rows[0];
-  if (!row) throw new ApiError('not_found', `No such object: '${id}'`);
-  const machine = machines[row.machine as MachineName] as AnyStateMachine;
-  const r = run(machine, row.snapshot, event);
-  if (!r.changed) return { state: r.after, version: row.version, emitted: [], changed: false };
-  const version = row.version + 1;
+  const actor = actors[0];
+  if (!actor || actor.machine !== machineName) throw new ApiError('not_found', `No such object: '${id}'`);
+  const machine = machines[machineName] as AnyStateMachine;
+  const r = run(machine, actor.snapshot, event);
+  if (!r.changed) return { state: r.after, version: actor.version, emitted: [], changed: false, row: locked.rows[0]! };
+  const version = actor.version + 1;
+  const { rows: updated } = await tx.query<Row>(
+    `UPDATE ${table} SET status = $2, ended_at = CASE WHEN $3::boolean THEN coalesce(ended_at, now()) ELSE ended_at END
+      WHERE id = $1 RETURNING ${opts.returning}`,
+    [id, r.status, r.done],
+  );
+  const row = updated[0]!;
+  const events = outboxRows(r.emitted, (type) => opts.objectFor(row, type));
   const upd = await tx.query(
-    `UPDATE actors SET state = $2, snapshot = $3, version = $4, updated_at = now() WHERE id = $1 AND version = $5`,
-    [id, r.after, JSON.stringify(r.persisted), version, row.version],
+    `WITH actor AS (
+       UPDATE actors SET state = $2, snapshot = $3, version = $4, updated_at = now() WHERE id = $1 AND version = $5 RETURNING id
+     ), history AS (
+       INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
+       SELECT id, $4, $6::jsonb, $7::text, $2, $8::text[] FROM actor
+     ), events AS (
+       INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
+       SELECT e.event_id, $9::text, $10::boolean, e.type, e.object_id, e.data::jsonb
+         FROM actor, unnest($11::text[], $12::text[], $13::text[], $14::text[]) WITH ORDINALITY AS e(event_id, type, object_id, data, n)
+        ORDER BY e.n
+     )
+     SELECT count(*)::int AS n FROM actor`,
+    [
+      id, r.after, JSON.stringify(r.persisted), version, actor.version, JSON.stringify(event), r.before, r.emitted,
+      actor.org_id, actor.livemode,
+      events.map((e) => e.eventId), events.map((e) => e.type), events.map((e) => e.objectId), events.map((e) => e.data),
+    ],
   );
-  if (upd.rowCount !== 1) throw new ApiError('conflict', `'${id}' was changed concurrently; retry`);
-  await tx.query(
-    `INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [id, version, JSON.stringify(event), r.before, r.after, r.emitted],
-  );
-  await writeOutbox(tx, { orgId: row.org_id, livemode: row.livemode }, r.emitted, objectFor);
-  return { state: r.after, version, emitted: r.emitted, changed: true };
+  if (upd.rows[0].n !== 1) throw new ApiError('conflict', `'${id}' was changed concurrently; retry`);
+  return { state: r.after, version, emitted: r.emitted, changed: true, row };
 }
 
 export type ActorRecord = {

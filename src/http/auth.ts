@@ -47,7 +47,7 @@ export function setRateHeaders(reply: FastifyReply, v: Verdict): void {
 export async function authenticate(
   req: FastifyRequest,
   reply: FastifyReply,
-  deps: { cache: CredentialCache; limiter: RateLimiter },
+  deps: { cache: CredentialCache; limiter: RateLimiter; now: () => number },
 ): Promise<Credential> {
   const header = req.headers.authorization;
   if (!header) throw unauthorized('Authorization: header missing; send Authorization: Bearer <API key>');
@@ -58,7 +58,7 @@ export async function authenticate(
   const cred = await deps.cache.get(hashSecret(secret));
   if (!cred) throw unauthorized('Authorization: invalid API key');
   if (cred.revokedAt) throw unauthorized('Authorization: this API key was revoked');
-  if (cred.expiresAt && cred.expiresAt.getTime() <= Date.now()) throw unauthorized('Authorization: this API key has expired');
+  if (cred.expiresAt && cred.expiresAt.getTime() <= deps.now()) throw unauthorized('Authorization: this API key has expired');
 
   const windows: Array<{ kind: 'minute' | 'day'; limit: number }> = [{ kind: 'minute', limit: cred.requestsPerMinute }];
   if (cred.mode === 'test') windows.push({ kind: 'day', limit: TEST_DAILY_LIMIT });
@@ -101,11 +101,13 @@ export class AnonymousLimiter {
   private windowStart = 0;
   private counts = new Map<string, number>();
   readonly limit: number;
-  constructor(limit = 6000) {
+  private readonly now: () => number;
+  constructor(now: () => number = Date.now, limit = 6000) {
+    this.now = now;
     this.limit = limit;
   }
   take(ip: string): Verdict {
-    const now = Date.now();
+    const now = this.now();
     const start = Math.floor(now / 60_000) * 60_000;
     if (start !== this.windowStart) {
       this.windowStart = start;

@@ -1,6 +1,5 @@
-import { ApiError } from '../errors.ts';
-import type { Caller, Services } from '../services/context.ts';
-import { spentSeconds } from '../services/account.ts';
+import { now, type Caller, type Services } from '../services.ts';
+import { spendVerdicts } from '../billing/limits.ts';
 
 // Reads session events for many listeners at once. When a phrase reaches a
 // room, every waiting listener wakes in the same instant; instead of a query
@@ -53,7 +52,7 @@ export class EventReader {
 
   private async run(batch: Pending[]): Promise<void> {
     const { rows } = await this.s.pool.query(
-      `SELECT w.i::int AS i, s.status, e.seq, e.type, e.speaker, e.src_lang, e.text, e.text_in_hear_lang, e.meta, e.created_at
+      `SELECT w.i::int AS i, s.status, s.billed_seconds, e.seq, e.type, e.speaker, e.src_lang, e.text, e.text_in_hear_lang, e.meta, e.created_at
          FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS w(session_id, cursor, i)
          JOIN agent_sessions s ON s.id = w.session_id
          LEFT JOIN LATERAL (
@@ -63,9 +62,11 @@ export class EventReader {
       [batch.map((p) => p.sessionId), batch.map((p) => p.cursor), LISTEN_BATCH],
     );
     const results: ReadResult[] = batch.map((p) => ({ events: [], cursor: p.cursor, status: 'ended' }));
+    const billed: number[] = batch.map(() => 0);
     for (const r of rows) {
       const out = results[r.i - 1]!;
       out.status = r.status;
+      billed[r.i - 1] = Number(r.billed_seconds);
       if (r.seq === null) continue;
       out.events.push({
         id: Number(r.seq),
@@ -78,41 +79,14 @@ export class EventReader {
       });
       out.cursor = Number(r.seq);
     }
-    const refused = await this.overLimit(batch);
+    // Listening was charged as the phrases reached the sessions (publish.ts),
+    // so a read costs nothing more; it is refused (402) once a limit of the
+    // key (day, month, per call = this session's billed total) is reached.
+    const refused = await spendVerdicts(this.s.pool, batch.map((p, k) => ({ cred: p.cred, seconds: 0, callSeconds: billed[k] })), now(this.s));
     batch.forEach((p, k) => {
-      if (refused.has(k)) p.reject(new ApiError('spend_limit_reached', 'This key has reached a spending limit; listening is metered too'));
+      const err = refused[k];
+      if (err) p.reject(err);
       else p.resolve(results[k]!);
     });
-  }
-
-  /**
-   * Reads of keys at or past a spending limit (day, month, per call = this
-   * session's billed total) get 402. Listening itself is charged as phrases
-   * reach the session (publishSegment), so reading writes nothing.
-   */
-  private async overLimit(batch: Pending[]): Promise<Set<number>> {
-    const refused = new Set<number>();
-    const limited = batch.filter(({ cred: c }) => c.spendDayMinutes !== null || c.spendMonthMinutes !== null || c.perCallMinutes !== null);
-    if (limited.length === 0) return refused;
-    const spent = await spentSeconds(this.s.pool, [...new Set(limited.map((p) => p.cred.id))]);
-    const perCall = limited.filter((p) => p.cred.perCallMinutes !== null);
-    const billed = new Map<string, number>();
-    if (perCall.length > 0) {
-      const b = await this.s.pool.query<{ id: string; billed_seconds: number }>(
-        `SELECT id, billed_seconds FROM agent_sessions WHERE id = ANY($1)`,
-        [perCall.map((p) => p.sessionId)],
-      );
-      for (const r of b.rows) billed.set(r.id, Number(r.billed_seconds));
-    }
-    batch.forEach((p, k) => {
-      const c = p.cred;
-      const sp = spent.get(c.id);
-      const reached = (limit: number | null, usedSeconds: number) => limit !== null && usedSeconds >= limit * 60;
-      if (reached(c.spendDayMinutes, sp?.today ?? 0) || reached(c.spendMonthMinutes, sp?.month ?? 0) ||
-          reached(c.perCallMinutes, billed.get(p.sessionId) ?? 0)) {
-        refused.add(k);
-      }
-    });
-    return refused;
   }
 }

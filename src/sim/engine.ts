@@ -1,6 +1,7 @@
-import { withTx } from '../db/pool.ts';
-import type { Services } from '../services/context.ts';
-import { publishSegment, robotPauseSeconds } from '../services/sessions.ts';
+import { withTx, type Client } from '../db/pool.ts';
+import type { Services } from '../services.ts';
+import { publishSegment } from '../sessions/publish.ts';
+import { robotPauseSeconds } from './robots.ts';
 import { robotPhrase, robotReply } from './translator.ts';
 
 // The test-mode robots (operator.md, Test-mode simulator): in every room with
@@ -80,7 +81,7 @@ export async function pass(s: Services): Promise<number> {
   });
 }
 
-async function say(s: Services, tx: Parameters<typeof publishSegment>[1], roomId: string, robot: 'a' | 'b', lang: string, text: string) {
+async function say(s: Services, tx: Client, roomId: string, robot: 'a' | 'b', lang: string, text: string) {
   await publishSegment(s, tx, {
     roomId,
     kind: 'robot',

@@ -1,6 +1,7 @@
 import {
   ANNOUNCEMENT, PHRASES, REPLY_INDICES, SUPPORTED_LANGS, fillName, isSupportedLang, markUntranslated, normaliseLang, parseUntranslated,
 } from './phrasebook.ts';
+import type { Translator } from '../providers/translator.ts';
 
 // Test-mode translation (operator.md, Test-mode simulator): robots speak from
 // the phrasebook, whose phrases have real translations; anything else (an
@@ -9,30 +10,10 @@ import {
 //     [<from>→<to>] <original text, verbatim>      e.g. "[en→de] See you at noon"
 //
 // Everything here is deterministic: same input, same output, on every process.
+// The interface it implements is src/providers/translator.ts.
 
 export { SUPPORTED_LANGS, markUntranslated, normaliseLang, parseUntranslated, isSupportedLang };
 
-/**
- * Turns text from one language into another. A real machine-translation
- * provider implements the same interface (Services.translator replaces the
- * simulator's).
- *
- * Synchronous on purpose: its callers (publishSegment, transcripts) run
- * inside database transactions and translate for every listener language at
- * once. A real provider is a network call, so it is async; to plug one in,
- * translate before the transaction (the listener languages are known up
- * front: `await Promise.all(langs.map((l) => provider.translate(text, from, l)))`)
- * and hand the results over as a synchronous lookup (Segment.textIn in
- * src/services/sessions.ts), or, if that is not enough, turn this method
- * into `Promise<string>` and await it in those callers.
- *
- * from and to are language tags in any case and with any region (`en`,
- * `en-US`, `pt-BR`, `EN`); same language after normalising means the text
- * comes back unchanged.
- */
-export interface Translator {
-  translate(text: string, from: string, to: string): string;
-}
 
 /** Phrase lookup key: NFC, trimmed, runs of whitespace (non-breaking included) as one space. Case is kept. */
 function phraseKey(text: string): string {
@@ -88,14 +69,6 @@ export class SimulatedTranslator implements Translator {
 }
 
 export const simulatedTranslator: SimulatedTranslator = new SimulatedTranslator();
-
-/** Speaking rate: 15 characters a second, about 150 words a minute (6 characters a word, space included). */
-export const SPEAKING_RATE_CHARS_PER_SECOND = 15;
-
-/** Seconds it takes to speak text at SPEAKING_RATE_CHARS_PER_SECOND: ceil(characters / rate), at least 1. Characters are code points. */
-export function spokenSeconds(text: string): number {
-  return Math.max(1, Math.ceil([...text].length / SPEAKING_RATE_CHARS_PER_SECOND));
-}
 
 // --- What the robots say --------------------------------------------------
 

@@ -1,8 +1,8 @@
 import type { Client } from '../db/pool.ts';
 import { withTx } from '../db/pool.ts';
 import { newId } from '../ids.ts';
-import { QUEUES, inTx } from '../jobs/boss.ts';
-import type { Services } from '../services/context.ts';
+import { inTx } from '../jobs/in-tx.ts';
+import { now, type Services } from '../services.ts';
 import { fromOutbox } from './envelope.ts';
 import { postWebhook, type PostResult } from './outbound.ts';
 import { signatureHeaders } from './signing.ts';
@@ -20,6 +20,9 @@ import { signatureHeaders } from './signing.ts';
 //    the receiver may then see the event twice, with the same event id
 //    (api.md: deduplicate by id).
 
+/** pg-boss queue of delivery attempts (webhooks/jobs.ts). */
+export const WEBHOOK_DELIVER_QUEUE = 'webhook-deliver';
+
 /** Waits before attempts 2..9 (1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h, 24 h). */
 export const RETRY_DELAYS_S = [60, 300, 1800, 7200, 21600, 43200, 86400, 86400] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_S.length + 1;
@@ -28,10 +31,6 @@ export const DISABLE_AFTER_MS = 3 * 24 * 3600_000;
 
 export type DeliveryJob = { deliveryId: string; n: number };
 export type Trigger = 'schedule' | 'resend' | 'test';
-
-export function now(s: Services): Date {
-  return s.clock ? s.clock() : new Date();
-}
 
 /** Moves up to `limit` outbox rows to the delivery queue. Returns how many it took. */
 export async function dispatchOutbox(s: Services, limit = 500): Promise<number> {
@@ -74,7 +73,7 @@ export async function dispatchOutbox(s: Services, limit = 500): Promise<number> 
         ],
       );
       const jobs = ins.rows.map((r) => ({ data: { deliveryId: r.id as string, n: 1 } satisfies DeliveryJob }));
-      if (jobs.length > 0) await s.boss.insert(QUEUES.webhookDeliver, jobs, inTx(tx));
+      if (jobs.length > 0) await s.boss.insert(WEBHOOK_DELIVER_QUEUE, jobs, inTx(tx));
     }
     await tx.query(`UPDATE outbox SET processed_at = now() WHERE id = ANY($1)`, [rows.map((r) => r.id)]);
     return rows.length;
@@ -206,7 +205,7 @@ async function record(
       ],
     );
   }
-  if (retries.length > 0) await s.boss.insert(QUEUES.webhookDeliver, retries, inTx(tx));
+  if (retries.length > 0) await s.boss.insert(WEBHOOK_DELIVER_QUEUE, retries, inTx(tx));
   for (const [id, ep] of endpoints) {
     if (ep.ok) {
       await tx.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1`, [id]);

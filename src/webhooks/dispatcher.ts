@@ -1,5 +1,5 @@
 import { PgListener } from '../db/listener.ts';
-import type { Services } from '../services/context.ts';
+import type { Services } from '../services.ts';
 import { dispatchOutbox } from './delivery.ts';
 
 // Runs dispatchOutbox in every worker process. An outbox insert NOTIFYs

@@ -9,7 +9,7 @@ import { buildApp } from '../../src/app.ts';
 import { createKey, createOrg, type KeyOptions } from '../../src/cli/admin.ts';
 import { adminQuery, withDatabase } from './pg.ts';
 import type { Lookup } from '../../src/webhooks/outbound.ts';
-import type { Services } from '../../src/services/context.ts';
+import type { Services } from '../../src/services.ts';
 
 export type TestDb = { name: string; url: string; drop: () => Promise<void> };
 

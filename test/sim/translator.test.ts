@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOUNCEMENT, PHRASES, REPLY_INDICES, REPLY_PHRASES, SUPPORTED_LANGS, announcement } from '../../src/sim/phrasebook.ts';
 import {
-  PHRASE_ORDER, REPLY_ORDER, SPEAKING_RATE_CHARS_PER_SECOND, SimulatedTranslator, markUntranslated, normaliseLang, robotPhrase, robotReply,
-  simulatedTranslator, spokenSeconds, type Translator,
+  PHRASE_ORDER, REPLY_ORDER, SimulatedTranslator, markUntranslated, normaliseLang, robotPhrase, robotReply, simulatedTranslator,
 } from '../../src/sim/translator.ts';
+import type { Translator } from '../../src/providers/translator.ts';
+import { SPEAKING_RATE_CHARS_PER_SECOND, spokenSeconds } from '../../src/providers/speech.ts';
 
 // The test-mode translation simulator: real translations for phrasebook
 // phrases, a marked deterministic form for everything else.

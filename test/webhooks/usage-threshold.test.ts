@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { withTx } from '../../src/db/pool.ts';
-import { recordUsage } from '../../src/services/spending.ts';
+import { recordUsage } from '../../src/billing/ledger.ts';
 
 // usage.threshold (api.md section 6): a key reaching 80% and 100% of its daily
 // or monthly spending limit is told once per threshold and period, through the

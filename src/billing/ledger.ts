@@ -1,0 +1,97 @@
+import type { Client, Queryable } from '../db/pool.ts';
+import { checkUsageThresholds, type ThresholdReached } from './thresholds.ts';
+
+// The usage ledger: everything that costs minutes writes its rows here, in the
+// transaction of the work it pays for, and nothing else writes them. A live
+// key's usage also debits the organization's balance by the same seconds; a
+// test key's usage moves no balance but counts against the key's own limits
+// (so 402 can be exercised in test mode). Crossing a threshold of a key's
+// daily or monthly limit emits usage.threshold (thresholds.ts).
+
+export type UsageEntry = {
+  orgId: string;
+  credentialId: string;
+  livemode: boolean;
+  /** What was paid for: say, listen (later: call). */
+  kind: string;
+  seconds: number;
+  ref?: string | null;
+};
+
+/** Spending periods are UTC days and months. */
+export function periodStarts(at: Date): { day: Date; month: Date } {
+  return {
+    day: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate())),
+    month: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)),
+  };
+}
+
+/**
+ * Writes the entries (one statement), debits live balances, and emits the
+ * usage.threshold events the spending crossed. `at` is the service clock's
+ * time, so the rows fall in the periods the limits are checked against.
+ */
+export async function recordUsage(tx: Client, entries: UsageEntry | UsageEntry[], at = new Date()): Promise<ThresholdReached[]> {
+  const list = (Array.isArray(entries) ? entries : [entries]).filter((e) => e.seconds > 0);
+  if (list.length === 0) return [];
+  await tx.query(
+    `INSERT INTO usage_ledger (org_id, credential_id, livemode, kind, seconds, ref, created_at)
+     SELECT org_id, credential_id, livemode, kind, seconds, ref, $7
+       FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::numeric[], $6::text[])
+            AS e(org_id, credential_id, livemode, kind, seconds, ref)`,
+    [list.map((e) => e.orgId), list.map((e) => e.credentialId), list.map((e) => e.livemode), list.map((e) => e.kind),
+      list.map((e) => e.seconds), list.map((e) => e.ref ?? null), at],
+  );
+  const debits = new Map<string, number>();
+  for (const e of list) if (e.livemode) debits.set(e.orgId, (debits.get(e.orgId) ?? 0) + e.seconds);
+  if (debits.size > 0) {
+    await tx.query(
+      `UPDATE organizations o SET balance_seconds = o.balance_seconds - d.seconds
+         FROM unnest($1::text[], $2::numeric[]) AS d(id, seconds) WHERE o.id = d.id`,
+      [[...debits.keys()], [...debits.values()]],
+    );
+  }
+  return checkUsageThresholds(tx, list, at);
+}
+
+export type Spent = { today: number; month: number };
+
+/** Seconds each credential spent today and this month (UTC) as of `at`, from the ledger; absent = none. */
+export async function spentSeconds(db: Queryable, credentialIds: string[], at = new Date()): Promise<Map<string, Spent>> {
+  const { day, month } = periodStarts(at);
+  const { rows } = await db.query<{ credential_id: string; today: number; month: number }>(
+    `SELECT credential_id,
+            coalesce(sum(seconds) FILTER (WHERE created_at >= $2), 0) AS today,
+            coalesce(sum(seconds), 0) AS month
+       FROM usage_ledger WHERE credential_id = ANY($1) AND created_at >= $3
+      GROUP BY credential_id`,
+    [credentialIds, day, month],
+  );
+  return new Map(rows.map((r) => [r.credential_id, { today: Number(r.today), month: Number(r.month) }]));
+}
+
+/** Minutes as reported: three decimals. */
+export const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/** Minutes one credential spent today and this month (UTC), to three decimals, as /v1/me reports them. */
+export async function spentMinutes(db: Queryable, credentialId: string, at = new Date()): Promise<Spent> {
+  const spent = (await spentSeconds(db, [credentialId], at)).get(credentialId) ?? { today: 0, month: 0 };
+  return { today: round3(spent.today / 60), month: round3(spent.month / 60) };
+}
+
+/** Seconds of usage of an organization and environment in [from, end), by UTC day (YYYY-MM-DD) or by credential id. */
+export async function usageSeconds(
+  db: Queryable,
+  owner: { orgId: string; livemode: boolean },
+  from: Date,
+  end: Date,
+  groupBy: 'day' | 'credential',
+): Promise<Map<string, number>> {
+  const key = groupBy === 'day' ? `to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')` : 'credential_id';
+  const { rows } = await db.query<{ k: string; seconds: number }>(
+    `SELECT ${key} AS k, sum(seconds) AS seconds
+       FROM usage_ledger WHERE org_id = $1 AND livemode = $2 AND created_at >= $3 AND created_at < $4 GROUP BY 1`,
+    [owner.orgId, owner.livemode, from, end],
+  );
+  return new Map(rows.map((r) => [r.k, Number(r.seconds)]));
+}

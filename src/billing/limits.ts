@@ -1,0 +1,91 @@
+import type { Client, Queryable } from '../db/pool.ts';
+import { ApiError } from '../errors.ts';
+import type { Caller } from '../services.ts';
+import { spentSeconds } from './ledger.ts';
+
+// Spending limits (api.md section 5: per day, per month, per call) and the
+// live balance, with one rule for all of them:
+//
+//   an action is refused when the usage, with the action's own cost, would
+//   pass the limit; every action counts as costing at least a microsecond,
+//   so once a limit is reached exactly, everything metered is refused.
+//
+// So a say that brings the day to exactly its limit passes and the next one
+// is refused, and reading events (whose listening was already charged as the
+// phrases arrived, so its own cost is 0) is refused once the usage has
+// reached the limit. Amounts are compared in whole microseconds, so minutes
+// such as 0.05 (3 s) compare exactly.
+
+const micro = (seconds: number) => Math.round(seconds * 1e6);
+
+/** Whether spending `costSeconds` more, on top of `usedSeconds`, is refused by a limit of `limitSeconds`. */
+export function exceeds(limitSeconds: number, usedSeconds: number, costSeconds: number): boolean {
+  return micro(usedSeconds) + Math.max(1, micro(costSeconds)) > micro(limitSeconds);
+}
+
+export type SpendCheck = {
+  cred: Caller;
+  /** What the action costs now, in seconds (0 for reading already-charged events). */
+  seconds: number;
+  /** Seconds already billed to the call or session the action belongs to (its per-call limit). */
+  callSeconds?: number;
+};
+
+function spendLimit(what: string): ApiError {
+  return new ApiError('spend_limit_reached', `This would exceed ${what}`);
+}
+
+/** The first limit the check breaks, as the 402 to answer, else null. */
+function breaks(c: SpendCheck, spent: { today: number; month: number }, balanceSeconds: number | null): ApiError | null {
+  const { cred } = c;
+  const over = (limitMinutes: number | null, used: number) => limitMinutes !== null && exceeds(limitMinutes * 60, used, c.seconds);
+  if (over(cred.spendDayMinutes, spent.today)) return spendLimit(`the daily limit of ${cred.spendDayMinutes} minutes`);
+  if (over(cred.spendMonthMinutes, spent.month)) return spendLimit(`the monthly limit of ${cred.spendMonthMinutes} minutes`);
+  if (over(cred.perCallMinutes, c.callSeconds ?? 0)) return spendLimit(`the per-call limit of ${cred.perCallMinutes} minutes`);
+  if (balanceSeconds !== null && exceeds(balanceSeconds, 0, c.seconds)) return spendLimit('the minutes left on the balance');
+  return null;
+}
+
+const limited = (c: Caller) => c.spendDayMinutes !== null || c.spendMonthMinutes !== null || c.perCallMinutes !== null;
+
+/**
+ * The 402 each check breaks (same order as `checks`; null = allowed), in at
+ * most two queries whatever their number (none when no key has a limit and
+ * none is live): the keys' spending, then the live balances. Test keys have
+ * no balance to check.
+ */
+export async function spendVerdicts(db: Queryable, checks: SpendCheck[], at = new Date()): Promise<Array<ApiError | null>> {
+  const keyIds = [...new Set(checks.filter((c) => limited(c.cred)).map((c) => c.cred.id))];
+  const spent = keyIds.length > 0 ? await spentSeconds(db, keyIds, at) : new Map();
+  const orgIds = [...new Set(checks.filter((c) => c.cred.livemode).map((c) => c.cred.orgId))];
+  const balances = new Map<string, number>();
+  if (orgIds.length > 0) {
+    const { rows } = await db.query<{ id: string; balance_seconds: number }>(
+      `SELECT id, balance_seconds FROM organizations WHERE id = ANY($1)`,
+      [orgIds],
+    );
+    for (const r of rows) balances.set(r.id, Number(r.balance_seconds));
+  }
+  return checks.map((c) =>
+    breaks(c, spent.get(c.cred.id) ?? { today: 0, month: 0 }, c.cred.livemode ? (balances.get(c.cred.orgId) ?? 0) : null),
+  );
+}
+
+/**
+ * Serializes the spending of one key for the rest of tx, so two requests
+ * cannot both pass a limit. Take it first in the transaction, before any row
+ * lock, so every spender of a key locks in the same order.
+ */
+export async function lockSpending(tx: Client, cred: Caller): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('spend:' || $1::text))`, [cred.id]);
+}
+
+/**
+ * Throws 402 spend_limit_reached if the spend breaks a limit of the key (day,
+ * month, per call) or, for a live key, the organization's balance. Call it
+ * under lockSpending, then record the spend in the same transaction.
+ */
+export async function assertCanSpend(tx: Client, check: SpendCheck, at = new Date()): Promise<void> {
+  const [refused] = await spendVerdicts(tx, [check], at);
+  if (refused) throw refused;
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+// Shapes of phone calls (api.md: Call, Call quote, Phone number).
+
+export const CallPurpose = z.enum(['transactional', 'scheduling', 'support', 'marketing']);
+
+export const ConsentKind = z.enum(['existing_customer', 'prior_express', 'written']);
+
+export const Call = z
+  .object({
+    id: z.string().regex(/^call_/),
+    to: z.string(),
+    country: z.string(),
+    purpose: CallPurpose,
+    status: z.enum(['queued', 'ringing', 'answered', 'completed', 'busy', 'voicemail', 'no_answer', 'failed', 'blocked']),
+    ai_disclosure: z.literal(true),
+    billed_seconds: z.int(),
+    created_at: z.string(),
+    answered_at: z.string().nullable().optional(),
+    ended_at: z.string().nullable().optional(),
+    end_reason: z.string().nullable().optional(),
+    livemode: z.boolean(),
+  })
+  .meta({ id: 'Call' });
+
+export const CallQuote = z
+  .object({
+    to: z.string(),
+    country: z.string(),
+    kind: z.string(),
+    allowed: z.boolean(),
+    minute_factor: z.number(),
+    reason: z.string(),
+    purpose: z
+      .object({
+        purpose: z.string(),
+        allowed: z.boolean(),
+        code: z.string(),
+        message: z.string().nullable(),
+        requires: z.array(z.string()),
+        legal_reviewed: z.boolean(),
+      })
+      .nullable(),
+    simulator: z.string().nullable(),
+  })
+  .meta({ id: 'CallQuote' });
+
+export const PhoneNumber = z
+  .object({
+    id: z.string(),
+    e164: z.string(),
+    label: z.string().nullable(),
+    status: z.literal('active'),
+    shared: z.boolean(),
+    default: z.boolean(),
+  })
+  .meta({ id: 'PhoneNumber' });

@@ -1,0 +1,67 @@
+import type { PgBoss, Queue, WorkOptions } from 'pg-boss';
+import type { Queryable } from '../db/pool.ts';
+import type { Services } from '../services.ts';
+import { httpJobs } from '../http/jobs.ts';
+import { roomJobs } from '../rooms/jobs.ts';
+import { sessionJobs } from '../sessions/jobs.ts';
+import { webhookJobs } from '../webhooks/jobs.ts';
+
+// Background work, declared by each capability in its jobs.ts and collected
+// here, as src/routes.ts collects the routes: its pg-boss queues with their
+// handlers, and its retention (what the hourly maintenance job deletes).
+
+export type JobQueue = {
+  name: string;
+  /** Options of the queue; applied to an existing queue as well. */
+  options?: Omit<Queue, 'name'>;
+  /** How this process works the queue (batch size, concurrency, polling). */
+  work?: WorkOptions;
+  /** Handles a batch of jobs; a throw fails the batch and pg-boss retries it. */
+  handle: (s: Services, jobs: Array<{ data: any }>) => Promise<void>;
+};
+
+export type Retention = {
+  /** Reported by pruneExpired. */
+  name: string;
+  /** One DELETE; returns the rows it removed. */
+  prune: (db: Queryable) => Promise<number>;
+};
+
+export type CapabilityJobs = { queues?: JobQueue[]; retention?: Retention[] };
+
+/** Every capability's background work. */
+export const JOBS: CapabilityJobs[] = [httpJobs, roomJobs, sessionJobs, webhookJobs];
+
+/** Runs every capability's retention, hourly (jobs/workers.ts). */
+export const MAINTENANCE_QUEUE = 'maintenance';
+export const MAINTENANCE_CRON = '17 * * * *';
+
+export function allQueues(): JobQueue[] {
+  return JOBS.flatMap((c) => c.queues ?? []);
+}
+
+/** Creates every queue, and brings the options of existing ones up to date. */
+export async function ensureQueues(boss: PgBoss): Promise<void> {
+  await boss.createQueue(MAINTENANCE_QUEUE);
+  for (const q of allQueues()) {
+    await boss.createQueue(q.name, q.options);
+    // createQueue leaves an existing queue as it was.
+    if (q.options) {
+      // heartbeatSeconds, policy and partition are fixed when a queue is created.
+      const { heartbeatSeconds: _h, policy: _p, partition: _pt, deadLetter: _d, retryDelayMax: _r, ...updatable } = q.options;
+      await boss.updateQueue(q.name, updatable);
+    }
+  }
+}
+
+/** Deletes what every capability keeps no longer; returns the rows removed, by retention name. */
+export async function pruneExpired(s: Pick<Services, 'pool'>): Promise<Record<string, number>> {
+  const removed: Record<string, number> = {};
+  for (const r of JOBS.flatMap((c) => c.retention ?? [])) removed[r.name] = await r.prune(s.pool);
+  return removed;
+}
+
+/** A Retention that runs one DELETE statement. */
+export function deleteWhere(name: string, sql: string): Retention {
+  return { name, prune: async (db) => (await db.query(sql)).rowCount ?? 0 };
+}

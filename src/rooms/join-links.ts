@@ -1,0 +1,55 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Queryable } from '../db/pool.ts';
+import { ApiError } from '../errors.ts';
+import type { Caller, Services } from '../services.ts';
+import { assertLanguagesAllowed } from '../restrictions.ts';
+import { getRoom, roomUrl } from './rooms.ts';
+
+// Join links: a signed token carries the room and the prefilled name and
+// languages; the room page verifies the signature, so the link needs no lookup
+// to be trusted and cannot be altered.
+
+export type JoinClaims = { room_id: string; name?: string; speak?: string; hear?: string; exp: number };
+
+export function signJoinToken(key: string, claims: JoinClaims): string {
+  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+  const mac = createHmac('sha256', key).update(payload).digest('base64url');
+  return `${payload}.${mac}`;
+}
+
+export function verifyJoinToken(key: string, token: string, atMs: number): JoinClaims | null {
+  const [payload, mac] = token.split('.');
+  if (!payload || !mac) return null;
+  const expected = createHmac('sha256', key).update(payload).digest();
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as JoinClaims;
+    if (typeof claims.exp !== 'number' || claims.exp * 1000 < atMs) return null;
+    return claims;
+  } catch {
+    return null;
+  }
+}
+
+/** The join-link key is created by the first migration and shared by every process. */
+export async function linkSigningKey(db: Queryable): Promise<string> {
+  const { rows } = await db.query(`SELECT value FROM settings WHERE name = 'link_signing_key'`);
+  return rows[0].value;
+}
+
+export async function createJoinLink(
+  s: Services,
+  cred: Caller,
+  id: string,
+  input: { name?: string; speak?: string; hear?: string },
+): Promise<{ url: string; room_id: string }> {
+  assertLanguagesAllowed(cred, 'speak', [input.speak]);
+  assertLanguagesAllowed(cred, 'hear', [input.hear]);
+  const room = await getRoom(s, s.pool, cred, id);
+  if (room.status === 'ended') throw new ApiError('conflict', `room ${id} has ended; no one can join it`);
+  const key = await linkSigningKey(s.pool);
+  const exp = Math.floor(new Date(room.expires_at).getTime() / 1000);
+  const token = signJoinToken(key, { room_id: room.id, ...input, exp });
+  return { url: `${roomUrl(s.config.publicBaseUrl, room.id)}?t=${token}`, room_id: room.id };
+}

@@ -1,0 +1,137 @@
+import type { Client, Queryable } from '../db/pool.ts';
+import { withTx } from '../db/pool.ts';
+import { ID_PATTERN, newId } from '../ids.ts';
+import { notFound } from '../errors.ts';
+import { createPersistedActor, transition } from '../actors/store.ts';
+import { inTx } from '../jobs/in-tx.ts';
+import type { Room } from './schemas.ts';
+import { now, type Caller, type Services } from '../services.ts';
+import { assertLanguagesAllowed } from '../restrictions.ts';
+import { endRoomSessions } from '../sessions/leave.ts';
+
+// Rooms (api.md: Room, the room state table, the Rooms endpoints). The
+// lifecycle is machines/room.ts, persisted as an actor; the status column is
+// written by the actor store from the machine's state.
+
+/** pg-boss queue of the durable expiry timer of each instant room (rooms/jobs.ts). */
+export const ROOM_EXPIRE_QUEUE = 'room-expire';
+
+/** An instant room stays open this long unless it is ended first (our choice; api.md is silent). */
+export const INSTANT_ROOM_TTL_MS = 24 * 3600_000;
+
+type RoomRow = {
+  id: string;
+  title: string;
+  visibility: 'private' | 'public';
+  status: 'scheduled' | 'live' | 'ended';
+  created_at: Date;
+  expires_at: Date;
+  starts_at: Date | null;
+  duration_min: number | null;
+  invitees: string[];
+  langs: string[];
+  livemode: boolean;
+};
+
+const COLUMNS = 'id, title, visibility, status, created_at, expires_at, starts_at, duration_min, invitees, langs, livemode';
+
+export function roomUrl(base: string, id: string): string {
+  return `${base}/r/${id}`;
+}
+
+export function toRoom(base: string, r: RoomRow): Room {
+  return {
+    id: r.id,
+    url: roomUrl(base, r.id),
+    title: r.title,
+    visibility: r.visibility,
+    status: r.status,
+    created_at: r.created_at.toISOString(),
+    expires_at: r.expires_at.toISOString(),
+    starts_at: r.starts_at ? r.starts_at.toISOString() : null,
+    duration_min: r.duration_min,
+    invitees: r.invitees,
+    langs: r.langs,
+    livemode: r.livemode,
+  };
+}
+
+export type CreateRoomInput = { title: string; visibility: 'private' | 'public'; langs: string[] };
+
+export async function createRoom(s: Services, tx: Client, cred: Caller, input: CreateRoomInput): Promise<Room> {
+  assertLanguagesAllowed(cred, 'langs', input.langs);
+  const id = newId('room');
+  const created = now(s);
+  const expires = new Date(created.getTime() + INSTANT_ROOM_TTL_MS);
+  const room = toRoom(s.config.publicBaseUrl, {
+    id, title: input.title, visibility: input.visibility, status: 'live', created_at: created, expires_at: expires,
+    starts_at: null, duration_min: null, invitees: [], langs: input.langs, livemode: cred.livemode,
+  });
+  // The room row is written by the same statement as its actor (one round trip).
+  await createPersistedActor(tx, {
+    id,
+    machine: 'room',
+    owner: { orgId: cred.orgId, livemode: cred.livemode },
+    event: { type: 'OPEN' },
+    objectFor: () => room,
+    row: {
+      id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, kind: 'instant', title: input.title,
+      visibility: input.visibility, langs: input.langs, invitees: [], created_at: created, expires_at: expires,
+    },
+  });
+  await s.boss.send(ROOM_EXPIRE_QUEUE, { roomId: id }, { startAfter: expires, singletonKey: id, ...inTx(tx) });
+  return room;
+}
+
+function visible(id: string): boolean {
+  return ID_PATTERN.test(id);
+}
+
+export async function getRoom(s: Services, db: Queryable, cred: Caller, id: string): Promise<Room> {
+  if (!visible(id)) throw notFound('room', id);
+  const { rows } = await db.query(
+    `SELECT ${COLUMNS} FROM rooms WHERE id = $1 AND org_id = $2 AND livemode = $3`,
+    [id, cred.orgId, cred.livemode],
+  );
+  if (!rows[0]) throw notFound('room', id);
+  return toRoom(s.config.publicBaseUrl, rows[0]);
+}
+
+export async function listRooms(s: Services, cred: Caller, limit: number, startingAfter?: string) {
+  const values: unknown[] = [cred.orgId, cred.livemode, limit + 1];
+  let cursor = '';
+  if (startingAfter) {
+    values.push(startingAfter);
+    cursor = `AND (created_at, id) < (SELECT created_at, id FROM rooms WHERE id = $4 AND org_id = $1 AND livemode = $2)`;
+  }
+  const { rows } = await s.pool.query(
+    `SELECT ${COLUMNS} FROM rooms WHERE org_id = $1 AND livemode = $2 ${cursor}
+     ORDER BY created_at DESC, id DESC LIMIT $3`,
+    values,
+  );
+  return {
+    data: rows.slice(0, limit).map((r) => toRoom(s.config.publicBaseUrl, r)),
+    has_more: rows.length > limit,
+  };
+}
+
+/**
+ * Ends a room for everyone (DELETE /v1/rooms/{id}, or its expiry timer).
+ * Ending an ended room changes nothing and returns it as it is.
+ */
+export async function endRoom(s: Services, owner: { orgId: string; livemode: boolean } | null, id: string, reason: 'deleted' | 'expired'): Promise<Room> {
+  if (!visible(id)) throw notFound('room', id);
+  return withTx(s.pool, async (tx) => {
+    const { rows } = await tx.query(`SELECT org_id, livemode FROM rooms WHERE id = $1 FOR UPDATE`, [id]);
+    const row = rows[0];
+    if (!row || (owner && (row.org_id !== owner.orgId || row.livemode !== owner.livemode))) throw notFound('room', id);
+    const base = s.config.publicBaseUrl;
+    const t = await transition<RoomRow>(tx, 'room', id, { type: 'END', reason }, {
+      returning: COLUMNS,
+      objectFor: (r) => toRoom(base, r),
+    });
+    // api.md: the room ends for everyone, its agent sessions included.
+    if (t.changed) await endRoomSessions(tx, id);
+    return toRoom(base, t.row);
+  });
+}

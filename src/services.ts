@@ -1,0 +1,44 @@
+import type { Config } from './config.ts';
+import type { Pool } from './db/pool.ts';
+import type { Boss } from './jobs/boss.ts';
+import type { Credential } from './credentials.ts';
+import type { Lookup } from './webhooks/outbound.ts';
+import type { Translator } from './providers/translator.ts';
+import type { Speech } from './providers/speech.ts';
+import { textRateSpeech } from './providers/speech.ts';
+import { simulatedTranslator } from './sim/translator.ts';
+
+/** What every use case needs: configuration, the pool, the job queue and the providers. */
+export type Services = {
+  config: Config;
+  pool: Pool;
+  boss: Boss;
+  /**
+   * The time as the service sees it, for every decision that depends on the
+   * time (rate-limit windows, key expiry, spending periods, retry schedules,
+   * room expiry, link expiry); tests replace it to walk a schedule or cross a
+   * window without waiting. Waiting itself (long-poll deadlines) uses real time.
+   */
+  clock?: () => Date;
+  /** DNS for outgoing webhook requests; tests replace it to play hostile resolvers. */
+  dnsLookup?: Lookup;
+  /** Machine translation; the simulator's unless replaced (src/providers/translator.ts). */
+  translator?: Translator;
+  /** How long text takes to say; our speaking-rate estimate unless replaced (src/providers/speech.ts). */
+  speech?: Speech;
+};
+
+export type Caller = Credential;
+
+/** The current time as the services see it (Services.clock, else the system's). */
+export function now(s: Pick<Services, 'clock'>): Date {
+  return s.clock ? s.clock() : new Date();
+}
+
+export function translatorOf(s: Services): Translator {
+  return s.translator ?? simulatedTranslator;
+}
+
+export function speechOf(s: Services): Speech {
+  return s.speech ?? textRateSpeech;
+}

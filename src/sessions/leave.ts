@@ -1,0 +1,48 @@
+import { withTx, type Client } from '../db/pool.ts';
+import { ID_PATTERN } from '../ids.ts';
+import { transition } from '../actors/store.ts';
+import type { Caller, Services } from '../services.ts';
+import { lockRobots, stopRobots } from '../sim/robots.ts';
+import { writeTranscript } from '../transcripts/transcripts.ts';
+import type { Session } from './schemas.ts';
+import { COLUMNS, assertTestMode, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
+import { notifyRoom } from './publish.ts';
+
+/** POST /v1/sessions/{id}/leave: the session ends and its conversation becomes a transcript; an ended session answers 409. */
+export async function leave(s: Services, cred: Caller, id: string): Promise<Session> {
+  assertTestMode(cred);
+  return withTx(s.pool, async (tx) => {
+    // The robots' row of the room before the session's (lockRobots explains the order).
+    if (ID_PATTERN.test(id)) {
+      const { rows } = await tx.query<{ room_id: string }>(`SELECT room_id FROM agent_sessions WHERE id = $1`, [id]);
+      if (rows[0]) await lockRobots(tx, rows[0].room_id);
+    }
+    const session = await loadSession(tx, cred, id, true);
+    const ended = await endSession(tx, session, 'LEAVE');
+    if (!ended) throw sessionEnded(id);
+    return ended;
+  });
+}
+
+/** Ends every open session of a room (the room was deleted or expired), in the room's transaction. */
+export async function endRoomSessions(tx: Client, roomId: string): Promise<void> {
+  await lockRobots(tx, roomId);
+  const { rows } = await tx.query<SessionRow>(
+    `SELECT ${COLUMNS} FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' ORDER BY id FOR UPDATE`,
+    [roomId],
+  );
+  for (const r of rows) await endSession(tx, r, 'ROOM_ENDED');
+  await stopRobots(tx, roomId);
+}
+
+/** Sends the session its end; null when it had ended already (the machine refused). */
+async function endSession(tx: Client, session: SessionRow, event: 'LEAVE' | 'ROOM_ENDED'): Promise<Session | null> {
+  const t = await transition<SessionRow>(tx, 'session', session.id, { type: event }, { returning: COLUMNS, objectFor: toSession });
+  if (!t.changed) return null;
+  await writeTranscript(tx, t.row);
+  // The robots stop when nobody is left to listen.
+  const { rows } = await tx.query(`SELECT 1 FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' LIMIT 1`, [session.room_id]);
+  if (rows.length === 0) await stopRobots(tx, session.room_id);
+  await notifyRoom(tx, session.room_id);
+  return toSession(t.row);
+}

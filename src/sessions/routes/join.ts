@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { errorResponses, IdempotencyHeaders, IdParams, Lang } from '../../http/schemas.ts';
+import { Session, SESSION_ROUTE, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../schemas.ts';
+import { caller, zapp } from '../../http/route.ts';
+import { idempotent } from '../../http/idempotency.ts';
+import { joinRoom } from '../join.ts';
+import type { RouteDeps } from '../../routes.ts';
+
+export default function register(app: FastifyInstance, s: RouteDeps) {
+  zapp(app).post('/v1/rooms/:id/agent-sessions', {
+    config: { ...SESSION_ROUTE, idempotent: true },
+    schema: {
+      summary: 'An AI agent joins the room',
+      description: `${SESSIONS_LIVE_NOTE} With announce=true every listener hears, in its language, that an AI assistant joined.`,
+      tags: [SESSIONS_TAG],
+      params: IdParams,
+      headers: IdempotencyHeaders,
+      body: z.object({
+        name: z.string().min(1).max(80).optional().describe('Shown with an AI badge; default "Tolk Assistant"'),
+        speak_lang: Lang,
+        hear_lang: Lang,
+        voice_id: z.string().max(100).optional(),
+        announce: z.boolean().default(true),
+      }),
+      response: { 201: Session, ...errorResponses },
+    },
+    handler: (req, reply) =>
+      idempotent(s.pool, req, reply, async (tx) => ({ status: 201, body: await joinRoom(s, tx, caller(req), req.params.id, req.body) })),
+  });
+}

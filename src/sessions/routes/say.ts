@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { errorResponses, IdParams, Lang } from '../../http/schemas.ts';
+import { SESSION_ROUTE, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../schemas.ts';
+import { caller, zapp } from '../../http/route.ts';
+import { say } from '../say.ts';
+import type { RouteDeps } from '../../routes.ts';
+
+export default function register(app: FastifyInstance, s: RouteDeps) {
+  zapp(app).post('/v1/sessions/:id/say', {
+    config: SESSION_ROUTE,
+    schema: {
+      summary: 'Speak text in the room',
+      description:
+        `${SESSIONS_LIVE_NOTE} The text is translated into every listener language and spoken. charged_seconds = seconds spoken ` +
+        '(at 15 characters a second) times the number of listener languages; 402 spend_limit_reached above a spending limit.',
+      tags: [SESSIONS_TAG],
+      params: IdParams,
+      body: z.object({ text: z.string().min(1).max(1000), lang: Lang.optional().describe("Language of text; default the session's speak_lang") }),
+      response: {
+        202: z.object({ utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean() }),
+        ...errorResponses,
+      },
+    },
+    handler: async (req, reply) => reply.code(202).send(await say(s, caller(req), req.params.id, req.body)),
+  });
+}

@@ -1,0 +1,66 @@
+import { withTx, type Client } from '../db/pool.ts';
+import { ID_PATTERN, randomBase62 } from '../ids.ts';
+import { now, speechOf, type Caller, type Services } from '../services.ts';
+import { assertLanguagesAllowed } from '../restrictions.ts';
+import { PRICING } from '../billing/pricing.ts';
+import { recordUsage } from '../billing/ledger.ts';
+import { assertCanSpend, lockSpending } from '../billing/limits.ts';
+import { robotLangs, scheduleReply } from '../sim/robots.ts';
+import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
+import { publishSegment } from './publish.ts';
+
+/** Distinct languages the room's other listeners hear in: the robots' and the other open sessions'. */
+async function listenerLangs(tx: Client, roomId: string, exclude: string): Promise<string[]> {
+  const { rows } = await tx.query<{ lang: string }>(
+    `SELECT DISTINCT hear_lang AS lang FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' AND id <> $2`,
+    [roomId, exclude],
+  );
+  return [...new Set([...(await robotLangs(tx, roomId)), ...rows.map((r) => r.lang)])];
+}
+
+/**
+ * POST /v1/sessions/{id}/say: the text is translated into every listener
+ * language and spoken. api.md: charged seconds = seconds spoken times the
+ * number of listener languages; 402 when that would pass a spending limit.
+ */
+export async function say(s: Services, cred: Caller, id: string, input: { text: string; lang?: string }) {
+  if (input.lang !== undefined) assertLanguagesAllowed(cred, 'lang', [input.lang]);
+  assertTestMode(cred);
+  return withTx(s.pool, async (tx) => {
+    await lockSpending(tx, cred);
+    // Lock every open session of the room in id order (the speaker's own
+    // among them) before anything else: publishing takes the same locks in
+    // the same order, so two agents speaking at once never deadlock.
+    if (ID_PATTERN.test(id)) {
+      await tx.query(
+        `SELECT 1 FROM agent_sessions WHERE room_id = (SELECT room_id FROM agent_sessions WHERE id = $1)
+            AND (status <> 'ended' OR id = $1) ORDER BY id FOR UPDATE`,
+        [id],
+      );
+    }
+    const session = await loadSession(tx, cred, id);
+    if (session.status === 'ended') throw sessionEnded(id);
+    const lang = input.lang ?? session.speak_lang;
+    assertLanguagesAllowed(cred, 'lang', [lang]);
+    const spoken = speechOf(s).spokenSeconds(input.text);
+    const langs = await listenerLangs(tx, session.room_id, session.id);
+    const charged = Math.ceil(spoken * Math.max(1, langs.length) * PRICING.apiMinuteFactor);
+    const at = now(s);
+    await assertCanSpend(tx, { cred, seconds: charged, callSeconds: Number(session.billed_seconds) }, at);
+    const utteranceId = `utt_${randomBase62(22)}`;
+    const queuedMs = Math.max(0, (session.speaking_until?.getTime() ?? 0) - at.getTime());
+    const speakingUntil = new Date(at.getTime() + queuedMs + (spoken * 1000) / s.config.simSpeed);
+    // The session's own billed total (its per-call usage) grows with what it says.
+    await tx.query(
+      `UPDATE agent_sessions SET speaking_until = $2, billed_seconds = billed_seconds + $3 WHERE id = $1`,
+      [id, speakingUntil, charged],
+    );
+    await publishSegment(s, tx, {
+      roomId: session.room_id, kind: 'agent', speaker: session.name, participantId: session.id, srcLang: lang,
+      text: input.text, sessionId: session.id, utteranceId, exclude: [session.id],
+    });
+    await scheduleReply(s, tx, session.room_id, lang);
+    await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
+    return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode };
+  });
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+// Shapes of AI agent sessions (api.md: Session, session events).
+
+export const Session = z
+  .object({
+    id: z.string().regex(/^ses_/),
+    room_id: z.string().nullable(),
+    name: z.string(),
+    speak_lang: z.string(),
+    hear_lang: z.string(),
+    status: z.enum(['joining', 'active', 'ended']),
+    billed_seconds: z.int(),
+    started_at: z.string(),
+    ended_at: z.string().nullable(),
+    livemode: z.boolean(),
+  })
+  .meta({ id: 'Session' });
+export type Session = z.infer<typeof Session>;
+
+export const SessionEvent = z
+  .object({
+    id: z.int(),
+    type: z.string(),
+    speaker: z.string().nullable(),
+    src_lang: z.string().nullable(),
+    untrusted_content: z.object({ text: z.string().nullable(), text_in_hear_lang: z.string().nullable() }),
+    meta: z.record(z.string(), z.unknown()).optional(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'SessionEvent' });
+
+/** Tag, settings and note shared by the session endpoints. */
+export const SESSIONS_TAG = 'AI agent sessions';
+export const SESSION_ROUTE = { auth: true, permission: 'rooms:join' } as const;
+export const SESSIONS_LIVE_NOTE = 'Live keys answer 501 not_available_yet; test keys work on the simulator.';

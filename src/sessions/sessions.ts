@@ -1,0 +1,73 @@
+import type { Queryable } from '../db/pool.ts';
+import { ID_PATTERN } from '../ids.ts';
+import { ApiError, notFound } from '../errors.ts';
+import type { Caller, Services } from '../services.ts';
+import type { Session } from './schemas.ts';
+
+// AI agent sessions in rooms (api.md: AI agent in a room; operator.md:
+// test-mode simulator): the session row, its public shape and lookups. The
+// lifecycle is machines/session.ts; the concerns live beside this file:
+// join.ts, say.ts, listen.ts (bus.ts, reader.ts), leave.ts, and publish.ts,
+// which delivers what a room hears to its sessions. Live keys answer 501
+// not_available_yet; test keys run on the simulator (src/sim/).
+
+export type SessionRow = {
+  id: string;
+  org_id: string;
+  livemode: boolean;
+  credential_id: string;
+  room_id: string;
+  name: string;
+  speak_lang: string;
+  hear_lang: string;
+  status: 'joining' | 'active' | 'ended';
+  billed_seconds: number;
+  last_seq: number;
+  speaking_until: Date | null;
+  started_at: Date;
+  ended_at: Date | null;
+};
+
+export const COLUMNS =
+  'id, org_id, livemode, credential_id, room_id, name, speak_lang, hear_lang, status, billed_seconds, last_seq, speaking_until, started_at, ended_at';
+
+export function toSession(r: SessionRow): Session {
+  return {
+    id: r.id,
+    room_id: r.room_id,
+    name: r.name,
+    speak_lang: r.speak_lang,
+    hear_lang: r.hear_lang,
+    status: r.status,
+    billed_seconds: Math.round(Number(r.billed_seconds)),
+    started_at: r.started_at.toISOString(),
+    ended_at: r.ended_at ? r.ended_at.toISOString() : null,
+    livemode: r.livemode,
+  };
+}
+
+/** Sessions exist in test mode only for now (api.md: live keys answer 501). */
+export function assertTestMode(cred: Caller): void {
+  if (cred.livemode) {
+    throw new ApiError('not_available_yet', 'AI agent sessions are coming soon in live mode; they work with a test key');
+  }
+}
+
+export async function loadSession(db: Queryable, cred: Caller, id: string, lock = false): Promise<SessionRow> {
+  if (!ID_PATTERN.test(id)) throw notFound('session', id);
+  const { rows } = await db.query<SessionRow>(
+    `SELECT ${COLUMNS} FROM agent_sessions WHERE id = $1 AND org_id = $2 AND livemode = $3 ${lock ? 'FOR UPDATE' : ''}`,
+    [id, cred.orgId, cred.livemode],
+  );
+  if (!rows[0]) throw notFound('session', id);
+  return rows[0];
+}
+
+export function sessionEnded(id: string): ApiError {
+  return new ApiError('session_ended', `Session '${id}' has ended`);
+}
+
+export async function getSession(s: Services, cred: Caller, id: string): Promise<Session> {
+  assertTestMode(cred);
+  return toSession(await loadSession(s.pool, cred, id));
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { errorResponses, ListLimit } from '../../http/schemas.ts';
+import { TRANSCRIPTS_ROUTE, TranscriptSummary } from '../schemas.ts';
+import { caller, zapp } from '../../http/route.ts';
+import { listTranscripts } from '../transcripts.ts';
+import type { RouteDeps } from '../../routes.ts';
+
+export default function register(app: FastifyInstance, s: RouteDeps) {
+  zapp(app).get('/v1/transcripts', {
+    config: TRANSCRIPTS_ROUTE,
+    schema: {
+      summary: 'Transcripts readable by the credential, newest first',
+      tags: ['Transcripts'],
+      querystring: z.object({
+        room_id: z.string().max(100).optional(),
+        limit: ListLimit,
+        starting_after: z.string().max(100).optional(),
+      }),
+      response: { 200: z.object({ data: z.array(TranscriptSummary), has_more: z.boolean() }), ...errorResponses },
+    },
+    handler: (req) => listTranscripts(s, caller(req), req.query),
+  });
+}
