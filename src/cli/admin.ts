@@ -52,6 +52,9 @@ export async function setOrg(pool: Pool, id: string, o: { plan?: Plan; status?: 
   });
 }
 
+/** Highest requests_per_minute a key can have. */
+export const MAX_RPM = 1_000_000_000;
+
 export type KeyOptions = {
   org: string;
   mode: Mode;
@@ -86,7 +89,8 @@ export async function createKey(pool: Pool, o: KeyOptions) {
     if (!(cidr.includes('/') ? ipaddr.isValidCIDR(cidr) : ipaddr.isValid(cidr))) throw new UsageError(`--ip-allow: not an address or CIDR range: ${cidr}`);
   }
   const rpm = o.rpm ?? 60;
-  if (!Number.isInteger(rpm) || rpm < 1) throw new UsageError('--rpm must be a positive integer');
+  // Window counts are PostgreSQL integers; a billion a minute leaves them room.
+  if (!Number.isInteger(rpm) || rpm < 1 || rpm > MAX_RPM) throw new UsageError(`--rpm must be an integer from 1 to ${MAX_RPM}`);
   let expires: Date | null = null;
   if (o.expiresAt) {
     expires = new Date(o.expiresAt);

@@ -168,7 +168,8 @@ export class RateLimiter {
       // This reservation covers counts (count - size, count]; only those within the limit are usable.
       const usable = Math.max(0, Math.min(n.size, n.limit - (row.count - n.size)));
       l.left += usable;
-      l.counted = row.count;
+      // Counts past the limit are budget nobody can use: the window's count, as far as it is usable.
+      l.counted = row.count - n.size + usable;
       if (row.count >= n.limit) l.spent = true;
     }
   }
