@@ -30,10 +30,10 @@ async function hammer(bases: string[], secret: string, total: number): Promise<A
     while (next < total) {
       const i = next++;
       const res = await fetch(`${bases[i % bases.length]}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
-      const body = await res.json();
+      const body = (await res.json()) as { code?: string };
       answers.push({
         status: res.status,
-        code: res.status === 200 ? null : body.code,
+        code: res.status === 200 ? null : (body.code ?? null),
         remaining: Number(res.headers.get('ratelimit-remaining')),
         limit: Number(res.headers.get('ratelimit-limit')),
       });
