@@ -6,7 +6,8 @@ import { buildApp } from '../src/app.ts';
 // Writes openapi.json (the document GET /v1/openapi.json serves) so reviews see
 // interface changes; `--check` fails when the committed file is stale (pretest).
 const config = loadConfig({ LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://localhost:8080' }, { workers: false });
-// Generating the document touches no database: the pool is never used.
+// Generating the document needs no database: no query runs, and the LISTEN
+// connections buildApp opens fail against this address and close with the app.
 const pool = createPool('postgres://unused@127.0.0.1:1/unused', 1);
 const app = await buildApp({ config, pool, boss: null as never, databaseUrl: 'postgres://unused@127.0.0.1:1/unused' });
 const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });

@@ -14,8 +14,8 @@ const Env = z.object({
   TOLK_DATA_DIR: z.string().default('.data'),
   TOLK_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TOLK_BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
-  // How soon jobs of a killed process (webhook attempts, timers) are taken over.
   TOLK_MAX_SESSIONS: z.coerce.number().int().min(1).max(100000).default(10),
+  // How soon jobs of a killed process (webhook attempts, timers) are taken over.
   TOLK_JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
 });
 
