@@ -1,5 +1,6 @@
 import type { Client, Queryable } from '../db/pool.ts';
 import { checkUsageThresholds, type ThresholdReached } from './thresholds.ts';
+import { micro } from './limits.ts';
 
 // The usage ledger: everything that costs minutes writes its rows here, in the
 // transaction of the work it pays for, and nothing else writes them. A live
@@ -32,7 +33,10 @@ export function periodStarts(at: Date): { day: Date; month: Date } {
  * time, so the rows fall in the periods the limits are checked against.
  */
 export async function recordUsage(tx: Client, entries: UsageEntry | UsageEntry[], at = new Date()): Promise<ThresholdReached[]> {
-  const list = (Array.isArray(entries) ? entries : [entries]).filter((e) => e.seconds > 0);
+  // Amounts are kept to the microsecond, so the ledger holds 0.3, not 0.30000000000000004.
+  const list = (Array.isArray(entries) ? entries : [entries])
+    .map((e) => ({ ...e, seconds: micro(e.seconds) / 1e6 }))
+    .filter((e) => e.seconds > 0);
   if (list.length === 0) return [];
   await tx.query(
     `INSERT INTO usage_ledger (org_id, credential_id, livemode, kind, seconds, ref, created_at)
@@ -42,13 +46,14 @@ export async function recordUsage(tx: Client, entries: UsageEntry | UsageEntry[]
     [list.map((e) => e.orgId), list.map((e) => e.credentialId), list.map((e) => e.livemode), list.map((e) => e.kind),
       list.map((e) => e.seconds), list.map((e) => e.ref ?? null), at],
   );
-  const debits = new Map<string, number>();
-  for (const e of list) if (e.livemode) debits.set(e.orgId, (debits.get(e.orgId) ?? 0) + e.seconds);
-  if (debits.size > 0) {
+  const live = list.filter((e) => e.livemode);
+  if (live.length > 0) {
+    // Summed in SQL (numeric, exact): the balance moves by exactly what the ledger rows say.
     await tx.query(
       `UPDATE organizations o SET balance_seconds = o.balance_seconds - d.seconds
-         FROM unnest($1::text[], $2::numeric[]) AS d(id, seconds) WHERE o.id = d.id`,
-      [[...debits.keys()], [...debits.values()]],
+         FROM (SELECT id, sum(seconds) AS seconds FROM unnest($1::text[], $2::numeric[]) AS e(id, seconds) GROUP BY id) d
+        WHERE o.id = d.id`,
+      [live.map((e) => e.orgId), live.map((e) => e.seconds)],
     );
   }
   return checkUsageThresholds(tx, list, at);

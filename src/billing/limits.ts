@@ -16,7 +16,8 @@ import { spentSeconds } from './ledger.ts';
 // reached the limit. Amounts are compared in whole microseconds, so minutes
 // such as 0.05 (3 s) compare exactly.
 
-const micro = (seconds: number) => Math.round(seconds * 1e6);
+/** Seconds as whole microseconds, the unit every amount is compared (and stored) in. */
+export const micro = (seconds: number) => Math.round(seconds * 1e6);
 
 /** Whether spending `costSeconds` more, on top of `usedSeconds`, is refused by a limit of `limitSeconds`. */
 export function exceeds(limitSeconds: number, usedSeconds: number, costSeconds: number): boolean {

@@ -1,6 +1,7 @@
 import type { Client } from '../db/pool.ts';
 import { writeEvent } from '../actors/store.ts';
 import { periodStarts, round3, spentSeconds, type UsageEntry } from './ledger.ts';
+import { micro } from './limits.ts';
 
 // Crossing 80% or 100% of a key's daily or monthly limit emits usage.threshold
 // (api.md section 6) once per key, period and threshold: the row in
@@ -31,13 +32,15 @@ export async function checkUsageThresholds(
     const e = entries.find((x) => x.credentialId === key.id)!;
     const s = spent.get(key.id) ?? { today: 0, month: 0 };
     const periods = [
-      { period: 'day' as const, limit: key.spend_day_minutes, spent: round3(s.today / 60), start: day.toISOString().slice(0, 10) },
-      { period: 'month' as const, limit: key.spend_month_minutes, spent: round3(s.month / 60), start: month.toISOString().slice(0, 10) },
+      { period: 'day' as const, limit: key.spend_day_minutes, seconds: s.today, start: day.toISOString().slice(0, 10) },
+      { period: 'month' as const, limit: key.spend_month_minutes, seconds: s.month, start: month.toISOString().slice(0, 10) },
     ];
     for (const p of periods) {
       if (p.limit === null || p.limit <= 0) continue;
+      const spent = round3(p.seconds / 60);
       for (const threshold of THRESHOLDS) {
-        if (p.spent * 100 < p.limit * threshold) continue;
+        // In whole microseconds, unrounded, as limits.ts compares: 100% is sent exactly when spending stops.
+        if (micro(p.seconds) * 100 < micro(p.limit * 60) * threshold) continue;
         const ins = await tx.query(
           `INSERT INTO usage_thresholds_sent (credential_id, period, period_start, threshold) VALUES ($1, $2, $3, $4)
            ON CONFLICT DO NOTHING`,
@@ -52,10 +55,10 @@ export async function checkUsageThresholds(
           period_start: p.start,
           threshold_percent: threshold,
           limit_minutes: p.limit,
-          spent_minutes: p.spent,
+          spent_minutes: spent,
         };
         await writeEvent(tx, { orgId: e.orgId, livemode: e.livemode }, 'usage.threshold', object);
-        reached.push({ period: p.period, threshold, limitMinutes: p.limit, spentMinutes: p.spent });
+        reached.push({ period: p.period, threshold, limitMinutes: p.limit, spentMinutes: spent });
       }
     }
   }
