@@ -10,6 +10,7 @@ import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { publishSegment } from '../src/sessions/publish.ts';
+import { until } from '../test/helpers/wait.ts';
 
 // The `longpoll` target of npm run bench (bench/run.ts): BENCH_LONGPOLL_N
 // (default 5000) agent sessions long-poll GET /v1/sessions/{id}/events with
@@ -127,11 +128,8 @@ export async function runLongpollBench(databaseUrl: string, log: (m: string) => 
         check();
       });
     await next('sent');
-    const deadline = Date.now() + 60_000;
-    while (app.sessionBus.size < n) {
-      if (Date.now() > deadline) throw new Error(`only ${app.sessionBus.size} of ${n} listeners waiting after 60 s`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const bus = app.sessionBus;
+    await until(`${n} listeners waiting`, async () => bus.size >= n, { timeoutMs: 60_000, intervalMs: 50, detail: () => `only ${bus.size} waiting` });
     log(`longpoll: ${n} listeners waiting`);
     await new Promise((r) => setTimeout(r, 500));
     gc();

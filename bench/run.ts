@@ -1,19 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { ensureEmbeddedPostgres } from '../src/db/embedded.ts';
 import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
+import { adminQuery, findPostgres, withDatabase } from '../test/helpers/pg.ts';
 import { startBare } from './bare.ts';
 import { procCpu } from './proc.ts';
 import { printWebhookReport, runWebhookBench, type WebhookResult } from './webhooks.ts';
@@ -63,31 +61,6 @@ const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
-function reachable(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host, port });
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
-  });
-}
-
-function withDatabase(url: string, db: string): string {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 /** Runs one load job in the child process. */
 function runJob(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
@@ -119,16 +92,8 @@ async function main(): Promise<number> {
 
   try {
     // --- Database: the local PostgreSQL if it answers, else the embedded one.
-    let adminUrl = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    let dbKind = 'local';
-    const local = new URL(adminUrl);
-    if (!(await reachable(local.hostname, Number(local.port || 5432)))) {
-      log('no PostgreSQL on ' + local.host + '; starting the embedded one under .data/bench-pg');
-      const embedded = await ensureEmbeddedPostgres('.data/bench-pg', 54349, log);
-      cleanup.push(() => embedded.stop());
-      adminUrl = withDatabase(embedded.url, 'postgres');
-      dbKind = 'embedded';
-    }
+    const { adminUrl, kind: dbKind, stop } = await findPostgres(process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', { dir: '.data/bench-pg', port: 54349 }, log);
+    cleanup.push(stop);
     const dbName = `tolk_bench_${randomBytes(5).toString('hex')}`;
     await adminQuery(adminUrl, `CREATE DATABASE ${dbName}`);
     cleanup.push(() => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`));

@@ -12,6 +12,7 @@ import { createOrg } from '../src/cli/admin.ts';
 import { newId } from '../src/ids.ts';
 import { newSecret } from '../src/webhooks/signing.ts';
 import { procCpu } from './proc.ts';
+import { ignoreTimeout, until } from '../test/helpers/wait.ts';
 
 // The `webhooks` target of npm run bench (bench/run.ts): webhook delivery from
 // the outbox to a receiver, on one platform process. This process runs the
@@ -219,10 +220,10 @@ export async function runWebhookBench(databaseUrl: string, log: (m: string) => v
     );
 
     // Rows left in the outbox (the HTTP targets' rooms) are dispatched first, unmeasured.
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
+    await until('the outbox to be dispatched', async () => {
       const { rows } = await pool.query(`SELECT count(*)::int AS n FROM outbox WHERE processed_at IS NULL`);
-      if (rows[0].n === 0) break;
-    }
+      return rows[0].n === 0;
+    }, { timeoutMs: 60_000, intervalMs: 200, retryErrors: false }).catch(ignoreTimeout);
     await pool.query('CHECKPOINT').catch(() => {}); // as before the HTTP POST targets
 
     const object = (id: string) => ({
@@ -303,11 +304,11 @@ export async function runWebhookBench(databaseUrl: string, log: (m: string) => v
       }
       // Then for every delivery that arrived to be recorded (the attempt's transaction).
       let recordedAt = Date.now();
-      for (const deadline = Date.now() + STALL_MS; ; await sleep(50)) {
+      await until(`webhooks ${name}: the deliveries that arrived to be recorded`, async () => {
         const n = await succeeded();
         recordedAt = Date.now();
-        if (n >= before + Math.min(arrived, ids.length) || recordedAt > deadline) break;
-      }
+        return n >= before + Math.min(arrived, ids.length);
+      }, { timeoutMs: STALL_MS, intervalMs: 50, retryErrors: false }).catch(ignoreTimeout);
       // Backends that connected during the phase count whole (they lived only in it).
       const pidsAfter = [...new Set([...pids, ...(await backends())])];
       const cpu = process.cpuUsage(cpu0);

@@ -3,6 +3,7 @@ import { createActor, transition, type SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { roomMachine, type RoomEvent } from './room.ts';
 import { startTestApp, type TestApp } from '../test/helpers/app.ts';
+import { until } from '../test/helpers/wait.ts';
 import { ROOM_EXPIRE_QUEUE, endRoom } from '../src/rooms/rooms.ts';
 import { transition as storeTransition } from '../src/actors/store.ts';
 
@@ -57,15 +58,8 @@ afterAll(async () => { await t?.close(); });
 
 const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
 
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Waits for fn to give a value; errors are not retried (they fail the test at once). */
+const poll = <T>(what: string, fn: () => Promise<T | undefined>) => until(what, fn, { intervalMs: 50, retryErrors: false });
 
 function valueOf(s: { value: unknown }): StateName {
   return s.value as StateName;

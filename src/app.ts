@@ -121,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const cache = new CredentialCache(pool, deps.databaseUrl);
   await cache.start();
   const limiter = new RateLimiter(pool, clock);
-  const stats = new RequestStats(pool);
+  const stats = new RequestStats(pool, clock);
   const bus = new SessionBus(deps.databaseUrl);
   await bus.start();
   // Listeners waiting in this process (bench/ reads bus.size).

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from './helpers/app.ts';
 import { adminQuery, withDatabase } from './helpers/pg.ts';
+import { until } from './helpers/wait.ts';
 import { PERMISSIONS } from '../src/permissions.ts';
 import { loadActor } from '../src/actors/store.ts';
 
@@ -87,16 +88,6 @@ afterAll(async () => {
   await q?.end();
   await db?.drop();
 });
-
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** An empty database (not cloned from the migrated template). */
 async function emptyDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -314,6 +305,7 @@ describe('tolk key', () => {
       [['key', 'create', '--org', orgId, '--mode', 'test', '--ip-allow', '10.0.0.0/99'], /--ip-allow/],
       [['key', 'create', '--org', orgId, '--mode', 'test', '--rpm', '0'], /--rpm/],
       [['key', 'create', '--org', orgId, '--mode', 'test', '--rpm', 'many'], /--rpm/],
+      [['key', 'create', '--org', orgId, '--mode', 'test', '--rpm', '1000000001'], /--rpm/],
       [['key', 'create', '--org', orgId, '--mode', 'test', '--spend-day', '-1'], /--spend-day/],
       [['key', 'create', '--org', orgId, '--mode', 'test', '--expires-at', 'someday'], /--expires-at/],
     ]);
@@ -453,10 +445,10 @@ describe('tolk with a running server on the same database', () => {
     await ok('key', 'revoke', key.id);
     // Normally the very first request after the CLI exits is refused; the NOTIFY
     // is asynchronous, so allow it up to 2 s to arrive.
-    const res = await poll('the revoked key to be refused', async () => {
+    const res = await until('the revoked key to be refused', async () => {
       const r = await get(key.secret);
       return r.status === 200 ? undefined : r;
-    }, 2000);
+    }, { timeoutMs: 2000, retryErrors: false });
     expect(res.status).toBe(401);
     expect((await res.json()).code).toBe('unauthorized');
     // And it stays refused.
@@ -473,10 +465,10 @@ describe('tolk with a running server on the same database', () => {
     // Any CLI change (here, to another organization) notifies every server to drop its cache.
     const { id: other } = await ok('org', 'create', '--name', 'Other');
     await ok('org', 'set', other, '--minutes', '1');
-    const res = await poll('the cache to be dropped', async () => {
+    const res = await until('the cache to be dropped', async () => {
       const r = await get(key.secret);
       return r.status === 200 ? undefined : r;
-    }, 2000);
+    }, { timeoutMs: 2000, retryErrors: false });
     expect(res.status).toBe(401);
   });
 
@@ -485,12 +477,12 @@ describe('tolk with a running server on the same database', () => {
     const key = await ok('key', 'create', '--org', orgId, '--mode', 'test', '--rpm', '600');
     expect((await get(key.secret)).status).toBe(200);
     const refusedWith = async (code: string) => {
-      const r = await poll(`403 ${code}`, async () => {
+      const r = await until(`403 ${code}`, async () => {
         const res = await get(key.secret);
         if (res.status !== 403) return undefined;
         const body = await res.json();
         return body.code === code ? body : undefined;
-      }, 2000);
+      }, { timeoutMs: 2000, retryErrors: false });
       expect(r.code).toBe(code);
     };
     expect(await ok('org', 'set', orgId, '--status', 'blocked')).toMatchObject({ status: 'blocked' });
@@ -500,10 +492,10 @@ describe('tolk with a running server on the same database', () => {
     await ok('org', 'set', orgId, '--plan', 'free', '--status', 'active');
     await refusedWith('paid_plan_required');
     await ok('org', 'set', orgId, '--plan', 'paid');
-    expect((await poll('the key to work again', async () => {
+    expect((await until('the key to work again', async () => {
       const r = await get(key.secret);
       return r.status === 200 ? r : undefined;
-    }, 2000)).status).toBe(200);
+    }, { timeoutMs: 2000, retryErrors: false })).status).toBe(200);
   });
 
   it('`tolk org set --minutes` shows in /v1/balance, and `tolk key needs-review` makes the key read-only', async () => {
@@ -516,10 +508,10 @@ describe('tolk with a running server on the same database', () => {
     const create = () => t.request('POST', '/v1/rooms', { key: key.secret, headers: { 'idempotency-key': crypto.randomUUID() }, body: {} });
     expect((await create()).status).toBe(201);
     await ok('key', 'needs-review', key.id);
-    const refused = await poll('writes to be refused', async () => {
+    const refused = await until('writes to be refused', async () => {
       const r = await create();
       return r.status === 201 ? undefined : r;
-    }, 2000);
+    }, { timeoutMs: 2000, retryErrors: false });
     expect(refused.status).toBe(403);
     expect((await refused.json()).code).toBe('needs_review');
     expect((await get(key.secret)).status).toBe(200);

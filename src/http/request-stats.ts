@@ -13,15 +13,17 @@ export class RequestStats {
   private timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   private readonly pool: Pool;
+  private readonly now: () => number;
 
-  constructor(pool: Pool) {
+  constructor(pool: Pool, now: () => number = Date.now) {
     this.pool = pool;
+    this.now = now;
     this.timer = setInterval(() => void this.flush().catch(() => {}), 1000);
     this.timer.unref();
   }
 
   record(credentialId: string, orgId: string, livemode: boolean, error: boolean): void {
-    const day = new Date().toISOString().slice(0, 10);
+    const day = new Date(this.now()).toISOString().slice(0, 10);
     const k = `${credentialId}|${day}`;
     let r = this.pending.get(k);
     if (!r) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { markNeedsReview, revokeKey, setOrg } from '../../src/cli/admin.ts';
+import { until } from '../helpers/wait.ts';
 
 // api.md section 5 (Authentication), section 7 (Errors) and section 8 (Limits), over real HTTP.
 
@@ -19,7 +20,7 @@ const DAY = 86_400_000;
  * requests cannot straddle a reset. Polls the clock; bounded by `margin`.
  */
 async function awayFromWindowEdge(size = MINUTE, margin = 8_000): Promise<void> {
-  while (size - (Date.now() % size) < margin) await new Promise((r) => setTimeout(r, 50));
+  await until('the clock to leave the window edge', async () => size - (Date.now() % size) >= margin, { timeoutMs: margin + 5_000, intervalMs: 50 });
 }
 
 /**
@@ -30,14 +31,13 @@ async function awayFromWindowEdge(size = MINUTE, margin = 8_000): Promise<void> 
  * until `done` holds for the response, for at most `timeoutMs`.
  */
 async function pollResponse(what: string, send: () => Promise<TestResponse>, done: (r: TestResponse) => boolean, timeoutMs = 1000): Promise<TestResponse> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await send();
+  let last: TestResponse | undefined;
+  return until(what, async () => {
+    const res = (last = await send());
     if (done(res)) return res;
     await res.arrayBuffer();
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last status ${res.status})`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+    return undefined;
+  }, { timeoutMs, intervalMs: 10, retryErrors: false, detail: () => `last status ${last?.status}` });
 }
 
 /** Asserts the spec's problem+json (exactly six fields) and returns it. */

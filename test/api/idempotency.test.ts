@@ -3,7 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { createTestDatabase, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
-import { ROOT, freePort, serverNode, until } from '../helpers/process.ts';
+import { ROOT, freePort, serverNode } from '../helpers/process.ts';
+import { until } from '../helpers/wait.ts';
 
 // Idempotency-Key (api.md sections 7 and 8) over real HTTP: required on creates,
 // at most 255 characters, a replay answers the original response, another body

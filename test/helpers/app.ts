@@ -8,20 +8,31 @@ import { startWorkers, type Workers } from '../../src/jobs/workers.ts';
 import { buildApp } from '../../src/app.ts';
 import { createKey, createOrg, type KeyOptions } from '../../src/cli/admin.ts';
 import { adminQuery, withDatabase } from './pg.ts';
+import { releaseDatabase } from './databases.ts';
 import type { Lookup } from '../../src/webhooks/outbound.ts';
 import type { Services } from '../../src/services.ts';
 
-export type TestDb = { name: string; url: string; drop: () => Promise<void> };
+export type TestDb = {
+  name: string;
+  url: string;
+  /**
+   * Releases the database: dropped once its file has passed, kept (and its
+   * name printed on stderr) when the file failed or TOLK_TEST_KEEP_DB=1 is set
+   * (see databases.ts).
+   */
+  drop: () => Promise<void>;
+};
 
 /** A fresh database cloned from the migrated template. */
 export async function createTestDatabase(): Promise<TestDb> {
   const adminUrl = inject('adminUrl');
   const name = `tolk_t_${randomBytes(6).toString('hex')}`;
   await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${inject('template')}`);
+  const url = withDatabase(adminUrl, name);
   return {
     name,
-    url: withDatabase(adminUrl, name),
-    drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    url,
+    drop: () => releaseDatabase({ name, url, drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }),
   };
 }
 
@@ -37,10 +48,10 @@ export type TestApp = {
   config: Config;
   /** fetch() against the server with optional bearer key and JSON body. */
   request: (method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string }) => Promise<TestResponse>;
-  /** A new organization and key (defaults: paid, active, test mode, all permissions). */
   /** Background workers (dispatcher, delivery) when started with workers: true. */
   workers: Workers | null;
   services: Services;
+  /** A new organization and key (defaults: paid, active, test mode, all permissions). */
   key: (o?: Partial<KeyOptions> & { plan?: 'paid' | 'free'; status?: 'active' | 'blocked' | 'suspended'; minutes?: number }) => Promise<{ orgId: string; keyId: string; secret: string }>;
   close: () => Promise<void>;
 };
@@ -94,8 +105,10 @@ export async function startTestApp(
       await app.close();
       await boss.stop({ graceful: false }).catch(() => {});
       await pool.end();
-      // TOLK_TEST_KEEP_DB=1 keeps each file's database for inspection.
-      if (!opts.db && !process.env.TOLK_TEST_KEEP_DB) await db.drop();
+      // A database passed in is the caller's to release. This one is dropped
+      // once the file has passed; kept for inspection if it failed, or always
+      // with TOLK_TEST_KEEP_DB=1 (TestDb.drop).
+      if (!opts.db) await db.drop();
     },
   };
 }

@@ -1,9 +1,8 @@
 import type { TestProject } from 'vitest/node';
 import pg from 'pg';
-import { ensureEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { startBoss } from '../../src/jobs/boss.ts';
-import { LOCAL_ADMIN_URL, adminQuery, reachable, templateName, withDatabase } from './pg.ts';
+import { LOCAL_ADMIN_URL, adminQuery, findPostgres, templateName, withDatabase } from './pg.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -19,14 +18,7 @@ declare module 'vitest' {
  * without sharing any state.
  */
 export default async function setup(project: TestProject) {
-  let adminUrl = LOCAL_ADMIN_URL;
-  let stop = async () => {};
-  const local = new URL(LOCAL_ADMIN_URL);
-  if (!(await reachable(local.hostname, Number(local.port || 5432)))) {
-    const embedded = await ensureEmbeddedPostgres('.data/test-pg', 54339, (m) => process.stderr.write(`${m}\n`));
-    adminUrl = withDatabase(embedded.url, 'postgres');
-    stop = embedded.stop;
-  }
+  const { adminUrl, stop } = await findPostgres(LOCAL_ADMIN_URL, { dir: '.data/test-pg', port: 54339 }, (m) => process.stderr.write(`${m}\n`));
   const template = templateName();
   const c = new pg.Client({ connectionString: adminUrl });
   await c.connect();

@@ -2,21 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { until } from './wait.ts';
+
+// `until` lives in wait.ts (the one poll helper); re-exported for the files that import it from here.
+export { until };
 
 /** The project root, wherever the checkout is. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Polls `check` until it returns a truthy value, or fails after `ms`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /**
  * The node that runs src/server.ts: this one when it is Node 24 (type

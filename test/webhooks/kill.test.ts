@@ -3,7 +3,8 @@ import pg from 'pg';
 import Stripe from 'stripe';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
-import { startServerProcess, until, type ServerProcess } from '../helpers/process.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { until } from '../helpers/wait.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
 
 // A server process killed (SIGKILL) with webhook deliveries in flight, queued

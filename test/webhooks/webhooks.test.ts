@@ -7,6 +7,7 @@ import Stripe from 'stripe';
 import { Webhook } from 'standardwebhooks';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { until } from '../helpers/wait.ts';
 import { createOrg, createKey } from '../../src/cli/admin.ts';
 
 // Endpoints, the event log and signed delivery, end to end: the server with its
@@ -180,8 +181,7 @@ describe('delivery', () => {
   it('room.started reaches the endpoint signed: Stripe and Standard Webhooks verifiers accept it; the log has the same event', async () => {
     const ep = await createEndpoint(['room.started']);
     const room = await createRoom();
-    const deadline = Date.now() + 10_000;
-    while (!rx.received.some((r) => JSON.parse(r.body).data.object.id === room.id) && Date.now() < deadline) await rx.waitFor(rx.received.length + 1).catch(() => {});
+    await until('room.started of the room at the receiver', async () => rx.received.some((r) => JSON.parse(r.body).data.object.id === room.id), { timeoutMs: 10_000, retryErrors: false });
     const got = rx.received.find((r) => JSON.parse(r.body).data.object.id === room.id)!;
     expect(got, 'delivered').toBeDefined();
     const event = verifyStripe(got, ep.secret);
@@ -220,9 +220,20 @@ describe('delivery', () => {
     const testRoom = await createRoom();
     const liveRoom = await createRoom(live.secret);
     const wanted = () => rx.received.filter((r) => [testRoom.id, liveRoom.id].includes(JSON.parse(r.body).data.object.id));
-    const deadline = Date.now() + 10_000;
-    while (wanted().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 300)); // anything wrongly sent would arrive meanwhile
+    await until('room.started of both rooms at the receiver', async () => wanted().length >= 2, { timeoutMs: 10_000, intervalMs: 50, retryErrors: false });
+    // Nothing more is on its way once both rooms' events are dispatched and
+    // every delivery made of them has had its attempt: an attempt is recorded
+    // only after the receiver answered it, so anything wrongly sent (another
+    // environment, an event not subscribed to) is in rx.received by then.
+    await until('every delivery of both rooms\' events to be attempted', async () => {
+      const { rows } = await t.pool.query(
+        `SELECT (SELECT count(*) FROM outbox WHERE object_id = ANY($1) AND processed_at IS NULL)
+              + (SELECT count(*) FROM webhook_deliveries d JOIN outbox o ON o.event_id = d.event_id
+                  WHERE o.object_id = ANY($1) AND d.status = 'pending' AND d.attempts = 0) AS waiting`,
+        [[testRoom.id, liveRoom.id]],
+      );
+      return Number(rows[0].waiting) === 0;
+    }, { timeoutMs: 10_000, retryErrors: false });
     const got = wanted();
     expect(got).toHaveLength(2);
     const byRoom = new Map(got.map((r) => [JSON.parse(r.body).data.object.id, r]));
@@ -293,14 +304,10 @@ describe('delivery', () => {
     let room: any;
     try {
       room = await createRoom();
-      const deadline = Date.now() + 10_000;
-      let d: any;
-      while (Date.now() < deadline) {
+      const d: any = await until('the first attempt to be recorded', async () => {
         const list = await (await t.request('GET', `/v1/webhook-endpoints/${ep.id}/deliveries`, { key })).json();
-        d = list.data[0];
-        if (d?.attempts.length) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        return list.data[0]?.attempts.length ? list.data[0] : undefined;
+      }, { timeoutMs: 10_000, intervalMs: 50, retryErrors: false });
       expect(d).toMatchObject({ status: 'pending' });
       expect(d.attempts[0]).toMatchObject({ ok: false, status: 500 });
       const wait = new Date(d.next_attempt_at).getTime() - new Date(d.attempts[0].at).getTime();
@@ -376,14 +383,10 @@ describe('event log', () => {
       ],
     );
     await t.workers!.kickDispatcher();
-    const got = await rx.waitFor(0).then(async () => {
-      const deadline = Date.now() + 10_000;
-      while (forEvent('evt_mask000000000000000000').length === 0 || forEvent('evt_text000000000000000000').length === 0) {
-        if (Date.now() > deadline) throw new Error('not delivered');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return [forEvent('evt_mask000000000000000000')[0]!, forEvent('evt_text000000000000000000')[0]!];
-    });
+    const got = await until('both events to be delivered', async () => {
+      const [mask, text] = [forEvent('evt_mask000000000000000000')[0], forEvent('evt_text000000000000000000')[0]];
+      return mask && text ? [mask, text] : undefined;
+    }, { timeoutMs: 10_000, intervalMs: 50, retryErrors: false });
     const log = await (await t.request('GET', '/v1/events?limit=100', { key })).json();
     const call = log.data.find((e: any) => e.id === 'evt_mask000000000000000000');
     expect(call.data.object).toEqual({ id: 'call_x', to: '+141******23', from: '+442*******50', reason: 'destination_not_allowed' });
