@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, type AnyStateMachine, type AnyStateNode, type EventFromLogic, type EventObject } from 'xstate';
+import { createActor, type AnyStateMachine, type AnyStateNode, type EventObject } from 'xstate';
 import { getSimplePaths } from 'xstate/graph';
 import { machines, type MachineName } from './index.ts';
+import { SAMPLE_EVENTS } from './sample-events.ts';
 
 // Every persisted lifecycle survives its trip through the database. The actor
 // store (src/actors/store.ts) keeps `actor.getPersistedSnapshot()` as JSON
@@ -14,23 +15,9 @@ import { machines, type MachineName } from './index.ts';
 // would behave differently from the one that was written: an API answer or
 // a webhook would change after a restart.
 //
-// SAMPLE_EVENTS must name every machine of `machines` (the type requires it,
+// SAMPLE_EVENTS (sample-events.ts) must name every machine of `machines` (the type requires it,
 // and a test checks it), and cover every event type the machine accepts, with
 // each payload variant that leads somewhere different (END's two reasons).
-
-type SampleEvents = { [K in MachineName]: ReadonlyArray<EventFromLogic<(typeof machines)[K]>> };
-
-const SAMPLE_EVENTS: SampleEvents = {
-  room: [
-    { type: 'OPEN' },
-    { type: 'SCHEDULE' },
-    { type: 'START' },
-    { type: 'END', reason: 'deleted' },
-    { type: 'END', reason: 'expired' },
-    { type: 'CANCEL' },
-  ],
-  session: [{ type: 'JOIN' }, { type: 'JOINED' }, { type: 'LEAVE' }, { type: 'ROOM_ENDED' }],
-};
 
 const names = Object.keys(machines) as MachineName[];
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
 import { createActor, transition, type SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { roomMachine, type RoomEvent } from './room.ts';
+import { SAMPLE_EVENTS } from './sample-events.ts';
 import { startTestApp, type TestApp } from '../test/helpers/app.ts';
 import { until } from '../test/helpers/wait.ts';
 import { ROOM_EXPIRE_QUEUE, endRoom } from '../src/rooms/rooms.ts';
@@ -17,14 +18,7 @@ type RoomSnapshot = SnapshotFrom<typeof roomMachine>;
 type StateName = 'created' | 'scheduled' | 'live' | 'ended';
 
 // Every event the machine accepts, with each END reason as its own case.
-const EVENTS: RoomEvent[] = [
-  { type: 'OPEN' },
-  { type: 'SCHEDULE' },
-  { type: 'START' },
-  { type: 'END', reason: 'deleted' },
-  { type: 'END', reason: 'expired' },
-  { type: 'CANCEL' },
-];
+const EVENTS: RoomEvent[] = [...SAMPLE_EVENTS.room];
 
 // SCHEDULE (POST /v1/meetings), START (a scheduled meeting's start) and CANCEL
 // (DELETE /v1/meetings/{id}) need the meeting endpoints, which answer 501

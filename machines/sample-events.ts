@@ -1,0 +1,21 @@
+import type { EventFromLogic } from 'xstate';
+import type { machines, MachineName } from './index.ts';
+
+// Every event each machine accepts, with each payload variant that leads
+// somewhere different (END's two reasons): what the model-based and
+// persistence tests send. Typed over MachineName, so a new machine without
+// its events does not compile.
+
+type SampleEvents = { [K in MachineName]: ReadonlyArray<EventFromLogic<(typeof machines)[K]>> };
+
+export const SAMPLE_EVENTS = {
+  room: [
+    { type: 'OPEN' },
+    { type: 'SCHEDULE' },
+    { type: 'START' },
+    { type: 'END', reason: 'deleted' },
+    { type: 'END', reason: 'expired' },
+    { type: 'CANCEL' },
+  ],
+  session: [{ type: 'JOIN' }, { type: 'JOINED' }, { type: 'LEAVE' }, { type: 'ROOM_ENDED' }],
+} satisfies SampleEvents;
