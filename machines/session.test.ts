@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
 import { createActor, type SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { sessionMachine, type SessionEvent } from './session.ts';
+import { SAMPLE_EVENTS } from './sample-events.ts';
 import { startTestApp, type TestApp } from '../test/helpers/app.ts';
 
 // Model-based tests of the agent session lifecycle: paths generated from the
@@ -18,7 +19,7 @@ import { startTestApp, type TestApp } from '../test/helpers/app.ts';
 type Snap = SnapshotFrom<typeof sessionMachine>;
 type StateName = 'created' | 'joining' | 'active' | 'ended';
 
-const EVENTS: SessionEvent[] = [{ type: 'JOIN' }, { type: 'JOINED' }, { type: 'LEAVE' }, { type: 'ROOM_ENDED' }];
+const EVENTS: SessionEvent[] = [...SAMPLE_EVENTS.session];
 const EMITS: Record<SessionEvent['type'], string[]> = {
   JOIN: ['session.started'],
   JOINED: [],
