@@ -20,6 +20,9 @@ export async function leave(s: Services, cred: Caller, id: string): Promise<Sess
     const session = await loadSession(tx, cred, id, true);
     const ended = await endSession(tx, session, 'LEAVE');
     if (!ended) throw sessionEnded(id);
+    // The robots stop when nobody is left to listen.
+    const { rows } = await tx.query(`SELECT 1 FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' LIMIT 1`, [session.room_id]);
+    if (rows.length === 0) await stopRobots(tx, session.room_id);
     return ended;
   });
 }
@@ -40,9 +43,6 @@ async function endSession(tx: Client, session: SessionRow, event: 'LEAVE' | 'ROO
   const t = await transition<SessionRow>(tx, 'session', session.id, { type: event }, { returning: COLUMNS, objectFor: toSession });
   if (!t.changed) return null;
   await writeTranscript(tx, t.row);
-  // The robots stop when nobody is left to listen.
-  const { rows } = await tx.query(`SELECT 1 FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' LIMIT 1`, [session.room_id]);
-  if (rows.length === 0) await stopRobots(tx, session.room_id);
   await notifyRoom(tx, session.room_id);
   return toSession(t.row);
 }
