@@ -136,7 +136,7 @@ export class RateLimiter {
     const need = windows
       .map((w) => ({ w, l: this.lease(st, w.kind, now) }))
       .filter(({ l }) => !l.spent && l.left < st.waiting)
-      .map(({ w, l }) => ({ ...w, lease: l, size: Math.max(Math.max(1, Math.floor(w.limit / 1000)), st.waiting - l.left) }));
+      .map(({ w, l }) => ({ ...w, lease: l, size: Math.max(1, Math.floor(w.limit / 1000), st.waiting - l.left) }));
     if (need.length === 0) return;
     const values: unknown[] = [keyId];
     const tuples: string[] = [];

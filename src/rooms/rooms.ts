@@ -122,7 +122,8 @@ export async function listRooms(s: Services, cred: Caller, limit: number, starti
 export async function endRoom(s: Services, owner: { orgId: string; livemode: boolean } | null, id: string, reason: 'deleted' | 'expired'): Promise<Room> {
   if (!visible(id)) throw notFound('room', id);
   return withTx(s.pool, async (tx) => {
-    const { rows } = await tx.query(`SELECT org_id, livemode FROM rooms WHERE id = $1 FOR UPDATE`, [id]);
+    // Whose room it is never changes: transition() below takes the row lock.
+    const { rows } = await tx.query(`SELECT org_id, livemode FROM rooms WHERE id = $1`, [id]);
     const row = rows[0];
     if (!row || (owner && (row.org_id !== owner.orgId || row.livemode !== owner.livemode))) throw notFound('room', id);
     const base = s.config.publicBaseUrl;

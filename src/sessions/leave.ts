@@ -17,7 +17,8 @@ export async function leave(s: Services, cred: Caller, id: string): Promise<Sess
       const { rows } = await tx.query<{ room_id: string }>(`SELECT room_id FROM agent_sessions WHERE id = $1`, [id]);
       if (rows[0]) await lockRobots(tx, rows[0].room_id);
     }
-    const session = await loadSession(tx, cred, id, true);
+    // transition() locks the session's row (after the robots', above).
+    const session = await loadSession(tx, cred, id);
     const ended = await endSession(tx, session, 'LEAVE');
     if (!ended) throw sessionEnded(id);
     // The robots stop when nobody is left to listen.

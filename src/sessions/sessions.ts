@@ -53,10 +53,10 @@ export function assertTestMode(cred: Caller): void {
   }
 }
 
-export async function loadSession(db: Queryable, cred: Caller, id: string, lock = false): Promise<SessionRow> {
+export async function loadSession(db: Queryable, cred: Caller, id: string): Promise<SessionRow> {
   if (!ID_PATTERN.test(id)) throw notFound('session', id);
   const { rows } = await db.query<SessionRow>(
-    `SELECT ${COLUMNS} FROM agent_sessions WHERE id = $1 AND org_id = $2 AND livemode = $3 ${lock ? 'FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS} FROM agent_sessions WHERE id = $1 AND org_id = $2 AND livemode = $3`,
     [id, cred.orgId, cred.livemode],
   );
   if (!rows[0]) throw notFound('session', id);
