@@ -5,7 +5,11 @@ const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_BASE_URL: z.url().optional(),
-  DATABASE_URL: z.string().optional(),
+  // Empty is unset (the embedded PostgreSQL).
+  DATABASE_URL: z
+    .string()
+    .refine((v) => v === '' || /^postgres(ql)?:\/\/./.test(v), 'must be a PostgreSQL URL: postgres://user:password@host:5432/database')
+    .optional(),
   SMTP_URL: z.string().optional(),
   TOLK_WEBHOOK_ALLOW_ORIGINS: z.string().default(''),
   TOLK_SIM_SPEED: z.coerce.number().positive().default(1),

@@ -2,34 +2,68 @@ import pino from 'pino';
 import type { Config } from './config.ts';
 import { resolveDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
-import { createPool, type Pool } from './db/pool.ts';
+import { createPool, isDatabaseDown, type Pool } from './db/pool.ts';
 import { startBoss, type Boss } from './jobs/boss.ts';
 import { startWorkers } from './jobs/workers.ts';
+import { databaseFailure } from './startup.ts';
 
 export type Platform = {
   config: Config;
   databaseUrl: string;
+  /** Which database this is, in one line (the start banner prints it). */
+  database: string;
   pool: Pool;
   boss: Boss;
   log: pino.Logger;
   close: () => Promise<void>;
 };
 
-/** Database (embedded when DATABASE_URL is unset), migrations, pool, job queue and workers. */
+/** One line per outage, not one per failed poll: pg-boss retries every second or so. */
+function outageLogger(log: pino.Logger) {
+  let last = 0;
+  return (err: unknown, what: string) => {
+    if (!isDatabaseDown(err)) return log.error({ err }, what);
+    const t = Date.now();
+    if (t - last < 30_000) return;
+    last = t;
+    log.warn(`${what}: the database is unreachable (${(err as { code?: string; message?: string }).code ?? (err as Error).message}); retrying`);
+  };
+}
+
+/**
+ * Database (embedded when DATABASE_URL is unset), migrations, pool, job queue
+ * and workers. A failure here is a StartupError: one sentence for the operator.
+ */
 export async function startPlatform(config: Config, opts: { migrate?: boolean } = {}): Promise<Platform> {
   const log = pino({ level: config.logLevel }, pino.destination(2));
   const db = await resolveDatabase(config, (m) => log.info(m));
-  if (opts.migrate !== false) await migrate(db.url);
+  const fail = async (err: unknown) => {
+    await db.stop().catch(() => {});
+    return databaseFailure(err, db.url, Boolean(config.databaseUrl));
+  };
+  try {
+    if (opts.migrate !== false) await migrate(db.url);
+  } catch (err) {
+    throw await fail(err);
+  }
   const pool = createPool(db.url);
-  const boss = await startBoss(db.url, {
-    workers: config.workers,
-    monitorSeconds: config.jobMonitorSeconds,
-    onError: (err) => log.error({ err }, 'pg-boss'),
-  });
+  const onError = outageLogger(log);
+  let boss: Boss;
+  try {
+    boss = await startBoss(db.url, {
+      workers: config.workers,
+      monitorSeconds: config.jobMonitorSeconds,
+      onError: (err) => onError(err, 'pg-boss'),
+    });
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw await fail(err);
+  }
   const workers = config.workers ? await startWorkers({ config, pool, boss }, db.url, log) : null;
   return {
     config,
     databaseUrl: db.url,
+    database: db.description,
     pool,
     boss,
     log,

@@ -1,32 +1,106 @@
-import { loadConfig } from './config.ts';
-import { startPlatform } from './platform.ts';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from './config.ts';
+import { startPlatform, type Platform } from './platform.ts';
 import { buildApp } from './app.ts';
-import { seedIfEmpty } from './cli/seed.ts';
+import { seedIfEmpty, type Seeded } from './cli/seed.ts';
+import { StartupError } from './startup.ts';
+import type { Pool } from './db/pool.ts';
 
 // Listens and closes gracefully; everything else is in buildApp and startPlatform.
-const config = loadConfig();
-const platform = await startPlatform(config);
-const app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl });
+// A start that cannot go on says why in one line on stderr and exits 1.
 
-const seeded = await seedIfEmpty(platform.pool, config);
-await app.listen({ port: config.port, host: config.host });
-if (seeded) {
-  process.stderr.write(
-    `\nFirst start: seeded a demo organization (${seeded.org_id}).\n` +
-      `  test key: ${seeded.test_key}\n  live key: ${seeded.live_key}\n\n` +
-      `  curl -s -X POST ${config.publicBaseUrl}/v1/rooms -H "Authorization: Bearer ${seeded.test_key}" ` +
-      `-H "Idempotency-Key: $(date +%s%N)" -H "Content-Type: application/json" -d '{"title":"Hello"}'\n\n` +
-      `  API reference: ${config.publicBaseUrl}/docs\n\n`,
-  );
+function fatal(err: unknown): never {
+  const sentence = err instanceof StartupError ? err.message : `could not start: ${(err as Error)?.message ?? String(err)}`;
+  process.stderr.write(`tolk: ${sentence}\n`);
+  if (!(err instanceof StartupError) && process.env.LOG_LEVEL === 'debug') process.stderr.write(`${(err as Error)?.stack}\n`);
+  process.exit(1);
 }
 
+function listenFailure(err: NodeJS.ErrnoException, config: Config): StartupError {
+  const where = `${config.host}:${config.port}`;
+  if (err.code === 'EADDRINUSE') return new StartupError(`port ${config.port} is already in use (${where}); stop what holds it or set PORT to a free port`);
+  if (err.code === 'EACCES') return new StartupError(`not allowed to listen on ${where}; use a PORT above 1023 or run with the right to bind it`);
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') return new StartupError(`HOST ${config.host} is not an address of this machine`);
+  return new StartupError(`cannot listen on ${where}: ${err.message}`);
+}
+
+/** The demo organization's id, to show the command that makes a key for it. */
+async function someOrg(pool: Pool): Promise<string | null> {
+  const { rows } = await pool.query(`SELECT id FROM organizations ORDER BY created_at LIMIT 1`).catch(() => ({ rows: [] }));
+  return rows[0]?.id ?? null;
+}
+
+function banner(base: string, database: string, seeded: Seeded | null, orgId: string | null): string {
+  const lines = [``, `Tolk is listening on ${base}`, `  API reference: ${base}/docs`, `  database: ${database}`];
+  if (seeded) {
+    lines.push(
+      `  first start: seeded a demo organization (${seeded.org_id})`,
+      `  test key: ${seeded.test_key}`,
+      `  live key: ${seeded.live_key}`,
+      `  (keys are shown once; they are stored only as hashes)`,
+      ``,
+      `  curl -s -X POST ${base}/v1/rooms -H "Authorization: Bearer ${seeded.test_key}" ` +
+        `-H "Idempotency-Key: hello-1" -H "Content-Type: application/json" -d '{"title":"Hello"}'`,
+    );
+  } else {
+    lines.push(
+      orgId
+        ? `  a test key: npx tolk key create --org ${orgId} --mode test   (or npx tolk seed: a new demo organization with keys)`
+        : `  keys: npx tolk seed   (a demo organization with a test and a live key)`,
+    );
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  fatal(new StartupError((err as Error).message));
+}
+
+let platform: Platform;
+try {
+  platform = await startPlatform(config);
+} catch (err) {
+  fatal(err);
+}
+
+let app: Awaited<ReturnType<typeof buildApp>> | undefined;
 let closing = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, async () => {
+async function shutdown(code: number): Promise<never> {
+  closing = true;
+  await app?.close().catch(() => {});
+  await platform.close();
+  process.exit(code);
+}
+// A terminal's Ctrl-C reaches only this process (the embedded PostgreSQL runs
+// in its own process group): close requests, jobs and pools, then the
+// database if no other process uses it. The same signal often arrives twice
+// (from the terminal and forwarded by npm), so repeats are ignored; a close
+// that hangs is cut short after 20 s.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
     if (closing) return;
-    closing = true;
-    await app.close().catch(() => {});
-    await platform.close();
-    process.exit(0);
+    setTimeout(() => process.exit(1), 20_000).unref();
+    void shutdown(0);
   });
+}
+
+try {
+  app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl });
+  const seeded = await seedIfEmpty(platform.pool, config);
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    throw listenFailure(err as NodeJS.ErrnoException, config);
+  }
+  const { port } = app.server.address() as AddressInfo;
+  const base = config.port === port ? config.publicBaseUrl : config.publicBaseUrl.replace(/:\d+$/, `:${port}`);
+  process.stderr.write(banner(base, platform.database, seeded, seeded ? null : await someOrg(platform.pool)));
+} catch (err) {
+  closing = true;
+  await app?.close().catch(() => {});
+  await platform.close().catch(() => {});
+  fatal(err);
 }

