@@ -9,13 +9,13 @@ import {
 } from 'fastify-type-provider-zod';
 import { API_VERSION_DATE, SERVICE_VERSION } from './config.ts';
 import { newId } from './ids.ts';
-import { ApiError, ERROR_DESCRIPTIONS, ERROR_STATUS, problem } from './errors.ts';
+import { ApiError, ERROR_CATALOGUE, problem } from './errors.ts';
 import { CredentialCache } from './http/credential-cache.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { RequestStats } from './http/request-stats.ts';
 import { AnonymousLimiter, authenticate, setRateHeaders } from './http/auth.ts';
 import { readIdempotencyKey } from './http/idempotency.ts';
-import { makeErrorHandler, makeNotFoundHandler } from './http/error-handler.ts';
+import { makeErrorHandler, RouteMiss } from './http/error-handler.ts';
 import { finishOpenApi } from './http/openapi.ts';
 import './http/route.ts';
 import { V1_ROUTES } from './routes.ts';
@@ -100,19 +100,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => newId('req'),
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
-    // Ids are short; a longer path segment does not match a route (404).
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // No path segment is too long to reach its route: the route's params schema refuses a
+    // long id naming it (`id: Too big: …`, http/schemas.ts PathId) without echoing it. Node's
+    // 16 KiB limit on the URL and headers bounds a segment before this does.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(makeNotFoundHandler(errorsUrl));
+  // A request no route matches: 405 with Allow when its path takes other methods, else 404.
+  const miss = new RouteMiss(app);
+  app.addHook('onRoute', miss.onRoute);
+  app.setNotFoundHandler(miss.notFoundHandler);
   // Many clients send `Content-Type: application/json` with every POST, also
   // when there is nothing to send (leave, rotate-secret, test): an empty or
   // blank body is no body, as with Stripe's API. Anything else goes through
-  // Fastify's own JSON parser (prototype-poisoning protection included).
+  // Fastify's own JSON parser (prototype-poisoning protection included). JSON is
+  // the only body parsed: any other Content-Type (text/plain too) is 415.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     parseJson(req, body as string, done);
@@ -154,6 +160,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     setRateHeaders(reply, v);
     if (!v.allowed) throw new ApiError('rate_limited', `Too many requests from ${req.ip}; retry in ${v.reset} s`, { 'Retry-After': String(v.reset) });
   });
+  // After the headers above, before any body is read: a wrong method is 405, not a complaint about its body.
+  app.addHook('onRequest', miss.onRequest);
   app.addHook('preValidation', async (req) => {
     // PostgreSQL text cannot hold U+0000; refuse it here, naming the field, instead of failing in SQL.
     rejectNul('query', req.query);
@@ -200,16 +208,36 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openapi ??= finishOpenApi(app.swagger() as never);
     return openapi;
   });
-  app.get('/docs/errors', { schema: { hide: true } }, async () => ({
-    data: Object.entries(ERROR_STATUS).map(([code, status]) => ({
-      code,
-      status,
-      description: ERROR_DESCRIPTIONS[code as keyof typeof ERROR_STATUS],
-    })),
-  }));
+  app.get('/docs/errors', { schema: { hide: true } }, async () => ({ data: ERROR_CATALOGUE }));
+  // The reference page works offline and shows only our API: its script comes
+  // from this server (the plugin serves it at /docs/js/scalar.js; a `cdn` or
+  // `bundle` option would load it from jsDelivr instead), system fonts instead
+  // of fonts.scalar.com, and none of the renderer vendor's services: its AI
+  // agent, MCP, developer tools (Share, Deploy), "Open API Client"
+  // (client.scalar.com). No `proxyUrl`: "Test Request" goes straight to the API.
+  // test/docs/docs-page.test.ts opens it in Chromium with the network cut.
   await app.register(scalar, {
     routePrefix: '/docs',
-    configuration: { url: '/v1/openapi.json', title: 'Tolk API reference' },
+    configuration: {
+      url: '/v1/openapi.json',
+      title: 'Tolk API reference',
+      pageTitle: 'Tolk API reference',
+      withDefaultFonts: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
+      hideClientButton: true,
+      // On by default in the configuration schema (unused by the bundle today).
+      telemetry: false,
+      customCss: [
+        ':root {',
+        '  --scalar-font: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji";',
+        '  --scalar-font-code: ui-monospace, SFMono-Regular, Menlo, Monaco, Consolas, "Liberation Mono", "Courier New", monospace;',
+        '}',
+        // The sidebar's "Powered by Scalar" link has no option of its own.
+        'a[href^="https://www.scalar.com"] { display: none !important; }',
+      ].join('\n'),
+    },
   });
   return app;
 }

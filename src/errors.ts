@@ -52,23 +52,63 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   org_blocked: 'The organization is blocked.',
   org_suspended: 'The organization is suspended.',
   not_found: 'The object does not exist or the credential cannot see it.',
-  method_not_allowed: 'The path exists but not with this method.',
+  method_not_allowed: 'The path exists but not with this method; the Allow header lists the methods it accepts.',
   idempotency_mismatch: 'The same Idempotency-Key was used with a different request.',
   idempotency_in_progress: 'The first request with this Idempotency-Key is still running; retry shortly.',
   slot_taken: 'The booking time was taken meanwhile.',
   session_ended: 'The agent session already ended.',
-  conflict: 'The request conflicts with the current state of the object.',
-  payload_too_large: 'The request body is larger than allowed.',
-  unsupported_media_type: 'The request body must be application/json.',
+  conflict: 'The request conflicts with the current state of the object, such as a join link or an agent session for an ended room.',
+  payload_too_large: 'The request body is larger than allowed (1 MiB unless the server is configured otherwise).',
+  unsupported_media_type: 'A request body was sent with a Content-Type other than application/json (or none).',
   rate_limited: 'Too many requests; wait for Retry-After.',
   too_many_sessions: 'Too many simultaneous agent sessions.',
   test_daily_limit: 'Test keys allow 1,000 requests per day.',
   internal_error: 'Something went wrong on our side; retry with backoff.',
-  not_available_yet: 'Coming soon in live mode; works with a test key.',
+  not_available_yet:
+    'Not available yet on this server: endpoints not built yet answer it for every key, and AI agent sessions for live keys (test keys use the simulator).',
   api_disabled: 'The API is temporarily unavailable; retry later.',
   mcp_disabled: 'The assistant-tool interface is temporarily unavailable; retry later.',
   booking_unavailable: 'Booking is temporarily unavailable; retry later.',
 };
+
+/**
+ * Codes this service adds to api.md's section 7 table: the spec's table is
+ * the contract, these are ours. GET /docs/errors marks every entry with its
+ * source.
+ */
+export const SERVICE_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'method_not_allowed',
+  'conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'internal_error',
+]);
+
+/**
+ * Codes of api.md that nothing on this server answers yet (booking is not
+ * built, and there is no MCP server yet): GET /docs/errors lists them with
+ * `answered: false`, and /v1/openapi.json declares them on no operation.
+ */
+export const NOT_ANSWERED_YET: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['slot_taken', 'mcp_disabled', 'booking_unavailable']);
+
+export type CatalogueEntry = {
+  code: ErrorCode;
+  status: number;
+  description: string;
+  /** `api.md` for the spec's codes, `service` for the codes this service adds. */
+  source: 'api.md' | 'service';
+  /** Whether this server answers the code today. */
+  answered: boolean;
+};
+
+/** GET /docs/errors: every code, its status, meaning and where it comes from. */
+export const ERROR_CATALOGUE: readonly CatalogueEntry[] = (Object.keys(ERROR_STATUS) as ErrorCode[]).map((code) => ({
+  code,
+  status: ERROR_STATUS[code],
+  description: ERROR_DESCRIPTIONS[code],
+  source: SERVICE_CODES.has(code) ? 'service' : 'api.md',
+  answered: !NOT_ANSWERED_YET.has(code),
+}));
 
 export class ApiError extends Error {
   readonly code: ErrorCode;

@@ -2,7 +2,7 @@ import pino from 'pino';
 import type { Config } from './config.ts';
 import { resolveDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
-import { createPool, isDatabaseDown, type Pool } from './db/pool.ts';
+import { createPool, quietOutages, type Pool } from './db/pool.ts';
 import { startBoss, type Boss } from './jobs/boss.ts';
 import { startWorkers } from './jobs/workers.ts';
 import { databaseFailure } from './startup.ts';
@@ -17,18 +17,6 @@ export type Platform = {
   log: pino.Logger;
   close: () => Promise<void>;
 };
-
-/** One line per outage, not one per failed poll: pg-boss retries every second or so. */
-function outageLogger(log: pino.Logger) {
-  let last = 0;
-  return (err: unknown, what: string) => {
-    if (!isDatabaseDown(err)) return log.error({ err }, what);
-    const t = Date.now();
-    if (t - last < 30_000) return;
-    last = t;
-    log.warn(`${what}: the database is unreachable (${(err as { code?: string; message?: string }).code ?? (err as Error).message}); retrying`);
-  };
-}
 
 /**
  * Database (embedded when DATABASE_URL is unset), migrations, pool, job queue
@@ -47,19 +35,19 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     throw await fail(err);
   }
   const pool = createPool(db.url);
-  const onError = outageLogger(log);
+  const quiet = quietOutages(log);
   let boss: Boss;
   try {
     boss = await startBoss(db.url, {
       workers: config.workers,
       monitorSeconds: config.jobMonitorSeconds,
-      onError: (err) => onError(err, 'pg-boss'),
+      onError: (err) => quiet.error({ err }, 'pg-boss'),
     });
   } catch (err) {
     await pool.end().catch(() => {});
     throw await fail(err);
   }
-  const workers = config.workers ? await startWorkers({ config, pool, boss }, db.url, log) : null;
+  const workers = config.workers ? await startWorkers({ config, pool, boss }, db.url, quiet) : null;
   return {
     config,
     databaseUrl: db.url,

@@ -245,9 +245,15 @@ async function connect(port: number, database = DATABASE): Promise<pg.Client> {
 
 /**
  * Starts the embedded PostgreSQL of `<dataDir>/pg`, or finds it running.
- * `preferredPort` is used when free; otherwise any free port.
+ * `preferredPort` is used when free; otherwise any free port. `restart: false`
+ * leaves a cluster stopped from outside stopped (tests that stop it on purpose).
  */
-export async function ensureEmbeddedPostgres(dataDir: string, preferredPort: number, log: (m: string) => void): Promise<Embedded> {
+export async function ensureEmbeddedPostgres(
+  dataDir: string,
+  preferredPort: number,
+  log: (m: string) => void,
+  opts: { restart?: boolean } = {},
+): Promise<Embedded> {
   const root = path.resolve(dataDir);
   const dir = path.join(root, 'pg');
   const who = runAs();
@@ -289,7 +295,7 @@ export async function ensureEmbeddedPostgres(dataDir: string, preferredPort: num
   // the same port, so the pools' URL stays right, retrying every second.
   const watch = (presence: pg.Client) => {
     presence.once('end', () => {
-      if (stopping) return;
+      if (stopping || opts.restart === false) return;
       log(`the embedded PostgreSQL in ${dir} went away; starting it again`);
       let failures = 0;
       const retry = async () => {

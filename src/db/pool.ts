@@ -50,3 +50,24 @@ export async function withTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise
     c.release();
   }
 }
+
+type ErrorLog = { error: (o: object, m: string) => void; warn: (m: string) => void };
+
+/**
+ * A logger for loops that retry by themselves (pg-boss, the outbox dispatcher,
+ * the simulator): while the database is unreachable, one warning per 30 s
+ * instead of an error with a stack trace per failed poll.
+ */
+export function quietOutages<L extends ErrorLog>(log: L): { error: (o: { err?: unknown }, m: string) => void } {
+  let last = 0;
+  return {
+    error: (o, m) => {
+      if (!isDatabaseDown(o.err)) return log.error(o, m);
+      const t = Date.now();
+      if (t - last < 30_000) return;
+      last = t;
+      const e = o.err as { code?: string; message?: string };
+      log.warn(`${m}: the database is unreachable (${e.code ?? e.message}); retrying`);
+    },
+  };
+}

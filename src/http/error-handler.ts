@@ -1,6 +1,10 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { ApiError, problem, type ErrorCode } from '../errors.ts';
+import { ApiError, problem, truncate, type ErrorCode } from '../errors.ts';
+import { isDatabaseDown } from '../db/pool.ts';
+
+/** Seconds a client is asked to wait while the database is unreachable. */
+const DATABASE_RETRY_AFTER = 2;
 
 // The one error path. Every failure becomes problem+json; 5xx never show internals.
 
@@ -12,12 +16,23 @@ function fieldOf(context: string | undefined, instancePath: string | undefined):
   return context === 'body' ? 'body' : context === 'querystring' ? 'query' : context ?? 'request';
 }
 
-function fromFastify(err: FastifyError): { code: ErrorCode; message: string } | null {
+/** 415: the body came with another media type (or none); only application/json bodies are parsed. */
+function unsupportedMediaType(req: FastifyRequest): { code: ErrorCode; message: string } {
+  const given = req.headers['content-type'];
+  return {
+    code: 'unsupported_media_type',
+    message: given
+      ? `Content-Type: '${truncate(given, 100)}' is not supported; send the body as application/json`
+      : 'Content-Type: missing; send the body as application/json',
+  };
+}
+
+function fromFastify(err: FastifyError, req: FastifyRequest): { code: ErrorCode; message: string } | null {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { code: 'payload_too_large', message: 'body: larger than allowed' };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { code: 'invalid_request', message: 'Content-Type: must be application/json' };
+      return unsupportedMediaType(req);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { code: 'invalid_request', message: 'body: empty, but Content-Type is application/json; send a JSON object' };
     case 'FST_ERR_BAD_URL':
@@ -28,6 +43,7 @@ function fromFastify(err: FastifyError): { code: ErrorCode; message: string } | 
   }
   if (err instanceof SyntaxError || err.name === 'SyntaxError') return { code: 'invalid_request', message: 'body: malformed JSON' };
   if (err.statusCode === 413) return { code: 'payload_too_large', message: 'body: larger than allowed' };
+  if (err.statusCode === 415) return unsupportedMediaType(req);
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     // The message names the field first (api.md section 7); Fastify's own messages do not.
     return { code: 'invalid_request', message: /^[A-Za-z_.0-9-]+: /.test(err.message) ? err.message : `request: ${err.message}` };
@@ -53,10 +69,17 @@ export function makeErrorHandler(errorsUrl: string) {
       code = 'internal_error';
       message = 'Internal error; retry with backoff';
     } else {
-      const known = fromFastify(err);
+      const known = fromFastify(err, req);
       if (known) {
         code = known.code;
         message = known.message;
+      } else if (isDatabaseDown(err)) {
+        // The database is stopped or restarting: nothing is wrong with the
+        // request, and the pools reconnect by themselves once it is back.
+        req.log.warn({ code: (err as { code?: string }).code }, 'database unreachable');
+        code = 'api_disabled';
+        message = `The service cannot reach its database; retry in ${DATABASE_RETRY_AFTER} s`;
+        reply.header('Retry-After', String(DATABASE_RETRY_AFTER));
       } else {
         req.log.error({ err }, 'unhandled error');
         code = 'internal_error';
@@ -68,10 +91,57 @@ export function makeErrorHandler(errorsUrl: string) {
   };
 }
 
-export function makeNotFoundHandler(errorsUrl: string) {
-  return function notFound(req: FastifyRequest, reply: FastifyReply) {
-    const path = req.url.split('?')[0] ?? '';
-    const body = problem(errorsUrl, 'not_found', `No route ${req.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}`, req.id);
-    reply.code(404).type('application/problem+json').serializer(JSON.stringify).send(body);
+/** The order methods are listed in an Allow header. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const methodRank = (m: string) => (METHOD_ORDER.includes(m) ? METHOD_ORDER.indexOf(m) : METHOD_ORDER.length);
+
+/**
+ * Requests no route matches: `405 method_not_allowed`, with an Allow header
+ * listing what the path accepts, when the path is served under other methods
+ * (`PUT /v1/rooms`, `PATCH /v1/rooms/room_x`); else `404 not_found`. Fastify's
+ * own router decides (findRoute matches a concrete path as a request would),
+ * asked once per method some route uses: a handful of lookups, only for
+ * requests that missed.
+ *
+ * Wire `onRoute` and `onRequest` as hooks (the latter after the hook that sets
+ * the headers every answer carries): deciding in onRequest answers a wrong
+ * method before its body is read, so it is never a 413, 415 or 400 about the
+ * body. `notFoundHandler` gives the same answer should it ever run.
+ */
+export class RouteMiss {
+  private readonly app: FastifyInstance;
+  /** Every method some route registered, in Allow order. */
+  private methods: HTTPMethods[] = [];
+
+  constructor(app: FastifyInstance) {
+    this.app = app;
+  }
+
+  readonly onRoute = (route: RouteOptions): void => {
+    const added = [route.method].flat().map((m) => m.toUpperCase() as HTTPMethods).filter((m) => !this.methods.includes(m));
+    if (added.length) this.methods = [...this.methods, ...added].sort((a, b) => methodRank(a) - methodRank(b) || a.localeCompare(b));
   };
+
+  readonly onRequest = async (req: FastifyRequest): Promise<void> => {
+    if (req.is404) throw this.error(req);
+  };
+
+  readonly notFoundHandler = async (req: FastifyRequest): Promise<never> => {
+    throw this.error(req);
+  };
+
+  /** The methods routes serve `url` with (a concrete path; a query string is ignored). */
+  allowed(url: string): HTTPMethods[] {
+    const path = url.split('?')[0] ?? '';
+    return this.methods.filter((method) => this.app.findRoute({ method, url: path }) !== null);
+  }
+
+  error(req: FastifyRequest): ApiError {
+    const path = truncate(req.url.split('?')[0] ?? '', 200);
+    const allow = this.allowed(req.url).filter((m) => m !== req.method);
+    if (allow.length === 0) return new ApiError('not_found', `No route ${truncate(req.method, 20)} ${path}`);
+    return new ApiError('method_not_allowed', `${truncate(req.method, 20)} ${path}: method not allowed; this path accepts ${allow.join(', ')}`, {
+      Allow: allow.join(', '),
+    });
+  }
 }

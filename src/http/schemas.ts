@@ -17,11 +17,42 @@ export const Problem = z
 
 export const LANG = /^[a-z]{2,3}(-[A-Za-z]{2,4})?$/;
 export const Lang = z.string().regex(LANG, 'must be a language code such as en or pt-BR');
-// Path ids are not pattern-checked here: an id that cannot exist answers 404 like any unknown id.
-export const IdParams = z.object({ id: z.string() });
+/**
+ * An id in a path. Ids are short (ID_PATTERN allows at most 100 characters), so a longer one is
+ * refused naming the parameter (`id: Too big: …`) and never echoed back. Within that length the
+ * pattern is not checked here: an id that cannot exist answers 404 like any unknown id.
+ */
+export const PathId = z.string().max(100);
+export const IdParams = z.object({ id: PathId });
+
+const INTEGER = /^-?\d+$/;
+/**
+ * An integer in the query string (`limit`, `cursor`, `wait`, …); `bounds` adds its limits and
+ * default: `queryInt((n) => n.min(1).max(100).default(20))`. Only digits (and a leading minus)
+ * are read as a number, so `abc`, `1.5`, `1e3`, `0x10` and an empty value answer
+ * `<name>: must be an integer` (z.coerce read `abc` as NaN and the empty value as 0). The
+ * OpenAPI document still says integer, with the bounds and the default.
+ */
+export function queryInt<T extends z.ZodType>(bounds: (n: z.ZodInt) => T) {
+  const n = z.int({
+    error: (iss) => iss.code !== 'invalid_type' ? undefined
+      // A number here came from digits too many to be exact (read as Infinity).
+      : typeof iss.input === 'number' ? `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}` : 'must be an integer',
+  });
+  return z.preprocess((v) => (typeof v === 'string' && INTEGER.test(v) ? Number(v) : v), bounds(n));
+}
 
 /** `limit` of every list: 1-100, default 20, as Stripe's lists (api.md leaves the bounds open). */
-export const ListLimit = z.coerce.number().int().min(1).max(100).default(20);
+export const ListLimit = queryInt((n) => n.min(1).max(100).default(20));
+
+/**
+ * A body whose every field is optional: no body at all (none sent, an empty one with
+ * `Content-Type: application/json`, or `null`) is the same as `{}`. Fastify hands a missing body
+ * to the validator as null. The OpenAPI document marks such a body not required (http/openapi.ts).
+ */
+export function optionalBody<T extends z.ZodObject>(schema: T) {
+  return z.preprocess((v) => v ?? {}, schema);
+}
 
 /** Error responses every route can give; the OpenAPI document marks them application/problem+json. */
 export const errorResponses = {

@@ -17,14 +17,23 @@ export function signJoinToken(key: string, claims: JoinClaims): string {
   return `${payload}.${mac}`;
 }
 
+/**
+ * The claims of a token signed with `key`, or null when it is altered or expired. Both parts are
+ * compared as the exact strings signJoinToken writes: Node's base64url decoder ignores padding,
+ * characters outside the alphabet and the unused bits of the last character, so decoding the
+ * signature before comparing would accept several spellings of one link.
+ */
 export function verifyJoinToken(key: string, token: string, atMs: number): JoinClaims | null {
-  const [payload, mac] = token.split('.');
-  if (!payload || !mac) return null;
-  const expected = createHmac('sha256', key).update(payload).digest();
-  const given = Buffer.from(mac, 'base64url');
+  const parts = token.split('.');
+  if (parts.length !== 2) return null;
+  const [payload, mac] = parts as [string, string];
+  const expected = Buffer.from(createHmac('sha256', key).update(payload).digest('base64url'));
+  const given = Buffer.from(mac);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const json = Buffer.from(payload, 'base64url');
+  if (!payload || json.toString('base64url') !== payload) return null;
   try {
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as JoinClaims;
+    const claims = JSON.parse(json.toString()) as JoinClaims;
     if (typeof claims.exp !== 'number' || claims.exp * 1000 < atMs) return null;
     return claims;
   } catch {

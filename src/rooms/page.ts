@@ -11,7 +11,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
  * refused (403), so the link alone admits its holder.
  */
 export default function register(app: FastifyInstance, s: Services) {
-  app.get<{ Params: { id: string }; Querystring: { t?: string } }>('/r/:id', { schema: { hide: true } }, async (req, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { t?: string | string[] } }>('/r/:id', { schema: { hide: true } }, async (req, reply) => {
     const { id } = req.params;
     const room = ID_PATTERN.test(id)
       ? (await s.pool.query(`SELECT id, title, status FROM rooms WHERE id = $1`, [id])).rows[0]
@@ -19,8 +19,9 @@ export default function register(app: FastifyInstance, s: Services) {
     reply.type('text/html; charset=utf-8');
     if (!room) return reply.code(404).send('<!doctype html><title>Room not found</title><h1>Room not found</h1>');
     let joining = '';
-    if (typeof req.query.t === 'string') {
-      const claims = verifyJoinToken(await linkSigningKey(s.pool), req.query.t, now(s).getTime());
+    if (req.query.t !== undefined) {
+      // `t` given twice (an array) is an altered link too.
+      const claims = typeof req.query.t === 'string' ? verifyJoinToken(await linkSigningKey(s.pool), req.query.t, now(s).getTime()) : null;
       if (!claims || claims.room_id !== id) {
         return reply.code(403).send('<!doctype html><title>Invalid link</title><h1>This join link is invalid or has expired</h1>');
       }

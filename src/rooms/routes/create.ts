@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses, IdempotencyHeaders, Lang } from '../../http/schemas.ts';
+import { errorResponses, IdempotencyHeaders, Lang, optionalBody } from '../../http/schemas.ts';
 import { Room } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { idempotent } from '../../http/idempotency.ts';
@@ -20,7 +20,7 @@ export default function register(app: FastifyInstance, s: Services) {
       summary: 'Create an instant room',
       tags: ['Rooms'],
       headers: IdempotencyHeaders,
-      body: CreateRoomBody.default({ title: '', visibility: 'private', langs: [] }),
+      body: optionalBody(CreateRoomBody),
       response: { 201: Room, ...errorResponses },
     },
     handler: (req, reply) =>

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses, IdParams, Lang } from '../../http/schemas.ts';
+import { errorResponses, IdParams, Lang, optionalBody } from '../../http/schemas.ts';
 import { JoinLink } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { createJoinLink } from '../join-links.ts';
@@ -19,7 +19,7 @@ export default function register(app: FastifyInstance, s: Services) {
       summary: 'Create a signed link that opens the room directly',
       tags: ['Rooms'],
       params: IdParams,
-      body: Body.default({}),
+      body: optionalBody(Body),
       response: { 201: JoinLink, ...errorResponses },
     },
     handler: async (req, reply) => {

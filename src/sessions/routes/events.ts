@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses, IdParams } from '../../http/schemas.ts';
+import { errorResponses, IdParams, queryInt } from '../../http/schemas.ts';
 import { SESSION_ROUTE, SessionEvent, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { listen, MAX_WAIT_SECONDS } from '../listen.ts';
@@ -10,7 +10,7 @@ import type { RouteDeps } from '../../routes.ts';
 const nullableInt = (max?: number) =>
   z.preprocess(
     (v) => (v === undefined || v === '' || v === 'null' ? undefined : v),
-    (max === undefined ? z.coerce.number().int().min(0) : z.coerce.number().int().min(0).max(max)).optional(),
+    queryInt((n) => (max === undefined ? n.min(0) : n.min(0).max(max))).optional(),
   );
 
 export default function register(app: FastifyInstance, s: RouteDeps) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses } from '../../http/schemas.ts';
+import { errorResponses, PathId } from '../../http/schemas.ts';
 import { TestDelivery, WEBHOOKS_ROUTE, WEBHOOKS_TAG } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { resendDelivery } from '../endpoints.ts';
@@ -13,7 +13,7 @@ export default function register(app: FastifyInstance, s: Services) {
       summary: 'Send a delivery again now',
       description: 'Same body and event id as before, signed anew; the attempt is added to the delivery.',
       tags: [WEBHOOKS_TAG],
-      params: z.object({ id: z.string(), delivery_id: z.string() }),
+      params: z.object({ id: PathId, delivery_id: PathId }),
       response: { 200: TestDelivery, ...errorResponses },
     },
     handler: (req) => resendDelivery(s, caller(req), req.params.id, req.params.delivery_id),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses, IdParams } from '../../http/schemas.ts';
+import { errorResponses, IdParams, optionalBody } from '../../http/schemas.ts';
 import { EventTypeName, TestDelivery, WEBHOOKS_ROUTE, WEBHOOKS_TAG } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { sendTestEvent } from '../endpoints.ts';
@@ -14,9 +14,9 @@ export default function register(app: FastifyInstance, s: Services) {
       description: 'The test event is recorded as a delivery (see deliveries) but not retried and not written to the event log.',
       tags: [WEBHOOKS_TAG],
       params: IdParams,
-      body: z.object({ type: EventTypeName.default('meeting.created') }).nullish(),
+      body: optionalBody(z.object({ type: EventTypeName.default('meeting.created') })),
       response: { 200: TestDelivery, ...errorResponses },
     },
-    handler: (req) => sendTestEvent(s, caller(req), req.params.id, req.body?.type ?? 'meeting.created'),
+    handler: (req) => sendTestEvent(s, caller(req), req.params.id, req.body.type),
   });
 }
