@@ -63,7 +63,9 @@ export function makeErrorHandler(errorsUrl: string) {
       const issues = err.validation as ValidationIssue[];
       const first = issues[0];
       code = 'invalid_request';
-      message = `${fieldOf(err.validationContext, first?.instancePath)}: ${first?.message ?? 'invalid'}`;
+      const field = fieldOf(err.validationContext, first?.instancePath);
+      // A required body left out reads better as that than as zod's "expected object, received null".
+      message = field === 'body' && req.body == null ? 'body: required; send a JSON object' : `${field}: ${first?.message ?? 'invalid'}`;
     } else if (isResponseSerializationError(err)) {
       req.log.error({ err, issues: err.cause?.issues }, 'response does not match its schema');
       code = 'internal_error';
@@ -137,7 +139,7 @@ export class RouteMiss {
   }
 
   error(req: FastifyRequest): ApiError {
-    const path = truncate(req.url.split('?')[0] ?? '', 200);
+    const path = truncate(req.url.split('?')[0] ?? '', 100);
     const allow = this.allowed(req.url).filter((m) => m !== req.method);
     if (allow.length === 0) return new ApiError('not_found', `No route ${truncate(req.method, 20)} ${path}`);
     return new ApiError('method_not_allowed', `${truncate(req.method, 20)} ${path}: method not allowed; this path accepts ${allow.join(', ')}`, {
