@@ -6,6 +6,7 @@ import pg from 'pg';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from './helpers/app.ts';
 import { adminQuery, withDatabase } from './helpers/pg.ts';
 import { until } from './helpers/wait.ts';
+import { freePort } from './helpers/process.ts';
 import { PERMISSIONS } from '../src/permissions.ts';
 import { loadActor } from '../src/actors/store.ts';
 
@@ -563,5 +564,19 @@ describe('tolk usage errors', () => {
     expect(group.code).not.toBe(0);
     expect(group.json.error).toMatch(/command/i);
     expect(group.stderr).toMatch(/Usage: tolk key/);
+  });
+
+  it('a bad DATABASE_URL, or one where nothing listens, is one JSON error naming it, without the password', async () => {
+    const notUrl = await tolkOn('not a url', 'seed');
+    expect(notUrl.code).toBe(1);
+    expect(notUrl.json).toEqual({ error: 'invalid environment: DATABASE_URL: must be a PostgreSQL URL: postgres://user:password@host:5432/database' });
+    expect(notUrl.stderr).not.toMatch(/^\s+at /m);
+    const port = await freePort();
+    const down = await tolkOn(`postgres://tolk:hunter2@127.0.0.1:${port}/tolk`, 'seed');
+    expect(down.code).toBe(1);
+    expect(down.json.error).toBe(
+      `cannot connect to DATABASE_URL (postgres://tolk@127.0.0.1:${port}/tolk): ECONNREFUSED; check that PostgreSQL runs there, or unset DATABASE_URL to use the embedded one`,
+    );
+    expect(down.stdout + down.stderr).not.toContain('hunter2');
   });
 });

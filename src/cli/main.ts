@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { loadConfig } from '../config.ts';
 import { resolveDatabase } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
+import { databaseFailure } from '../startup.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { loadActor } from '../actors/store.ts';
 import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsReview, revokeKey, setOrg, UsageError } from './admin.ts';
@@ -10,12 +11,25 @@ import { seed } from './seed.ts';
 // The operator CLI of operator.md: one JSON object on stdout, logs on stderr,
 // non-zero exit with {"error": "..."} on failure.
 
-const config = loadConfig();
+function print(o: unknown): void {
+  process.stdout.write(`${JSON.stringify(o)}\n`);
+}
+
+// An invalid environment is an {"error"} like any other failure, not a stack trace.
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (err) {
+  print({ error: (err as Error).message });
+  process.exit(1);
+}
 
 async function withDb<T>(fn: (pool: Pool) => Promise<T>): Promise<T> {
   const db = await resolveDatabase(config, (m) => process.stderr.write(`${m}\n`));
   try {
-    await migrate(db.url);
+    await migrate(db.url).catch((err) => {
+      throw databaseFailure(err, db.url, Boolean(config.databaseUrl));
+    });
     const pool = createPool(db.url, 2);
     try {
       return await fn(pool);
@@ -25,10 +39,6 @@ async function withDb<T>(fn: (pool: Pool) => Promise<T>): Promise<T> {
   } finally {
     await db.stop();
   }
-}
-
-function print(o: unknown): void {
-  process.stdout.write(`${JSON.stringify(o)}\n`);
 }
 
 const num = (flag: string) => (v: string) => {
