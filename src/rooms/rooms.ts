@@ -1,7 +1,7 @@
 import type { Client, Queryable } from '../db/pool.ts';
 import { withTx } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
-import { invalid, notFound } from '../errors.ts';
+import { invalid, notFound, truncate } from '../errors.ts';
 import { createPersistedActor, transition } from '../actors/store.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import type { Room } from './schemas.ts';
@@ -104,7 +104,7 @@ export async function listRooms(s: Services, cred: Caller, limit: number, starti
     // A cursor that is not a room of this list (unknown, another organization's, the other
     // mode's) is refused, alike for each, instead of answering an empty page.
     const after = await s.pool.query(`SELECT 1 FROM rooms WHERE id = $1 AND org_id = $2 AND livemode = $3`, [startingAfter, cred.orgId, cred.livemode]);
-    if (!after.rowCount) throw invalid('starting_after', `no room '${startingAfter}'`);
+    if (!after.rowCount) throw invalid('starting_after', `no room '${truncate(startingAfter, 64)}'`);
     values.push(startingAfter);
     cursor = `AND (created_at, id) < (SELECT created_at, id FROM rooms WHERE id = $4 AND org_id = $1 AND livemode = $2)`;
   }

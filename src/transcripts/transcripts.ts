@@ -1,6 +1,6 @@
 import type { Client } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
-import { invalid, notFound } from '../errors.ts';
+import { invalid, notFound, truncate } from '../errors.ts';
 import { writeEvent } from '../actors/store.ts';
 import { translatorOf, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
@@ -57,7 +57,7 @@ export async function listTranscripts(s: Services, cred: Caller, q: { room_id?: 
   if (q.starting_after) {
     // Not a transcript of this list (unknown, another organization's, the other mode's): refused alike.
     const after = await s.pool.query(`SELECT 1 FROM transcripts WHERE id = $1 AND org_id = $2 AND livemode = $3`, [q.starting_after, cred.orgId, cred.livemode]);
-    if (!after.rowCount) throw invalid('starting_after', `no transcript '${q.starting_after}'`);
+    if (!after.rowCount) throw invalid('starting_after', `no transcript '${truncate(q.starting_after, 64)}'`);
     values.push(q.starting_after);
     where.push(`(created_at, id) < (SELECT created_at, id FROM transcripts WHERE id = $${values.length} AND org_id = $1 AND livemode = $2)`);
   }

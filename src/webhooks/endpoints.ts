@@ -1,5 +1,5 @@
 import { ID_PATTERN, newId, type IdPrefix } from '../ids.ts';
-import { invalid, notFound } from '../errors.ts';
+import { invalid, notFound, truncate } from '../errors.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { newSecret } from './signing.ts';
 import { vetUrl } from './outbound.ts';
@@ -153,7 +153,7 @@ export async function listDeliveries(s: Services, cred: Caller, endpointId: stri
   if (startingAfter) {
     // Not a delivery of this endpoint (unknown, or another endpoint's): refused alike.
     const after = await s.pool.query(`SELECT 1 FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2`, [startingAfter, endpointId]);
-    if (!after.rowCount) throw invalid('starting_after', `no delivery '${startingAfter}' of this endpoint`);
+    if (!after.rowCount) throw invalid('starting_after', `no delivery '${truncate(startingAfter, 64)}' of this endpoint`);
     values.push(startingAfter);
     cursor = `AND (d.created_at, d.id) < (SELECT created_at, id FROM webhook_deliveries WHERE id = $3 AND endpoint_id = $1)`;
   }

@@ -1,4 +1,4 @@
-import { invalid } from '../errors.ts';
+import { invalid, truncate } from '../errors.ts';
 import type { Caller, Services } from '../services.ts';
 import { EVENT_TYPES } from './schemas.ts';
 import { fromOutbox } from './envelope.ts';
@@ -44,7 +44,7 @@ export async function listEvents(
   if (q.starting_after) {
     // Not an event of this list (unknown, another organization's, the other mode's): refused alike.
     const after = await s.pool.query(`SELECT 1 FROM outbox WHERE event_id = $1 AND org_id = $2 AND livemode = $3`, [q.starting_after, cred.orgId, cred.livemode]);
-    if (!after.rowCount) throw invalid('starting_after', `no event '${q.starting_after}'`);
+    if (!after.rowCount) throw invalid('starting_after', `no event '${truncate(q.starting_after, 64)}'`);
     values.push(q.starting_after);
     where.push(`(created_at, id) < (SELECT created_at, id FROM outbox WHERE event_id = $${values.length} AND org_id = $1 AND livemode = $2)`);
   }
