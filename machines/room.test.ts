@@ -5,7 +5,7 @@ import { roomMachine, type RoomEvent } from './room.ts';
 import { SAMPLE_EVENTS } from './sample-events.ts';
 import { startTestApp, type TestApp } from '../test/helpers/app.ts';
 import { until } from '../test/helpers/wait.ts';
-import { ROOM_EXPIRE_QUEUE, endRoom } from '../src/rooms/rooms.ts';
+import { ROOM_EXPIRY_QUEUE, endRoom, expireRooms } from '../src/rooms/rooms.ts';
 import { transition as storeTransition } from '../src/actors/store.ts';
 
 // Model-based tests of the room lifecycle: paths are generated from the room
@@ -69,12 +69,21 @@ async function newSut(): Promise<Sut> {
   return { secret, orgId, current: 'created', transitions: [] };
 }
 
-async function roomJob(roomId: string) {
-  const { rows } = await t.pool.query(
-    `SELECT id, state, start_after, data, xmin::text AS xmin FROM pgboss.job WHERE name = $1 AND singleton_key = $2`,
-    [ROOM_EXPIRE_QUEUE, roomId],
-  );
+/** pg-boss jobs that name the room: expiry is a periodic sweep, so there are none. */
+async function roomJobs(roomId: string) {
+  const { rows } = await t.pool.query(`SELECT id FROM pgboss.job WHERE data->>'roomId' = $1 OR singleton_key = $1`, [roomId]);
   return rows;
+}
+
+/**
+ * Expiry as it happens in production: the room's expires_at is moved into the
+ * past (24 hours cannot pass in a test), and one run of the expiry sweep is
+ * queued for the real worker (startWorkers), as its cron does every minute.
+ */
+async function expireNow(roomId: string) {
+  const moved = await t.pool.query(`UPDATE rooms SET expires_at = now() - interval '1 second' WHERE id = $1`, [roomId]);
+  expect(moved.rowCount).toBe(1);
+  await t.boss.send(ROOM_EXPIRY_QUEUE, {});
 }
 
 async function persisted(roomId: string) {
@@ -151,15 +160,11 @@ async function verifyState(sut: Sut, state: RoomSnapshot): Promise<void> {
   expect(p.room.xmin).toBe(last.xmin);
 
   if (name === 'live') {
-    // The durable expiry timer was queued in the creating transaction, due at expires_at.
-    const jobs = await roomJob(id);
-    expect(jobs).toHaveLength(1);
-    const job = jobs[0];
-    expect(job.state).toBe('created');
-    expect(job.data).toEqual({ roomId: id });
-    expect(Math.abs(job.start_after.getTime() - new Date(room.expires_at).getTime())).toBeLessThan(1000);
-    expect(job.start_after.getTime()).toBe(p.room.expires_at.getTime());
-    expect(job.xmin).toBe(p.history[0].xmin);
+    // Open for 24 hours and found by the expiry sweep's index; no timer job per room.
+    expect(p.room.expires_at.getTime() - new Date(room.created_at).getTime()).toBe(24 * 3600_000);
+    expect(await roomJobs(id)).toEqual([]);
+    const open = await t.pool.query(`SELECT 1 FROM rooms WHERE id = $1 AND status <> 'ended' AND expires_at > now()`, [id]);
+    expect(open.rowCount).toBe(1);
     expect(p.room.ended_at).toBeNull();
   }
 
@@ -208,22 +213,11 @@ async function carryOut(sut: Sut, event: RoomEvent): Promise<void> {
         expect((await res.json()).status).toBe('ended');
         return;
       }
-      // Expiry as the durable timer does it: the queued room-expire job is made
-      // due now and the real worker (startWorkers) runs it.
-      const jobs = await roomJob(id);
-      expect(jobs).toHaveLength(1);
-      const room = (await t.pool.query(`SELECT expires_at FROM rooms WHERE id = $1`, [id])).rows[0];
-      expect(Math.abs(jobs[0].start_after.getTime() - room.expires_at.getTime())).toBeLessThan(1000);
-      const due = await t.pool.query(
-        `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND singleton_key = $2 AND state = 'created'`,
-        [ROOM_EXPIRE_QUEUE, id],
-      );
-      expect(due.rowCount).toBe(1);
+      await expireNow(id);
       await poll('the room to expire', async () => {
         const r = await (await t.request('GET', `/v1/rooms/${id}`, { key: sut.secret })).json();
         return r.status === 'ended' ? r : undefined;
       });
-      await poll('the expiry job to complete', async () => ((await roomJob(id))[0]?.state === 'completed' ? true : undefined));
       return;
     }
     default:
@@ -436,18 +430,44 @@ describe('room end under concurrency', () => {
     expect(c.history).toEqual([{ event: { type: 'END', reason: 'deleted' }, version: 2 }]);
   });
 
-  it('a late expiry after DELETE changes nothing: the timer is harmless once the room ended', async () => {
+  it('a late expiry after DELETE changes nothing: the sweep passes over an ended room', async () => {
     const { secret, id } = await liveRoom();
     expect((await t.request('DELETE', `/v1/rooms/${id}`, { key: secret })).status).toBe(200);
     const before = await endCount(id);
-    const due = await t.pool.query(
-      `UPDATE pgboss.job SET start_after = now() WHERE name = $1 AND singleton_key = $2 AND state = 'created'`,
-      [ROOM_EXPIRE_QUEUE, id],
-    );
-    expect(due.rowCount).toBe(1);
-    await poll('the expiry job to complete', async () => ((await roomJob(id))[0]?.state === 'completed' ? true : undefined));
+    await t.pool.query(`UPDATE rooms SET expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+    await expireRooms(t);
     const after = await endCount(id);
     expect(after).toEqual(before);
     expect(after.actor.snapshot.context.endReason).toBe('deleted');
+  });
+
+  it('the sweep ends each expired room exactly once, also when several run at once and a DELETE races them', async () => {
+    const rooms = await Promise.all(Array.from({ length: 12 }, () => liveRoom()));
+    const keep = await liveRoom();
+    for (const r of rooms) await t.pool.query(`UPDATE rooms SET expires_at = now() - interval '1 second' WHERE id = $1`, [r.id]);
+    const [first, ...racers] = await Promise.all([
+      expireRooms(t),
+      expireRooms(t),
+      expireRooms(t),
+      t.request('DELETE', `/v1/rooms/${rooms[0]!.id}`, { key: rooms[0]!.secret }).then((r) => r.status),
+    ]);
+    expect(racers.at(-1)).toBe(200);
+    // Among the sweeps and the DELETE (and the workers' own sweep, should its
+    // minute come now) every expired room ended once: no sweep counts a room
+    // another one ended.
+    const endedBySweeps = first + (racers[0] as number) + (racers[1] as number);
+    expect(endedBySweeps).toBeGreaterThanOrEqual(0);
+    expect(endedBySweeps).toBeLessThanOrEqual(12);
+    for (const r of rooms) {
+      const c = await endCount(r.id);
+      expect(c.outbox).toBe(1);
+      expect(c.history).toHaveLength(1);
+    }
+    const other = rooms.slice(1);
+    for (const r of other) expect((await endCount(r.id)).actor.snapshot.context.endReason).toBe('expired');
+    // A room not yet due stays open.
+    const open = await t.request('GET', `/v1/rooms/${keep.id}`, { key: keep.secret });
+    expect((await open.json()).status).toBe('live');
+    expect(await expireRooms(t)).toBe(0);
   });
 });

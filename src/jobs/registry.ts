@@ -16,6 +16,8 @@ export type JobQueue = {
   options?: Omit<Queue, 'name'>;
   /** How this process works the queue (batch size, concurrency, polling). */
   work?: WorkOptions;
+  /** Sent on this cron schedule (pg-boss keeps one schedule however many processes set it). */
+  cron?: string;
   /** Handles a batch of jobs; a throw fails the batch and pg-boss retries it. */
   handle: (s: Services, jobs: Array<{ data: any }>) => Promise<void>;
 };
@@ -49,7 +51,7 @@ export async function ensureQueues(boss: PgBoss): Promise<void> {
     if (q.options) {
       // heartbeatSeconds, policy and partition are fixed when a queue is created.
       const { heartbeatSeconds: _h, policy: _p, partition: _pt, deadLetter: _d, retryDelayMax: _r, ...updatable } = q.options;
-      await boss.updateQueue(q.name, updatable);
+      if (Object.keys(updatable).length) await boss.updateQueue(q.name, updatable);
     }
   }
 }

@@ -19,6 +19,9 @@ export async function startWorkers(s: Services, databaseUrl: string, log: { erro
   });
   // pg-boss keeps one schedule however many processes call this.
   await s.boss.schedule(MAINTENANCE_QUEUE, MAINTENANCE_CRON).catch((err) => log.error({ err }, 'cannot schedule maintenance'));
+  for (const q of allQueues()) {
+    if (q.cron) await s.boss.schedule(q.name, q.cron).catch((err) => log.error({ err }, `cannot schedule ${q.name}`));
+  }
   const dispatcher = startDispatcher(s, databaseUrl, log);
   const simulator = startSimulator(s, log);
   return {

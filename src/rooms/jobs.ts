@@ -1,13 +1,21 @@
 import type { CapabilityJobs } from '../jobs/registry.ts';
-import { ROOM_EXPIRE_QUEUE, endRoom } from './rooms.ts';
+import { ROOM_EXPIRY_CRON, ROOM_EXPIRY_QUEUE, expireRooms } from './rooms.ts';
 
-/** An instant room's durable expiry timer: one job per room, written in the room's creating transaction. */
+/**
+ * Instant rooms expire by one periodic sweep (every minute, over the index of
+ * open rooms by expires_at) rather than one timer job per room: a room ends at
+ * most about a minute after its expires_at, exactly once whichever process runs
+ * the sweep.
+ */
 export const roomJobs: CapabilityJobs = {
   queues: [
     {
-      name: ROOM_EXPIRE_QUEUE,
-      handle: async (s, jobs) => {
-        for (const job of jobs) await endRoom(s, null, job.data.roomId, 'expired');
+      name: ROOM_EXPIRY_QUEUE,
+      cron: ROOM_EXPIRY_CRON,
+      // One sweep at a time is enough; a second one queued meanwhile would find nothing.
+      options: { policy: 'singleton' },
+      handle: async (s) => {
+        await expireRooms(s);
       },
     },
   ],

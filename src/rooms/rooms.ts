@@ -3,7 +3,6 @@ import { withTx } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
 import { createPersistedActor, transition } from '../actors/store.ts';
-import { inTx } from '../jobs/in-tx.ts';
 import type { Room } from './schemas.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
@@ -13,8 +12,14 @@ import { endRoomSessions } from '../sessions/leave.ts';
 // lifecycle is machines/room.ts, persisted as an actor; the status column is
 // written by the actor store from the machine's state.
 
-/** pg-boss queue of the durable expiry timer of each instant room (rooms/jobs.ts). */
-export const ROOM_EXPIRE_QUEUE = 'room-expire';
+/**
+ * pg-boss queue of the room expiry sweep (rooms/jobs.ts): every minute, one
+ * job ends the rooms whose expires_at has passed. One periodic job instead of
+ * one timer per room keeps a create to its own rows (no job insert, no worker
+ * wake-up per room).
+ */
+export const ROOM_EXPIRY_QUEUE = 'room-expiry-sweep';
+export const ROOM_EXPIRY_CRON = '* * * * *';
 
 /** An instant room stays open this long unless it is ended first (our choice; api.md is silent). */
 export const INSTANT_ROOM_TTL_MS = 24 * 3600_000;
@@ -79,7 +84,6 @@ export async function createRoom(s: Services, tx: Client, cred: Caller, input: C
       visibility: input.visibility, langs: input.langs, invitees: [], created_at: created, expires_at: expires,
     },
   });
-  await s.boss.send(ROOM_EXPIRE_QUEUE, { roomId: id }, { startAfter: expires, singletonKey: id, ...inTx(tx) });
   return room;
 }
 
@@ -124,6 +128,11 @@ export async function listRooms(s: Services, cred: Caller, limit: number, starti
  * Ending an ended room changes nothing and returns it as it is.
  */
 export async function endRoom(s: Services, owner: { orgId: string; livemode: boolean } | null, id: string, reason: 'deleted' | 'expired'): Promise<Room> {
+  return (await end(s, owner, id, reason)).room;
+}
+
+/** endRoom, saying whether this call ended the room (false: it had ended already). */
+async function end(s: Services, owner: { orgId: string; livemode: boolean } | null, id: string, reason: 'deleted' | 'expired') {
   if (!visible(id)) throw notFound('room', id);
   return withTx(s.pool, async (tx) => {
     // Whose room it is never changes: transition() below takes the row lock.
@@ -137,6 +146,30 @@ export async function endRoom(s: Services, owner: { orgId: string; livemode: boo
     });
     // api.md: the room ends for everyone, its agent sessions included.
     if (t.changed) await endRoomSessions(tx, id);
-    return toRoom(base, t.row);
+    return { room: toRoom(base, t.row), changed: t.changed };
   });
+}
+
+/** Rooms ended per statement of the sweep. */
+const SWEEP_BATCH = 100;
+
+/**
+ * Ends every open room whose expires_at has passed (on the service clock), as
+ * its expiry: the room-expiry sweep runs it every minute. Each room ends in its
+ * own transaction through the machine, so a sweep running in two processes at
+ * once, or a DELETE racing it, ends a room once (the second END is refused and
+ * emits nothing). Returns how many rooms this call ended.
+ */
+export async function expireRooms(s: Services): Promise<number> {
+  let ended = 0;
+  let after = '';
+  for (;;) {
+    const { rows } = await s.pool.query<{ id: string }>(
+      `SELECT id FROM rooms WHERE status <> 'ended' AND expires_at <= $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [now(s), after, SWEEP_BATCH],
+    );
+    for (const { id } of rows) if ((await end(s, null, id, 'expired')).changed) ended++;
+    if (rows.length < SWEEP_BATCH) return ended;
+    after = rows.at(-1)!.id;
+  }
 }
