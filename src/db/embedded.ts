@@ -265,11 +265,15 @@ export async function ensureEmbeddedPostgres(
   const open = (port?: number) => withFolderLock(root, async () => {
     const found = runningCluster(dir);
     if (found) {
-      const presence = await connect(found.port).catch(async () => {
-        // Running but not ready yet (another process is starting it): pg_ctl waits for it.
-        await run(bin.pg_ctl, ['status', '-D', dir], who);
-        return connect(found.port);
-      });
+      // Running but perhaps not ready yet (crash recovery, started by hand): wait up to a minute.
+      let presence: pg.Client | null = null;
+      for (let waited = 0; !presence; waited += 250) {
+        presence = await connect(found.port).catch(async (err) => {
+          if (waited >= 60_000 || !runningCluster(dir)) throw new StartupError(`the embedded PostgreSQL in ${dir} runs (pid ${found.pid}) but does not answer on port ${found.port}: ${(err as Error).message}`);
+          await new Promise((r) => setTimeout(r, 250));
+          return null;
+        });
+      }
       return { port: found.port, presence, started: false };
     }
     const fresh = !fs.existsSync(path.join(dir, 'PG_VERSION'));
