@@ -137,7 +137,8 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-function anyFreePort(): Promise<number> {
+/** A port nothing listens on now, chosen by the OS (the tests use it too). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
@@ -278,7 +279,7 @@ export async function ensureEmbeddedPostgres(
     }
     const fresh = !fs.existsSync(path.join(dir, 'PG_VERSION'));
     if (fresh) await initialise(bin, dir, who, log);
-    const chosen = port ?? ((await portFree(preferredPort)) ? preferredPort : await anyFreePort());
+    const chosen = port ?? ((await portFree(preferredPort)) ? preferredPort : await freePort());
     await startCluster(bin, dir, chosen, who);
     if (fresh) {
       const admin = await connect(chosen, 'postgres');

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { until } from './wait.ts';
+import { freePort } from '../../src/db/embedded.ts';
 
-// `until` lives in wait.ts (the one poll helper); re-exported for the files that import it from here.
-export { until };
+// `until` lives in wait.ts (the one poll helper) and `freePort` beside the
+// embedded PostgreSQL that also needs one; re-exported for the files that import them from here.
+export { until, freePort };
 
 /** The project root, wherever the checkout is. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -19,16 +20,6 @@ export function serverNode(): string {
   return createRequire(import.meta.url).resolve('node/bin/node');
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export type ServerProcess = { child: ChildProcess; base: string; stderr: () => string; exited: Promise<void>; kill: () => Promise<void> };
 
