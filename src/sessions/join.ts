@@ -8,7 +8,7 @@ import { announcement } from '../sim/phrasebook.ts';
 import { startRobots } from '../sim/robots.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertTestMode, toSession, type SessionRow } from './sessions.ts';
-import { publishSegment } from './publish.ts';
+import { publishSegment, roomHead } from './publish.ts';
 
 export type JoinInput = { name?: string; speak_lang: string; hear_lang: string; voice_id?: string; announce: boolean };
 
@@ -46,10 +46,12 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
     });
   }
   const id = newId('ses');
+  // The session hears what the room says from now on: its log after this number.
+  const fromSeq = await roomHead(tx, roomId);
   const row: SessionRow = {
     id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: roomId,
     name: input.name ?? DEFAULT_AGENT_NAME, speak_lang: input.speak_lang, hear_lang: input.hear_lang,
-    status: 'joining', billed_seconds: 0, last_seq: 0, speaking_until: null, started_at: now(s), ended_at: null,
+    status: 'joining', billed_seconds: 0, from_seq: fromSeq, to_seq: null, speaking_until: null, started_at: now(s), ended_at: null,
   };
   await createPersistedActor(tx, {
     id,
@@ -59,16 +61,16 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
     objectFor: () => toSession(row),
     row: {
       id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: roomId, name: row.name,
-      speak_lang: row.speak_lang, hear_lang: row.hear_lang, voice_id: input.voice_id ?? null,
+      speak_lang: row.speak_lang, hear_lang: row.hear_lang, voice_id: input.voice_id ?? null, from_seq: fromSeq, metered_seq: fromSeq,
     },
   });
   // The robots start (or keep) talking: the room now has a listener.
   await startRobots(s, tx, roomId, room.langs);
   if (input.announce) {
-    // Every listener language hears that an AI assistant joined, in its own words.
+    // Every listener language hears that an AI assistant joined, in its own words (reader.ts).
     await publishSegment(s, tx, {
       roomId, kind: 'announcement', speaker: null, participantId: 'system', srcLang: 'en',
-      text: announcement(row.name, 'en'), sessionId: id, textIn: (lang) => announcement(row.name, lang),
+      text: announcement(row.name, 'en'), sessionId: id, announced: row.name,
     });
   }
   const seated = await transition<SessionRow>(tx, 'session', id, { type: 'JOINED' }, { returning: COLUMNS, objectFor: toSession });

@@ -43,7 +43,14 @@ export async function endRoomSessions(tx: Client, roomId: string): Promise<void>
 async function endSession(tx: Client, session: SessionRow, event: 'LEAVE' | 'ROOM_ENDED'): Promise<Session | null> {
   const t = await transition<SessionRow>(tx, 'session', session.id, { type: event }, { returning: COLUMNS, objectFor: toSession });
   if (!t.changed) return null;
-  await writeTranscript(tx, t.row);
+  // It heard the room's log up to the last number committed now (a phrase
+  // still being published comes after it left).
+  const { rows } = await tx.query<{ to_seq: string }>(
+    `UPDATE agent_sessions SET to_seq = greatest(from_seq, coalesce((SELECT seq FROM room_logs WHERE room_id = $2), 0))
+      WHERE id = $1 RETURNING to_seq`,
+    [session.id, session.room_id],
+  );
+  await writeTranscript(tx, { ...t.row, to_seq: Number(rows[0]!.to_seq) });
   await notifyRoom(tx, session.room_id);
   return toSession(t.row);
 }

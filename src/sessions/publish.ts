@@ -1,15 +1,16 @@
 import type { Client } from '../db/pool.ts';
-import { now, speechOf, translatorOf, type Services } from '../services.ts';
+import { speechOf, type Services } from '../services.ts';
 import { PRICING } from '../billing/pricing.ts';
-import { recordUsage } from '../billing/ledger.ts';
 import { SESSION_CHANNEL } from './bus.ts';
 
-// What a room hears is a room segment in the speaker's language; publishing
-// one gives every open session of the room a session event, numbered per
-// session under that session's row lock (so numbers become visible in order
-// and a cursor never skips or repeats one), translated into its hear_lang,
-// and NOTIFYs SESSION_CHANNEL (with the room id) so waiting listeners in any
-// process wake up.
+// What a room hears is written once, in the room's log (room_segments),
+// numbered per room, in the speaker's language. Sessions read their events
+// from it (reader.ts): the entries after the room's number when they joined,
+// up to its number when they ended, less their own phrases, translated into
+// their hear_lang as they are read, and metered then. So publishing a phrase
+// costs the same few statements whether the room has one listener or ten
+// thousand: number it, store it, NOTIFY SESSION_CHANNEL with the room id so
+// waiting listeners in every process wake up.
 
 export type Segment = {
   roomId: string;
@@ -18,79 +19,47 @@ export type Segment = {
   participantId: string;
   srcLang: string;
   text: string;
+  /** The speaking session (kind agent: it does not hear its own phrase) or the announced one. */
   sessionId?: string | null;
   utteranceId?: string | null;
-  /** Sessions that do not hear it (the agent's own say). */
-  exclude?: string[];
-  /** Text per hear_lang when the phrase has its own wording (announcements); else translated. */
-  textIn?: (lang: string) => string;
+  /** For an announcement: the name of the agent announced; each language gets its own wording. */
+  announced?: string | null;
 };
 
 /**
- * Writes a room segment and one session event for each open session in the
- * room, in tx. Returns the sessions reached.
+ * Appends the phrase to the room's log in tx, with the room's next number,
+ * and wakes the room's listeners on commit (NOTIFY is sent at commit), in
+ * one statement. Returns the number.
  *
- * Listening is metered here, as the phrase reaches each session: every
- * listener pays listen_text_factor of the phrase's spoken seconds (added to
- * its billed_seconds by the same statement that numbers its event, and one
- * usage ledger row per key). Reading then only checks the key's limits
- * (reader.ts), so thousands of listeners waking at once cost one query, not
- * one transaction each.
+ * The number is taken by updating the room's row of room_logs, whose lock is
+ * held until tx ends: the next phrase of the room waits for this one to
+ * commit, so numbers become visible in order (a reader that sees n sees
+ * everything below n). Take it last among the row locks of tx (after
+ * sim_rooms and sessions): every writer of a room locks in that order.
  */
-export async function publishSegment(s: Services, tx: Client, seg: Segment): Promise<string[]> {
-  const { rows: segRows } = await tx.query<{ id: number }>(
-    `INSERT INTO room_segments (room_id, kind, speaker, participant_id, src_lang, text, session_id, utterance_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-    [seg.roomId, seg.kind, seg.speaker, seg.participantId, seg.srcLang, seg.text, seg.sessionId ?? null, seg.utteranceId ?? null],
-  );
-  const segmentId = segRows[0]!.id;
+export async function publishSegment(s: Services, tx: Client, seg: Segment): Promise<number> {
   const listenSeconds = speechOf(s).spokenSeconds(seg.text) * PRICING.listenTextFactor;
-  // One statement locks the listeners in id order (two publishers in one room
-  // never deadlock), takes the next event number of each and bills them.
-  const { rows: listeners } = await tx.query<{ id: string; hear_lang: string; last_seq: number; credential_id: string; org_id: string; livemode: boolean }>(
-    `UPDATE agent_sessions s SET last_seq = s.last_seq + 1, billed_seconds = s.billed_seconds + $3
-       FROM (SELECT id FROM agent_sessions
-              WHERE room_id = $1 AND status <> 'ended' AND NOT (id = ANY($2::text[]))
-              ORDER BY id FOR UPDATE) l
-      WHERE s.id = l.id
-      RETURNING s.id, s.hear_lang, s.last_seq, s.credential_id, s.org_id, s.livemode`,
-    [seg.roomId, seg.exclude ?? [], listenSeconds],
+  const { rows } = await tx.query<{ seq: string }>(
+    `WITH n AS (
+       INSERT INTO room_logs AS l (room_id, seq) VALUES ($1, 1)
+       ON CONFLICT (room_id) DO UPDATE SET seq = l.seq + 1
+       RETURNING seq
+     ), g AS (
+       INSERT INTO room_segments (room_id, seq, kind, speaker, participant_id, src_lang, text, session_id, utterance_id, listen_seconds, announced)
+       SELECT $1, n.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM n
+       RETURNING seq
+     )
+     SELECT g.seq, pg_notify($11, $1) FROM g`,
+    [seg.roomId, seg.kind, seg.speaker, seg.participantId, seg.srcLang, seg.text, seg.sessionId ?? null, seg.utteranceId ?? null,
+      listenSeconds, seg.announced ?? null, SESSION_CHANNEL],
   );
-  if (listeners.length === 0) return [];
-  const tr = translatorOf(s);
-  const byLang = new Map<string, string>();
-  const inLang = (lang: string) => {
-    let text = byLang.get(lang);
-    if (text === undefined) byLang.set(lang, (text = seg.textIn ? seg.textIn(lang) : tr.translate(seg.text, seg.srcLang, lang)));
-    return text;
-  };
-  await tx.query(
-    `INSERT INTO session_events (session_id, seq, type, segment_id, speaker, src_lang, text, text_in_hear_lang, meta)
-     SELECT e.session_id, e.seq, 'segment.final', $3, $4, $5, $6, e.text_in, jsonb_build_object('seq', e.seq, 'participant_id', $7::text, 'lang', e.lang)
-       FROM unnest($1::text[], $2::bigint[], $8::text[], $9::text[]) AS e(session_id, seq, text_in, lang)`,
-    [
-      listeners.map((l) => l.id), listeners.map((l) => l.last_seq), segmentId, seg.speaker, seg.srcLang, seg.text,
-      seg.participantId, listeners.map((l) => inLang(l.hear_lang)), listeners.map((l) => l.hear_lang),
-    ],
-  );
-  if (listenSeconds > 0) {
-    // One ledger row per key for the phrase its sessions heard.
-    const perKey = new Map<string, { orgId: string; livemode: boolean; n: number }>();
-    for (const l of listeners) {
-      const k = perKey.get(l.credential_id) ?? { orgId: l.org_id, livemode: l.livemode, n: 0 };
-      k.n++;
-      perKey.set(l.credential_id, k);
-    }
-    await recordUsage(
-      tx,
-      [...perKey].map(([credentialId, k]) => ({
-        orgId: k.orgId, credentialId, livemode: k.livemode, kind: 'listen', seconds: k.n * listenSeconds, ref: `seg_${segmentId}`,
-      })),
-      now(s),
-    );
-  }
-  await notifyRoom(tx, seg.roomId);
-  return listeners.map((l) => l.id);
+  return Number(rows[0]!.seq);
+}
+
+/** The room's last number (0 before its first phrase): a session joining now hears what comes after it. */
+export async function roomHead(tx: Client, roomId: string): Promise<number> {
+  const { rows } = await tx.query<{ seq: string }>(`SELECT seq FROM room_logs WHERE room_id = $1`, [roomId]);
+  return rows[0] ? Number(rows[0].seq) : 0;
 }
 
 /**

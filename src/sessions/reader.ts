@@ -1,14 +1,25 @@
-import { now, type Caller, type Services } from '../services.ts';
+import { LRUCache } from 'lru-cache';
+import { withTx } from '../db/pool.ts';
+import { now, translatorOf, type Caller, type Services } from '../services.ts';
 import { spendVerdicts } from '../billing/limits.ts';
+import { recordUsage } from '../billing/ledger.ts';
+import { announcement } from '../sim/phrasebook.ts';
 
-// Reads session events for many listeners at once. When a phrase reaches a
-// room, every waiting listener wakes in the same instant; instead of a query
-// each, the reads queued in one turn of the event loop share one query for the
-// events (and one for the spending check). Nothing is kept between batches: a
-// lost process loses only its open requests.
+// Reads session events for many listeners at once, from the rooms' logs
+// (publish.ts). A session's events are the entries of its room's log after
+// the room's number when it joined (from_seq), up to the number when it ended
+// (to_seq), less its own phrases; an event's id is the room's number, so the
+// cursor is the last number read. When a phrase reaches a room, every waiting
+// listener wakes in the same instant: the reads queued in one turn of the
+// event loop share one query, which fetches each (room, position) once
+// however many listeners stand there, one spending check, and one metering
+// transaction. Translations into each listener's language are made as events
+// are read and kept in a cache shared by every listener of this process (safe
+// to lose: it is only a cache).
 
 export const LISTEN_BATCH = 100;
 const MAX_BATCH = 2000;
+const TRANSLATIONS_KEPT = 50_000;
 
 export type SessionEventOut = {
   id: number;
@@ -23,10 +34,20 @@ export type ReadResult = { events: SessionEventOut[]; cursor: number; status: st
 
 type Pending = { cred: Caller; sessionId: string; cursor: number; resolve: (r: ReadResult) => void; reject: (e: unknown) => void };
 
+type Entry = {
+  seq: number; kind: string; speaker: string | null; participant_id: string; session_id: string | null; src_lang: string;
+  text: string; announced: string | null; created_at: string;
+};
+type Row = {
+  i: number | null; room_id: string; after: string; status: string | null; billed_seconds: string | null; hear_lang: string | null;
+  metered_seq: string | null; to_seq: string | null; entries: Entry[] | null;
+};
+
 export class EventReader {
   private queue: Pending[] = [];
   private scheduled = false;
   private readonly s: Services;
+  private readonly translations = new LRUCache<string, string>({ max: TRANSLATIONS_KEPT });
 
   constructor(s: Services) {
     this.s = s;
@@ -50,43 +71,120 @@ export class EventReader {
     }
   }
 
+  /** The entry in `lang`: an announcement in its own wording, anything else translated (once per process). */
+  private inLang(roomId: string, e: Entry, lang: string): string {
+    const key = `${roomId}\n${e.seq}\n${lang}`;
+    let text = this.translations.get(key);
+    if (text === undefined) {
+      text = e.announced !== null ? announcement(e.announced, lang) : translatorOf(this.s).translate(e.text, e.src_lang, lang);
+      this.translations.set(key, text);
+    }
+    return text;
+  }
+
   private async run(batch: Pending[]): Promise<void> {
-    const { rows } = await this.s.pool.query(
-      `SELECT w.i::int AS i, s.status, s.billed_seconds, e.seq, e.type, e.speaker, e.src_lang, e.text, e.text_in_hear_lang, e.meta, e.created_at
-         FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS w(session_id, cursor, i)
-         JOIN agent_sessions s ON s.id = w.session_id
-         LEFT JOIN LATERAL (
-           SELECT * FROM session_events e WHERE e.session_id = w.session_id AND e.seq > w.cursor ORDER BY e.seq LIMIT $3
-         ) e ON true
-        ORDER BY w.i, e.seq`,
+    const { rows } = await this.s.pool.query<Row>(
+      `WITH w AS (
+         SELECT w.i::int AS i, s.room_id, s.status, s.billed_seconds, s.hear_lang, s.metered_seq, s.to_seq,
+                greatest(w.cursor, s.from_seq) AS after
+           FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS w(session_id, cursor, i)
+           JOIN agent_sessions s ON s.id = w.session_id
+       ), k AS (SELECT DISTINCT room_id, after FROM w)
+       SELECT i, room_id, after, status, billed_seconds, hear_lang, metered_seq, to_seq, NULL::json AS entries FROM w
+       UNION ALL
+       SELECT NULL, k.room_id, k.after, NULL, NULL, NULL, NULL, NULL,
+              (SELECT json_agg(g ORDER BY g.seq) FROM (
+                 SELECT seq, kind, speaker, participant_id, session_id, src_lang, text, announced, created_at
+                   FROM room_segments WHERE room_id = k.room_id AND seq > k.after ORDER BY seq LIMIT $3) g)
+         FROM k`,
       [batch.map((p) => p.sessionId), batch.map((p) => p.cursor), LISTEN_BATCH],
     );
+    const logs = new Map<string, Entry[]>();
+    for (const r of rows) if (r.i === null) logs.set(`${r.room_id}\n${r.after}`, r.entries ?? []);
     const results: ReadResult[] = batch.map((p) => ({ events: [], cursor: p.cursor, status: 'ended' }));
     const billed: number[] = batch.map(() => 0);
+    // Per read, the last number it delivers when the session was not billed up to there yet.
+    const unmetered: Array<number | null> = batch.map(() => null);
     for (const r of rows) {
-      const out = results[r.i - 1]!;
-      out.status = r.status;
-      billed[r.i - 1] = Number(r.billed_seconds);
-      if (r.seq === null) continue;
-      out.events.push({
-        id: Number(r.seq),
-        type: r.type,
-        speaker: r.speaker,
-        src_lang: r.src_lang,
-        untrusted_content: { text: r.text, text_in_hear_lang: r.text_in_hear_lang },
-        meta: r.meta,
-        created_at: r.created_at.toISOString(),
-      });
-      out.cursor = Number(r.seq);
+      if (r.i === null) continue;
+      const k = r.i - 1;
+      const p = batch[k]!;
+      const out = results[k]!;
+      out.status = r.status!;
+      billed[k] = Number(r.billed_seconds);
+      const end = r.to_seq === null ? Infinity : Number(r.to_seq);
+      let examined = 0;
+      for (const e of logs.get(`${r.room_id}\n${r.after}`) ?? []) {
+        if (e.seq > end) break;
+        examined = e.seq;
+        // The cursor moves past the session's own phrases too: they are read, not delivered.
+        out.cursor = Math.max(out.cursor, e.seq);
+        if (e.kind === 'agent' && e.session_id === p.sessionId) continue;
+        out.events.push({
+          id: e.seq,
+          type: 'segment.final',
+          speaker: e.speaker,
+          src_lang: e.src_lang,
+          untrusted_content: { text: e.text, text_in_hear_lang: this.inLang(r.room_id, e, r.hear_lang!) },
+          meta: { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang },
+          created_at: new Date(e.created_at).toISOString(),
+        });
+      }
+      if (examined > Number(r.metered_seq)) unmetered[k] = examined;
     }
-    // Listening was charged as the phrases reached the sessions (publish.ts),
-    // so a read costs nothing more; it is refused (402) once a limit of the
-    // key (day, month, per call = this session's billed total) is reached.
+    // Reading is refused (402) once a limit of the key (day, month, per call =
+    // this session's billed total) has been reached; otherwise what it
+    // delivers is billed (below), so one read can pass a limit by one page.
     const refused = await spendVerdicts(this.s.pool, batch.map((p, k) => ({ cred: p.cred, seconds: 0, callSeconds: billed[k] })), now(this.s));
+    const toMeter = batch.flatMap((p, k) => (refused[k] === null && unmetered[k] !== null ? [{ p, upto: unmetered[k]! }] : []));
+    if (toMeter.length > 0) await this.meter(toMeter);
     batch.forEach((p, k) => {
       const err = refused[k];
       if (err) p.reject(err);
       else p.resolve(results[k]!);
+    });
+  }
+
+  /**
+   * Listening is billed as it is delivered: each session pays
+   * listen_text_factor of every phrase of its window, once, up to the
+   * furthest number a read has delivered (a phrase a client skipped by
+   * sending a later cursor was there to hear, and is billed too). The
+   * sessions' rows are locked in id order and only what lies past their
+   * metered_seq is counted (in SQL, under the lock), so two reads of the same
+   * events, in one process or two, bill them once. The ledger
+   * rows (one per key) are written in the same transaction.
+   */
+  private async meter(reads: Array<{ p: Pending; upto: number }>): Promise<void> {
+    // Two reads of one session in the same batch: the furthest counts.
+    const upto = new Map<string, number>();
+    for (const r of reads) upto.set(r.p.sessionId, Math.max(r.upto, upto.get(r.p.sessionId) ?? 0));
+    const ids = [...upto.keys()];
+    await withTx(this.s.pool, async (tx) => {
+      const { rows } = await tx.query<{ org_id: string; livemode: boolean; credential_id: string; seconds: string }>(
+        `WITH l AS (
+           SELECT s.id, s.room_id, s.metered_seq AS after, v.upto, s.org_id, s.livemode, s.credential_id
+             FROM agent_sessions s JOIN unnest($1::text[], $2::bigint[]) AS v(id, upto) ON v.id = s.id
+            WHERE s.metered_seq < v.upto
+            ORDER BY s.id FOR UPDATE OF s
+         ), d AS (
+           SELECT l.id, l.upto, l.org_id, l.livemode, l.credential_id, coalesce((
+             SELECT sum(g.listen_seconds) FROM room_segments g
+              WHERE g.room_id = l.room_id AND g.seq > l.after AND g.seq <= l.upto
+                AND NOT (g.kind = 'agent' AND g.session_id IS NOT DISTINCT FROM l.id)), 0) AS seconds
+             FROM l
+         ), u AS (
+           UPDATE agent_sessions s SET metered_seq = d.upto, billed_seconds = s.billed_seconds + d.seconds FROM d WHERE s.id = d.id
+         )
+         SELECT org_id, livemode, credential_id, sum(seconds) AS seconds FROM d GROUP BY 1, 2, 3`,
+        [ids, ids.map((id) => upto.get(id)!)],
+      );
+      // One ledger row per key (the key that opened the session pays for its listening).
+      await recordUsage(
+        tx,
+        rows.map((r) => ({ orgId: r.org_id, credentialId: r.credential_id, livemode: r.livemode, kind: 'listen', seconds: Number(r.seconds) })),
+        now(this.s),
+      );
     });
   }
 }

@@ -1,5 +1,5 @@
 import { withTx, type Client } from '../db/pool.ts';
-import { ID_PATTERN, randomBase62 } from '../ids.ts';
+import { randomBase62 } from '../ids.ts';
 import { now, speechOf, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import { PRICING } from '../billing/pricing.ts';
@@ -9,10 +9,23 @@ import { robotLangs, scheduleReply } from '../sim/robots.ts';
 import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
 import { publishSegment } from './publish.ts';
 
-/** Distinct languages the room's other listeners hear in: the robots' and the other open sessions'. */
+/**
+ * Distinct languages the room's other listeners hear in: the robots' and the
+ * other open sessions'. The sessions' are read by a loose index scan (one
+ * index probe per language, not one row per session), so the price of a say
+ * does not grow with the number of listeners.
+ */
 async function listenerLangs(tx: Client, roomId: string, exclude: string): Promise<string[]> {
   const { rows } = await tx.query<{ lang: string }>(
-    `SELECT DISTINCT hear_lang AS lang FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' AND id <> $2`,
+    `WITH RECURSIVE l AS (
+       (SELECT hear_lang FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' AND id <> $2 ORDER BY hear_lang LIMIT 1)
+       UNION ALL
+       SELECT (SELECT a.hear_lang FROM agent_sessions a
+                WHERE a.room_id = $1 AND a.status <> 'ended' AND a.id <> $2 AND a.hear_lang > l.hear_lang
+                ORDER BY a.hear_lang LIMIT 1)
+         FROM l WHERE l.hear_lang IS NOT NULL
+     )
+     SELECT hear_lang AS lang FROM l WHERE hear_lang IS NOT NULL`,
     [roomId, exclude],
   );
   return [...new Set([...(await robotLangs(tx, roomId)), ...rows.map((r) => r.lang)])];
@@ -28,17 +41,9 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
   assertTestMode(cred);
   return withTx(s.pool, async (tx) => {
     await lockSpending(tx, cred);
-    // Lock every open session of the room in id order (the speaker's own
-    // among them) before anything else: publishing takes the same locks in
-    // the same order, so two agents speaking at once never deadlock.
-    if (ID_PATTERN.test(id)) {
-      await tx.query(
-        `SELECT 1 FROM agent_sessions WHERE room_id = (SELECT room_id FROM agent_sessions WHERE id = $1)
-            AND (status <> 'ended' OR id = $1) ORDER BY id FOR UPDATE`,
-        [id],
-      );
-    }
-    const session = await loadSession(tx, cred, id);
+    // The speaker's row (its speaking_until and billed total, and a leave
+    // cannot pass it); the room's log is locked last, by publishSegment.
+    const session = await loadSession(tx, cred, id, { lock: true });
     if (session.status === 'ended') throw sessionEnded(id);
     const lang = input.lang ?? session.speak_lang;
     assertLanguagesAllowed(cred, 'lang', [lang]);
@@ -57,7 +62,7 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     );
     await publishSegment(s, tx, {
       roomId: session.room_id, kind: 'agent', speaker: session.name, participantId: session.id, srcLang: lang,
-      text: input.text, sessionId: session.id, utteranceId, exclude: [session.id],
+      text: input.text, sessionId: session.id, utteranceId,
     });
     await scheduleReply(s, tx, session.room_id, lang);
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);

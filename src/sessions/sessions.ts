@@ -22,14 +22,15 @@ export type SessionRow = {
   hear_lang: string;
   status: 'joining' | 'active' | 'ended';
   billed_seconds: number;
-  last_seq: number;
+  from_seq: number;
+  to_seq: number | null;
   speaking_until: Date | null;
   started_at: Date;
   ended_at: Date | null;
 };
 
 export const COLUMNS =
-  'id, org_id, livemode, credential_id, room_id, name, speak_lang, hear_lang, status, billed_seconds, last_seq, speaking_until, started_at, ended_at';
+  'id, org_id, livemode, credential_id, room_id, name, speak_lang, hear_lang, status, billed_seconds, from_seq, to_seq, speaking_until, started_at, ended_at';
 
 export function toSession(r: SessionRow): Session {
   return {
@@ -53,10 +54,11 @@ export function assertTestMode(cred: Caller): void {
   }
 }
 
-export async function loadSession(db: Queryable, cred: Caller, id: string): Promise<SessionRow> {
+/** The caller's session; `lock` takes its row for the rest of the transaction. */
+export async function loadSession(db: Queryable, cred: Caller, id: string, opts: { lock?: boolean } = {}): Promise<SessionRow> {
   if (!ID_PATTERN.test(id)) throw notFound('session', id);
   const { rows } = await db.query<SessionRow>(
-    `SELECT ${COLUMNS} FROM agent_sessions WHERE id = $1 AND org_id = $2 AND livemode = $3`,
+    `SELECT ${COLUMNS} FROM agent_sessions WHERE id = $1 AND org_id = $2 AND livemode = $3${opts.lock ? ' FOR UPDATE' : ''}`,
     [id, cred.orgId, cred.livemode],
   );
   if (!rows[0]) throw notFound('session', id);

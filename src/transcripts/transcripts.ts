@@ -16,31 +16,32 @@ export const TRANSCRIPT_NOTICE =
 export type EndedSession = {
   id: string; org_id: string; livemode: boolean; credential_id: string; room_id: string; hear_lang: string;
   started_at: Date; ended_at: Date | null;
+  /** The numbers of the room's log it was present for: (from_seq, to_seq]. */
+  from_seq: number; to_seq: number;
 };
 
 /**
  * The session's conversation becomes a transcript: what was said in the room
- * from its start to its end, its own lines included, in the speakers'
+ * while it was there (its window of the room's log), its own lines included, in the speakers'
  * languages (GET /v1/transcripts/{id}?lang= translates). transcript.ready
  * carries ids and counts only, never text.
  */
 export async function writeTranscript(tx: Client, session: EndedSession): Promise<void> {
   const id = newId('tr');
-  const window = [session.room_id, session.started_at, session.ended_at];
   const { rows } = await tx.query<{ n: number }>(
-    `INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
-     SELECT $4, $5, $6, $7, $8, $1, $9, $2, $3, count(*)::int
-       FROM room_segments WHERE room_id = $1 AND created_at >= $2 AND created_at <= $3
+    `WITH seg AS (
+       INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
+       SELECT $1, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
+         FROM room_segments WHERE room_id = $2 AND seq > $3 AND seq <= $4
+       RETURNING 1
+     )
+     INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
+     SELECT $1, $5, $6, $7, $8, $2, $9, $10, $11, count(*)::int FROM seg
      RETURNING segments AS n`,
-    [...window, id, session.org_id, session.livemode, session.credential_id, session.id, session.hear_lang],
+    [id, session.room_id, session.from_seq, session.to_seq, session.org_id, session.livemode, session.credential_id, session.id,
+      session.hear_lang, session.started_at, session.ended_at],
   );
   const n = rows[0]!.n;
-  await tx.query(
-    `INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
-     SELECT $4, row_number() OVER (ORDER BY id), speaker, src_lang, text, created_at
-       FROM room_segments WHERE room_id = $1 AND created_at >= $2 AND created_at <= $3`,
-    [...window, id],
-  );
   const object = { id, object: 'transcript', room_id: session.room_id, session_id: session.id, segment_count: n };
   await writeEvent(tx, { orgId: session.org_id, livemode: session.livemode }, 'transcript.ready', object);
 }

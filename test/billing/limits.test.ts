@@ -88,6 +88,13 @@ async function billed(k: Key, sessionId: string): Promise<number> {
   return (await res.json()).billed_seconds;
 }
 
+/** Reads the session's events from the start (no wait): the speakers heard. */
+async function heard(k: Key, sessionId: string): Promise<Array<string | null>> {
+  const res = await t.request('GET', `/v1/sessions/${sessionId}/events?cursor=0&wait=0`, { key: k.secret });
+  expect(res.status).toBe(200);
+  return (await res.json()).events.map((e: { speaker: string | null }) => e.speaker);
+}
+
 /** No robot said anything in the room: the exact charges above depend on it (workers off). */
 async function expectRobotsSilent(roomId: string) {
   expect(t.workers).toBeNull();
@@ -283,7 +290,7 @@ describe('limits over HTTP: says on a test key', () => {
   it('per-call limit: what the session heard counts with what it said', async () => {
     // A (limited) hears in en, B (another key, no limits) in es: both robot
     // languages, so every say here is still heard in 2 languages (20 s).
-    // A hears B's 10 s say and pays a tenth of it: 1 s of listening.
+    // A hears B's 10 s say and pays a tenth of it when it reads it: 1 s of listening.
     for (const [limit, second] of [[41, 202], [40, 402]] as const) {
       const a = await newKey({ perCall: limit / 60 });
       const b = await newKey({ org: a.orgId });
@@ -291,6 +298,11 @@ describe('limits over HTTP: says on a test key', () => {
       const sa = await join(a, roomId, { name: 'A', hear_lang: 'en' });
       const sb = await join(b, roomId, { name: 'B', speak_lang: 'es', hear_lang: 'es' });
       await expect202(await say(b, sb));
+      // Listening is billed as it is delivered, once: nothing before A reads, 1 s after, nothing more on a re-read.
+      expect(await billed(a, sa)).toBe(0);
+      expect(await heard(a, sa)).toEqual(['B']);
+      expect(await billed(a, sa)).toBe(1);
+      expect(await heard(a, sa)).toEqual(['B']);
       expect(await billed(a, sa)).toBe(1);
       await expect202(await say(a, sa));
       expect(await billed(a, sa)).toBe(21);
