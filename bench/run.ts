@@ -203,6 +203,7 @@ async function main(): Promise<number> {
       if (bad > 0) failures.push(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts of ${r.requests}`);
     }
     if (replayed > 0) failures.push(`platform_post: ${replayed} responses were idempotent replays, not creates`);
+    if (longpoll && longpoll.failures > 0) failures.push(`longpoll: ${longpoll.failures} of ${longpoll.listeners} listeners failed`);
     const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
 
     const table: Record<string, Record<string, string | number>> = {};

@@ -11,6 +11,7 @@ import { API_VERSION_DATE, SERVICE_VERSION } from './config.ts';
 import { newId } from './ids.ts';
 import { ApiError, ERROR_CATALOGUE, problem } from './errors.ts';
 import { CredentialCache } from './http/credential-cache.ts';
+import { lazyChildLogger } from './http/lazy-logger.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { RequestStats } from './http/request-stats.ts';
 import { AnonymousLimiter, authenticate, setRateHeaders } from './http/auth.ts';
@@ -97,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       socket.destroy();
     },
     logger: { level: config.logLevel },
+    childLoggerFactory: lazyChildLogger,
     genReqId: () => newId('req'),
     requestIdHeader: false,
     bodyLimit: config.bodyLimit,
@@ -168,8 +170,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rejectNul('body', req.body);
     if (req.routeOptions.config.idempotent) readIdempotencyKey(req);
   });
-  app.addHook('onResponse', async (req, reply) => {
+  // A callback hook, not an async one: it runs for every answer, thousands at once when a phrase reaches long-polls.
+  app.addHook('onResponse', (req, reply, done) => {
     if (req.cred) stats.record(req.cred.id, req.cred.orgId, req.cred.livemode, reply.statusCode >= 400);
+    done();
   });
 
   // Each operation of /v1/openapi.json names the permission it needs (x-permission).

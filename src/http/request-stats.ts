@@ -22,8 +22,23 @@ export class RequestStats {
     this.timer.unref();
   }
 
+  // The UTC day of the last record, recomputed when the clock leaves it (not a Date per request).
+  private dayStart = 0;
+  private dayEnd = 0;
+  private dayName = '';
+
+  private today(): string {
+    const t = this.now();
+    if (t < this.dayStart || t >= this.dayEnd) {
+      this.dayStart = t - (t % 86_400_000);
+      this.dayEnd = this.dayStart + 86_400_000;
+      this.dayName = new Date(this.dayStart).toISOString().slice(0, 10);
+    }
+    return this.dayName;
+  }
+
   record(credentialId: string, orgId: string, livemode: boolean, error: boolean): void {
-    const day = new Date(this.now()).toISOString().slice(0, 10);
+    const day = this.today();
     const k = `${credentialId}|${day}`;
     let r = this.pending.get(k);
     if (!r) {

@@ -11,8 +11,51 @@ import { PgListener } from '../db/listener.ts';
 export const SESSION_CHANNEL = 'tolk_session_events';
 const FALLBACK_MS = 500;
 
+/** What a waiting request watches to stop waiting when its client goes away (the request's IncomingMessage). */
+export type Gone = { once(event: 'close', fn: () => void): unknown; off(event: 'close', fn: () => void): unknown; readonly destroyed?: boolean };
+
+/**
+ * One waiting listener: a notification, its time limit or its client going
+ * away ends it, whichever comes first. One small object per waiting request
+ * (thousands of them wait at once), its methods shared on the prototype.
+ */
+class Waiter {
+  readonly promise: Promise<void>;
+  private resolve!: () => void;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly set: Set<Waiter>;
+  private readonly bus: SessionBus;
+  private readonly key: string;
+  private readonly gone: Gone | undefined;
+  private readonly onGone: (() => void) | undefined;
+
+  constructor(bus: SessionBus, set: Set<Waiter>, key: string, ms: number, gone?: Gone) {
+    this.bus = bus;
+    this.set = set;
+    this.key = key;
+    this.gone = gone;
+    this.promise = new Promise<void>((resolve) => { this.resolve = resolve; });
+    set.add(this);
+    this.timer = setTimeout(() => this.end(), ms);
+    if (gone) {
+      this.onGone = () => this.end();
+      gone.once('close', this.onGone);
+    }
+  }
+
+  /** Stops waiting (idempotent). */
+  end(): void {
+    if (this.timer === null) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    if (this.onGone) this.gone!.off('close', this.onGone);
+    this.bus.forget(this.key, this.set, this);
+    this.resolve();
+  }
+}
+
 export class SessionBus {
-  private waiters = new Map<string, Set<() => void>>();
+  private waiters = new Map<string, Set<Waiter>>();
   private readonly listener: PgListener;
 
   constructor(url: string) {
@@ -44,40 +87,31 @@ export class SessionBus {
     const set = this.waiters.get(key);
     if (!set) return;
     this.waiters.delete(key);
-    for (const fn of set) fn();
+    for (const w of set) w.end();
   }
 
   private wakeAll(): void {
     const all = [...this.waiters.values()];
     this.waiters.clear();
-    for (const set of all) for (const fn of set) fn();
+    for (const set of all) for (const w of set) w.end();
+  }
+
+  /** A waiter that ended leaves its room's set (the set goes when empty). */
+  forget(key: string, set: Set<Waiter>, w: Waiter): void {
+    set.delete(w);
+    if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
   }
 
   /**
-   * Resolves at the next notification for key (a room id), after ms, or when the
-   * request goes away (signal), whichever comes first. Register before
-   * reading the database, so an event committed in between is not missed.
+   * Resolves at the next notification for key (a room id), after ms, or when
+   * the client goes away (gone's close), whichever comes first. Register
+   * before reading the database, so an event committed in between is not
+   * missed; end() it when the answer is known without waiting.
    */
-  waitFor(key: string, ms: number, signal?: AbortSignal): { promise: Promise<void>; cancel: () => void } {
-    let done!: () => void;
-    const promise = new Promise<void>((resolve) => { done = resolve; });
+  waitFor(key: string, ms: number, gone?: Gone): { promise: Promise<void>; end: () => void } {
     let set = this.waiters.get(key);
     if (!set) this.waiters.set(key, (set = new Set()));
-    const limit = this.listening ? ms : Math.min(ms, FALLBACK_MS);
-    const finish = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', finish);
-      const s = this.waiters.get(key);
-      if (s) {
-        s.delete(finish);
-        if (s.size === 0) this.waiters.delete(key);
-      }
-      done();
-    };
-    const timer = setTimeout(finish, limit);
-    set.add(finish);
-    signal?.addEventListener('abort', finish, { once: true });
-    return { promise, cancel: finish };
+    return new Waiter(this, set, key, this.listening ? ms : Math.min(ms, FALLBACK_MS), gone);
   }
 
   async close(): Promise<void> {

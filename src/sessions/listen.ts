@@ -1,5 +1,5 @@
 import type { Caller, Services } from '../services.ts';
-import type { SessionBus } from './bus.ts';
+import type { Gone, SessionBus } from './bus.ts';
 import type { EventReader, ReadResult } from './reader.ts';
 import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
 
@@ -17,7 +17,7 @@ export async function listen(
   cred: Caller,
   id: string,
   q: { cursor: number; wait: number },
-  signal?: AbortSignal,
+  gone?: Gone,
 ): Promise<ReadResult> {
   assertTestMode(cred);
   const first = await loadSession(s.pool, cred, id);
@@ -25,10 +25,10 @@ export async function listen(
   const deadline = Date.now() + q.wait * 1000;
   for (;;) {
     // Register before reading: an event committed in between still wakes us.
-    const w = deps.bus.waitFor(first.room_id, Math.max(0, deadline - Date.now()), signal);
+    const w = deps.bus.waitFor(first.room_id, Math.max(0, deadline - Date.now()), gone);
     const out = await deps.reader.read(cred, id, q.cursor);
-    if (out.events.length > 0 || out.status === 'ended' || Date.now() >= deadline || signal?.aborted) {
-      w.cancel();
+    if (out.events.length > 0 || out.status === 'ended' || Date.now() >= deadline || gone?.destroyed) {
+      w.end();
       return out;
     }
     await w.promise;

@@ -30,17 +30,7 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
     // arrives: their bodies are built by our own code from typed rows, so they
     // skip the per-reply zod check and go straight to JSON.
     serializerCompiler: () => (data) => JSON.stringify(data),
-    handler: async (req) => {
-      // The wait ends early when the client goes away (the listener is
-      // removed once answered, so a normal close costs nothing).
-      const gone = new AbortController();
-      const onClose = () => gone.abort();
-      req.raw.once('close', onClose);
-      try {
-        return await listen(s, s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, gone.signal);
-      } finally {
-        req.raw.off('close', onClose);
-      }
-    },
+    // The wait ends early when the client goes away (listen() watches the request's close).
+    handler: (req) => listen(s, s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, req.raw),
   });
 }
