@@ -48,7 +48,8 @@ type ClientMsg = { type: 'sent' } | { type: 'done'; at: number[]; failures: numb
 
 /** The child: N long-polls, then the receive time of each answer. */
 async function client(): Promise<void> {
-  const { base, keys, ids } = JSON.parse(process.argv[3]!) as { base: string; keys: string[]; ids: string[] };
+  // The ids come over IPC: 10,000 of them do not fit in a command line.
+  const { base, keys, ids } = await new Promise<{ base: string; keys: string[]; ids: string[] }>((resolve) => process.once('message', resolve));
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const at: number[] = [];
   let failures = 0;
@@ -108,7 +109,8 @@ async function measure(
   gc();
   const before = process.memoryUsage();
   if (process.env.BENCH_HEAPSNAP) v8.writeHeapSnapshot(`${process.env.BENCH_HEAPSNAP}.${label}.before`);
-  const child = fork(fileURLToPath(import.meta.url), ['--client', JSON.stringify({ base, keys, ids })], { stdio: 'inherit' });
+  const child = fork(fileURLToPath(import.meta.url), ['--client'], { stdio: 'inherit' });
+  child.send({ base, keys, ids });
   try {
     const messages: ClientMsg[] = [];
     let wake: () => void = () => {};

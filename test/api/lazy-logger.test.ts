@@ -26,7 +26,7 @@ describe('request logger', () => {
     expect(lines[0]!.code).toBe('x');
     expect((lines[1]!.err as { message: string }).message).toBe('boom');
     expect(log.level).toBe('warn');
-    expect(log.isLevelEnabled('info')).toBe(false);
+    expect((log as unknown as pino.Logger).isLevelEnabled('info')).toBe(false);
     // Its own children keep both bindings.
     log.child({ job: 'j' }).error('child line');
     await new Promise((r) => setImmediate(r));
