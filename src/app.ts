@@ -164,11 +164,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // After the headers above, before any body is read: a wrong method is 405, not a complaint about its body.
   app.addHook('onRequest', miss.onRequest);
-  app.addHook('preValidation', async (req) => {
+  app.addHook('preValidation', (req, _reply, done) => {
     // PostgreSQL text cannot hold U+0000; refuse it here, naming the field, instead of failing in SQL.
-    rejectNul('query', req.query);
-    rejectNul('body', req.body);
-    if (req.routeOptions.config.idempotent) readIdempotencyKey(req);
+    try {
+      rejectNul('query', req.query);
+      rejectNul('body', req.body);
+      if (req.routeOptions.config.idempotent) readIdempotencyKey(req);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    done();
   });
   // A callback hook, not an async one: it runs for every answer, thousands at once when a phrase reaches long-polls.
   app.addHook('onResponse', (req, reply, done) => {

@@ -1,16 +1,28 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Random base62 string; 22 characters carry ~131 bits. */
+// Random bytes are drawn from the system in blocks of 4 KiB and handed out
+// one by one (a request id every request: one system call per block, not
+// one Buffer per id). A block is used once and refilled when spent.
+const pool = Buffer.alloc(4096);
+let next = pool.length;
+
+function randomByte(): number {
+  if (next === pool.length) {
+    randomFillSync(pool);
+    next = 0;
+  }
+  return pool[next++]!;
+}
+
+/** Random base62 string; 22 characters carry ~131 bits. Bytes of 248 and above are skipped, so every character is equally likely. */
 export function randomBase62(len = 22): string {
-  const bytes = randomBytes(len * 2);
   let out = '';
-  for (let i = 0; i < bytes.length && out.length < len; i++) {
-    const b = bytes[i]!;
+  while (out.length < len) {
+    const b = randomByte();
     if (b < 248) out += ALPHABET[b % 62];
   }
-  while (out.length < len) out += ALPHABET[randomBytes(1)[0]! % 62];
   return out;
 }
 
