@@ -117,8 +117,6 @@ export class EventReader {
       for (const e of logs.get(`${r.room_id}\n${r.after}`) ?? []) {
         if (e.seq > end) break;
         examined = e.seq;
-        // The cursor moves past the session's own phrases too: they are read, not delivered.
-        out.cursor = Math.max(out.cursor, e.seq);
         if (e.kind === 'agent' && e.session_id === p.sessionId) continue;
         out.events.push({
           id: e.seq,
@@ -130,6 +128,8 @@ export class EventReader {
           created_at: new Date(e.created_at).toISOString(),
         });
       }
+      // The cursor moves past the session's own phrases too: they are read, not delivered.
+      out.cursor = Math.max(out.cursor, examined);
       if (examined > Number(r.metered_seq)) unmetered[k] = examined;
     }
     // Reading is refused (402) once a limit of the key (day, month, per call =
