@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Queryable } from './db/pool.ts';
 import { randomBase62 } from './ids.ts';
 
@@ -33,7 +33,8 @@ export type Credential = {
 export const CREDENTIALS_CHANNEL = 'tolk_credentials';
 
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
+  // The one-shot hash: no Hash object per request.
+  return hash('sha256', secret, 'buffer');
 }
 
 export function generateSecret(mode: Mode): string {

@@ -1,6 +1,7 @@
 import { createActor, type AnyStateMachine, type EventObject } from 'xstate';
 import { machines, type MachineName } from '../../machines/index.ts';
 import type { Client } from '../db/pool.ts';
+import { prepared } from '../db/pool.ts';
 import { newId } from '../ids.ts';
 import { ApiError } from '../errors.ts';
 
@@ -107,7 +108,7 @@ export async function createPersistedActor(
   const own = args.row
     ? `own AS (INSERT INTO ${OBJECT_TABLES[args.machine].table} (${rowColumns.join(', ')}) VALUES (${rowColumns.map((_, i) => `$${14 + i}`).join(', ')})), `
     : '';
-  await tx.query(
+  await tx.query(prepared(
     `WITH ${own}actor AS (
        INSERT INTO actors (id, org_id, livemode, machine, state, snapshot, version) VALUES ($1, $2, $3, $4, $5, $6, 1) RETURNING id
      ), history AS (
@@ -124,7 +125,7 @@ export async function createPersistedActor(
       events.map((e) => e.eventId), events.map((e) => e.type), events.map((e) => e.objectId), events.map((e) => e.data),
       ...Object.values(values),
     ],
-  );
+  ));
   return { state: r.after, version: 1, emitted: r.emitted, changed: true };
 }
 

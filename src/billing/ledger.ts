@@ -1,4 +1,5 @@
 import type { Client, Queryable } from '../db/pool.ts';
+import { prepared } from '../db/pool.ts';
 import { checkUsageThresholds, type ThresholdReached } from './thresholds.ts';
 import { micro } from './limits.ts';
 
@@ -38,23 +39,23 @@ export async function recordUsage(tx: Client, entries: UsageEntry | UsageEntry[]
     .map((e) => ({ ...e, seconds: micro(e.seconds) / 1e6 }))
     .filter((e) => e.seconds > 0);
   if (list.length === 0) return [];
-  await tx.query(
+  await tx.query(prepared(
     `INSERT INTO usage_ledger (org_id, credential_id, livemode, kind, seconds, ref, created_at)
      SELECT org_id, credential_id, livemode, kind, seconds, ref, $7
        FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::numeric[], $6::text[])
             AS e(org_id, credential_id, livemode, kind, seconds, ref)`,
     [list.map((e) => e.orgId), list.map((e) => e.credentialId), list.map((e) => e.livemode), list.map((e) => e.kind),
       list.map((e) => e.seconds), list.map((e) => e.ref ?? null), at],
-  );
+  ));
   const live = list.filter((e) => e.livemode);
   if (live.length > 0) {
     // Summed in SQL (numeric, exact): the balance moves by exactly what the ledger rows say.
-    await tx.query(
+    await tx.query(prepared(
       `UPDATE organizations o SET balance_seconds = o.balance_seconds - d.seconds
          FROM (SELECT id, sum(seconds) AS seconds FROM unnest($1::text[], $2::numeric[]) AS e(id, seconds) GROUP BY id) d
         WHERE o.id = d.id`,
       [live.map((e) => e.orgId), live.map((e) => e.seconds)],
-    );
+    ));
   }
   return checkUsageThresholds(tx, list, at);
 }
@@ -64,14 +65,14 @@ export type Spent = { today: number; month: number };
 /** Seconds each credential spent today and this month (UTC) as of `at`, from the ledger; absent = none. */
 export async function spentSeconds(db: Queryable, credentialIds: string[], at = new Date()): Promise<Map<string, Spent>> {
   const { day, month } = periodStarts(at);
-  const { rows } = await db.query<{ credential_id: string; today: number; month: number }>(
+  const { rows } = await db.query<{ credential_id: string; today: number; month: number }>(prepared(
     `SELECT credential_id,
             coalesce(sum(seconds) FILTER (WHERE created_at >= $2), 0) AS today,
             coalesce(sum(seconds), 0) AS month
        FROM usage_ledger WHERE credential_id = ANY($1) AND created_at >= $3
       GROUP BY credential_id`,
     [credentialIds, day, month],
-  );
+  ));
   return new Map(rows.map((r) => [r.credential_id, { today: Number(r.today), month: Number(r.month) }]));
 }
 

@@ -1,4 +1,5 @@
 import type { Client, Queryable } from '../db/pool.ts';
+import { prepared } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
 import type { Caller } from '../services.ts';
 import { spentSeconds } from './ledger.ts';
@@ -61,10 +62,10 @@ export async function spendVerdicts(db: Queryable, checks: SpendCheck[], at = ne
   const orgIds = [...new Set(checks.filter((c) => c.cred.livemode).map((c) => c.cred.orgId))];
   const balances = new Map<string, number>();
   if (orgIds.length > 0) {
-    const { rows } = await db.query<{ id: string; balance_seconds: number }>(
+    const { rows } = await db.query<{ id: string; balance_seconds: number }>(prepared(
       `SELECT id, balance_seconds FROM organizations WHERE id = ANY($1)`,
       [orgIds],
-    );
+    ));
     for (const r of rows) balances.set(r.id, Number(r.balance_seconds));
   }
   return checks.map((c) =>
@@ -78,7 +79,7 @@ export async function spendVerdicts(db: Queryable, checks: SpendCheck[], at = ne
  * lock, so every spender of a key locks in the same order.
  */
 export async function lockSpending(tx: Client, cred: Caller): Promise<void> {
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('spend:' || $1::text))`, [cred.id]);
+  await tx.query(prepared(`SELECT pg_advisory_xact_lock(hashtext('spend:' || $1::text))`, [cred.id]));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Client, Queryable } from '../db/pool.ts';
-import { withTx } from '../db/pool.ts';
+import { prepared, withTx } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
 import { createPersistedActor, transition } from '../actors/store.ts';
@@ -93,10 +93,10 @@ function visible(id: string): boolean {
 
 export async function getRoom(s: Services, db: Queryable, cred: Caller, id: string): Promise<Room> {
   if (!visible(id)) throw notFound('room', id);
-  const { rows } = await db.query(
+  const { rows } = await db.query<RoomRow>(prepared(
     `SELECT ${COLUMNS} FROM rooms WHERE id = $1 AND org_id = $2 AND livemode = $3`,
     [id, cred.orgId, cred.livemode],
-  );
+  ));
   if (!rows[0]) throw notFound('room', id);
   return toRoom(s.config.publicBaseUrl, rows[0]);
 }

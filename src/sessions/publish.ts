@@ -1,4 +1,5 @@
 import type { Client } from '../db/pool.ts';
+import { prepared } from '../db/pool.ts';
 import { speechOf, type Services } from '../services.ts';
 import { PRICING } from '../billing/pricing.ts';
 import { SESSION_CHANNEL } from './bus.ts';
@@ -39,7 +40,7 @@ export type Segment = {
  */
 export async function publishSegment(s: Services, tx: Client, seg: Segment): Promise<number> {
   const listenSeconds = speechOf(s).spokenSeconds(seg.text) * PRICING.listenTextFactor;
-  const { rows } = await tx.query<{ seq: string }>(
+  const { rows } = await tx.query<{ seq: string }>(prepared(
     `WITH n AS (
        INSERT INTO room_logs AS l (room_id, seq) VALUES ($1, 1)
        ON CONFLICT (room_id) DO UPDATE SET seq = l.seq + 1
@@ -52,7 +53,7 @@ export async function publishSegment(s: Services, tx: Client, seg: Segment): Pro
      SELECT g.seq, pg_notify($11, $1) FROM g`,
     [seg.roomId, seg.kind, seg.speaker, seg.participantId, seg.srcLang, seg.text, seg.sessionId ?? null, seg.utteranceId ?? null,
       listenSeconds, seg.announced ?? null, SESSION_CHANNEL],
-  );
+  ));
   return Number(rows[0]!.seq);
 }
 

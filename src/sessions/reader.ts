@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { withTx } from '../db/pool.ts';
+import { prepared, withTx } from '../db/pool.ts';
 import { now, translatorOf, type Caller, type Services } from '../services.ts';
 import { spendVerdicts } from '../billing/limits.ts';
 import { recordUsage } from '../billing/ledger.ts';
@@ -83,7 +83,7 @@ export class EventReader {
   }
 
   private async run(batch: Pending[]): Promise<void> {
-    const { rows } = await this.s.pool.query<Row>(
+    const { rows } = await this.s.pool.query<Row>(prepared(
       `WITH w AS (
          SELECT w.i::int AS i, s.room_id, s.status, s.billed_seconds, s.hear_lang, s.metered_seq, s.to_seq,
                 greatest(w.cursor, s.from_seq) AS after
@@ -98,7 +98,7 @@ export class EventReader {
                    FROM room_segments WHERE room_id = k.room_id AND seq > k.after ORDER BY seq LIMIT $3) g)
          FROM k`,
       [batch.map((p) => p.sessionId), batch.map((p) => p.cursor), LISTEN_BATCH],
-    );
+    ));
     const logs = new Map<string, Entry[]>();
     for (const r of rows) if (r.i === null) logs.set(`${r.room_id}\n${r.after}`, r.entries ?? []);
     const results: ReadResult[] = batch.map((p) => ({ events: [], cursor: p.cursor, status: 'ended' }));
@@ -161,7 +161,7 @@ export class EventReader {
     for (const r of reads) upto.set(r.p.sessionId, Math.max(r.upto, upto.get(r.p.sessionId) ?? 0));
     const ids = [...upto.keys()];
     await withTx(this.s.pool, async (tx) => {
-      const { rows } = await tx.query<{ org_id: string; livemode: boolean; credential_id: string; seconds: string }>(
+      const { rows } = await tx.query<{ org_id: string; livemode: boolean; credential_id: string; seconds: string }>(prepared(
         `WITH l AS (
            SELECT s.id, s.room_id, s.metered_seq AS after, v.upto, s.org_id, s.livemode, s.credential_id
              FROM agent_sessions s JOIN unnest($1::text[], $2::bigint[]) AS v(id, upto) ON v.id = s.id
@@ -178,7 +178,7 @@ export class EventReader {
          )
          SELECT org_id, livemode, credential_id, sum(seconds) AS seconds FROM d GROUP BY 1, 2, 3`,
         [ids, ids.map((id) => upto.get(id)!)],
-      );
+      ));
       // One ledger row per key (the key that opened the session pays for its listening).
       await recordUsage(
         tx,

@@ -1,4 +1,4 @@
-import { withTx, type Client } from '../db/pool.ts';
+import { prepared, withTx, type Client } from '../db/pool.ts';
 import { randomBase62 } from '../ids.ts';
 import { now, speechOf, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
@@ -16,7 +16,7 @@ import { publishSegment } from './publish.ts';
  * does not grow with the number of listeners.
  */
 async function listenerLangs(tx: Client, roomId: string, exclude: string): Promise<string[]> {
-  const { rows } = await tx.query<{ lang: string }>(
+  const { rows } = await tx.query<{ lang: string }>(prepared(
     `WITH RECURSIVE l AS (
        (SELECT hear_lang FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' AND id <> $2 ORDER BY hear_lang LIMIT 1)
        UNION ALL
@@ -27,7 +27,7 @@ async function listenerLangs(tx: Client, roomId: string, exclude: string): Promi
      )
      SELECT hear_lang AS lang FROM l WHERE hear_lang IS NOT NULL`,
     [roomId, exclude],
-  );
+  ));
   return [...new Set([...(await robotLangs(tx, roomId)), ...rows.map((r) => r.lang)])];
 }
 
@@ -56,10 +56,10 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     const queuedMs = Math.max(0, (session.speaking_until?.getTime() ?? 0) - at.getTime());
     const speakingUntil = new Date(at.getTime() + queuedMs + (spoken * 1000) / s.config.simSpeed);
     // The session's own billed total (its per-call usage) grows with what it says.
-    await tx.query(
+    await tx.query(prepared(
       `UPDATE agent_sessions SET speaking_until = $2, billed_seconds = billed_seconds + $3 WHERE id = $1`,
       [id, speakingUntil, charged],
-    );
+    ));
     await publishSegment(s, tx, {
       roomId: session.room_id, kind: 'agent', speaker: session.name, participantId: session.id, srcLang: lang,
       text: input.text, sessionId: session.id, utteranceId,

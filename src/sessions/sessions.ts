@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.ts';
+import { prepared } from '../db/pool.ts';
 import { ID_PATTERN } from '../ids.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Caller, Services } from '../services.ts';
@@ -57,10 +58,10 @@ export function assertTestMode(cred: Caller): void {
 /** The caller's session; `lock` takes its row for the rest of the transaction. */
 export async function loadSession(db: Queryable, cred: Caller, id: string, opts: { lock?: boolean } = {}): Promise<SessionRow> {
   if (!ID_PATTERN.test(id)) throw notFound('session', id);
-  const { rows } = await db.query<SessionRow>(
+  const { rows } = await db.query<SessionRow>(prepared(
     `SELECT ${COLUMNS} FROM agent_sessions WHERE id = $1 AND org_id = $2 AND livemode = $3${opts.lock ? ' FOR UPDATE' : ''}`,
     [id, cred.orgId, cred.livemode],
-  );
+  ));
   if (!rows[0]) throw notFound('session', id);
   return rows[0];
 }
