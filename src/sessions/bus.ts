@@ -7,9 +7,20 @@ import { PgListener } from '../db/listener.ts';
 // The waiters themselves are only the open requests of this process (safe to
 // lose: the client simply polls again). While the listening connection is
 // down, waiters re-check the database every FALLBACK_MS instead.
+//
+// A reader learns its session's room from the read itself, so it cannot
+// register before reading. Instead it takes a mark() before the read and
+// passes it to waitFor(): every notification is numbered, the last RECENT of
+// them are remembered, and a wait whose room was notified after the mark (or
+// whose mark is older than what is remembered) ends at once, so an event
+// committed after the read's snapshot is never slept through.
 
 export const SESSION_CHANNEL = 'tolk_session_events';
 const FALLBACK_MS = 500;
+/** Notifications remembered for waits registered after their read (see mark()). */
+const RECENT = 4096;
+/** The key recorded when every waiter was woken (the listening connection went down or came back). */
+const ALL = '\u0000all';
 
 /** What a waiting request watches to stop waiting when its client goes away (the request's IncomingMessage). */
 export type Gone = { once(event: 'close', fn: () => void): unknown; off(event: 'close', fn: () => void): unknown; readonly destroyed?: boolean };
@@ -57,6 +68,9 @@ class Waiter {
 export class SessionBus {
   private waiters = new Map<string, Set<Waiter>>();
   private readonly listener: PgListener;
+  /** Notifications seen so far; recent[n % RECENT] is the key of notification n. */
+  private seen = 0;
+  private readonly recent: string[] = new Array<string>(RECENT);
 
   constructor(url: string) {
     this.listener = new PgListener(url, SESSION_CHANNEL, {
@@ -83,7 +97,28 @@ export class SessionBus {
     await this.listener.start();
   }
 
+  private note(key: string): void {
+    this.seen++;
+    this.recent[this.seen % RECENT] = key;
+  }
+
+  /** A mark to take before reading, for waitFor(): notifications after it are not slept through. */
+  mark(): number {
+    return this.seen;
+  }
+
+  /** Whether key (or everyone) was notified after mark, or might have been (mark older than what is remembered). */
+  private notifiedSince(key: string, mark: number): boolean {
+    if (this.seen - mark >= RECENT) return true;
+    for (let n = mark + 1; n <= this.seen; n++) {
+      const k = this.recent[n % RECENT];
+      if (k === key || k === ALL) return true;
+    }
+    return false;
+  }
+
   private wake(key: string): void {
+    this.note(key);
     const set = this.waiters.get(key);
     if (!set) return;
     this.waiters.delete(key);
@@ -91,6 +126,7 @@ export class SessionBus {
   }
 
   private wakeAll(): void {
+    this.note(ALL);
     const all = [...this.waiters.values()];
     this.waiters.clear();
     for (const set of all) for (const w of set) w.end();
@@ -104,11 +140,12 @@ export class SessionBus {
 
   /**
    * Resolves at the next notification for key (a room id), after ms, or when
-   * the client goes away (gone's close), whichever comes first. Register
-   * before reading the database, so an event committed in between is not
-   * missed; end() it when the answer is known without waiting.
+   * the client goes away (gone's close), whichever comes first; at once when
+   * key was notified after `since`, the mark() taken before the read that
+   * found nothing, so an event committed after that read is not missed.
    */
-  waitFor(key: string, ms: number, gone?: Gone): { promise: Promise<void>; end: () => void } {
+  waitFor(key: string, ms: number, since: number, gone?: Gone): { promise: Promise<void>; end: () => void } {
+    if (this.notifiedSince(key, since)) ms = 0;
     let set = this.waiters.get(key);
     if (!set) this.waiters.set(key, (set = new Set()));
     return new Waiter(this, set, key, this.listening ? ms : Math.min(ms, FALLBACK_MS), gone);

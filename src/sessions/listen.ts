@@ -1,7 +1,7 @@
-import type { Caller, Services } from '../services.ts';
+import type { Caller } from '../services.ts';
 import type { Gone, SessionBus } from './bus.ts';
 import type { EventReader, ReadResult } from './reader.ts';
-import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
+import { assertTestMode } from './sessions.ts';
 
 /** Longest wait of one long-poll (api.md: wait, seconds). */
 export const MAX_WAIT_SECONDS = 25;
@@ -12,7 +12,6 @@ export const MAX_WAIT_SECONDS = 25;
  * real time, whatever Services.clock says.
  */
 export async function listen(
-  s: Services,
   deps: { bus: SessionBus; reader: EventReader },
   cred: Caller,
   id: string,
@@ -20,17 +19,13 @@ export async function listen(
   gone?: Gone,
 ): Promise<ReadResult> {
   assertTestMode(cred);
-  const first = await loadSession(s.pool, cred, id);
-  if (first.status === 'ended') throw sessionEnded(id);
   const deadline = Date.now() + q.wait * 1000;
-  for (;;) {
-    // Register before reading: an event committed in between still wakes us.
-    const w = deps.bus.waitFor(first.room_id, Math.max(0, deadline - Date.now()), gone);
-    const out = await deps.reader.read(cred, id, q.cursor);
-    if (out.events.length > 0 || out.status === 'ended' || Date.now() >= deadline || gone?.destroyed) {
-      w.end();
-      return out;
-    }
-    await w.promise;
+  for (let first = true; ; first = false) {
+    // Marked before reading: a notification after it ends the wait below at once.
+    const since = deps.bus.mark();
+    // A session that has ended before the first read is 409; one that ends while waiting answers with status ended.
+    const { out, roomId } = await deps.reader.read(cred, id, q.cursor, first);
+    if (out.events.length > 0 || out.status === 'ended' || Date.now() >= deadline || gone?.destroyed) return out;
+    await deps.bus.waitFor(roomId, Math.max(0, deadline - Date.now()), since, gone).promise;
   }
 }

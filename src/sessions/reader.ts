@@ -3,7 +3,11 @@ import { prepared, withTx } from '../db/pool.ts';
 import { now, translatorOf, type Caller, type Services } from '../services.ts';
 import { spendVerdicts } from '../billing/limits.ts';
 import { recordUsage } from '../billing/ledger.ts';
+import { checkUsageThresholds } from '../billing/thresholds.ts';
 import { announcement } from '../sim/phrasebook.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { ID_PATTERN } from '../ids.ts';
+import { sessionEnded } from './sessions.ts';
 
 // Reads session events for many listeners at once, from the rooms' logs
 // (publish.ts). A session's events are the entries of its room's log after
@@ -19,6 +23,22 @@ import { announcement } from '../sim/phrasebook.ts';
 
 export const LISTEN_BATCH = 100;
 const MAX_BATCH = 2000;
+
+/** Locks the sessions to bill ($1 ids, $2 the number each is billed up to), moves their metered_seq, and leaves what each owes in d. */
+const METER = `WITH l AS (
+    SELECT s.id, s.room_id, s.metered_seq AS after, v.upto, s.org_id, s.livemode, s.credential_id
+      FROM agent_sessions s JOIN unnest($1::text[], $2::bigint[]) AS v(id, upto) ON v.id = s.id
+     WHERE s.metered_seq < v.upto
+     ORDER BY s.id FOR UPDATE OF s
+  ), d AS (
+    SELECT l.id, l.upto, l.org_id, l.livemode, l.credential_id, coalesce((
+      SELECT sum(g.listen_seconds) FROM room_segments g
+       WHERE g.room_id = l.room_id AND g.seq > l.after AND g.seq <= l.upto
+         AND NOT (g.kind = 'agent' AND g.session_id IS NOT DISTINCT FROM l.id)), 0) AS seconds
+      FROM l
+  ), u AS (
+    UPDATE agent_sessions s SET metered_seq = d.upto, billed_seconds = s.billed_seconds + d.seconds FROM d WHERE s.id = d.id
+  )`;
 const TRANSLATIONS_KEPT = 50_000;
 
 export type SessionEventOut = {
@@ -31,8 +51,10 @@ export type SessionEventOut = {
   created_at: string;
 };
 export type ReadResult = { events: SessionEventOut[]; cursor: number; status: string };
+/** A read: the answer, and the session's room (to wait on when the answer is empty). */
+export type Read = { out: ReadResult; roomId: string };
 
-type Pending = { cred: Caller; sessionId: string; cursor: number; resolve: (r: ReadResult) => void; reject: (e: unknown) => void };
+type Pending = { cred: Caller; sessionId: string; cursor: number; refuseEnded: boolean; resolve: (r: Read) => void; reject: (e: unknown) => void };
 
 type Entry = {
   seq: number; kind: string; speaker: string | null; participant_id: string; session_id: string | null; src_lang: string;
@@ -53,9 +75,15 @@ export class EventReader {
     this.s = s;
   }
 
-  read(cred: Caller, sessionId: string, cursor: number): Promise<ReadResult> {
+  /**
+   * The session's events after cursor; 404 when it is not a session of the
+   * caller's organization and mode; with refuseEnded, 409 session_ended
+   * (nothing read, nothing billed) when the session has ended.
+   */
+  read(cred: Caller, sessionId: string, cursor: number, refuseEnded = false): Promise<Read> {
+    if (!ID_PATTERN.test(sessionId)) return Promise.reject(notFound('session', sessionId));
     return new Promise((resolve, reject) => {
-      this.queue.push({ cred, sessionId, cursor, resolve, reject });
+      this.queue.push({ cred, sessionId, cursor, refuseEnded, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -87,8 +115,8 @@ export class EventReader {
       `WITH w AS (
          SELECT w.i::int AS i, s.room_id, s.status, s.billed_seconds, s.hear_lang, s.metered_seq, s.to_seq,
                 greatest(w.cursor, s.from_seq) AS after
-           FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS w(session_id, cursor, i)
-           JOIN agent_sessions s ON s.id = w.session_id
+           FROM unnest($1::text[], $2::bigint[], $4::text[], $5::boolean[]) WITH ORDINALITY AS w(session_id, cursor, org_id, livemode, i)
+           JOIN agent_sessions s ON s.id = w.session_id AND s.org_id = w.org_id AND s.livemode = w.livemode
        ), k AS (SELECT DISTINCT room_id, after FROM w)
        SELECT i, room_id, after, status, billed_seconds, hear_lang, metered_seq, to_seq, NULL::json AS entries FROM w
        UNION ALL
@@ -97,11 +125,13 @@ export class EventReader {
                  SELECT seq, kind, speaker, participant_id, session_id, src_lang, text, announced, created_at
                    FROM room_segments WHERE room_id = k.room_id AND seq > k.after ORDER BY seq LIMIT $3) g)
          FROM k`,
-      [batch.map((p) => p.sessionId), batch.map((p) => p.cursor), LISTEN_BATCH],
+      [batch.map((p) => p.sessionId), batch.map((p) => p.cursor), LISTEN_BATCH, batch.map((p) => p.cred.orgId), batch.map((p) => p.cred.livemode)],
     ));
     const logs = new Map<string, Entry[]>();
     for (const r of rows) if (r.i === null) logs.set(`${r.room_id}\n${r.after}`, r.entries ?? []);
     const results: ReadResult[] = batch.map((p) => ({ events: [], cursor: p.cursor, status: 'ended' }));
+    // The room of each read; null: no such session of the caller's (404).
+    const rooms: Array<string | null> = batch.map(() => null);
     const billed: number[] = batch.map(() => 0);
     // Per read, the last number it delivers when the session was not billed up to there yet.
     const unmetered: Array<number | null> = batch.map(() => null);
@@ -110,6 +140,7 @@ export class EventReader {
       const k = r.i - 1;
       const p = batch[k]!;
       const out = results[k]!;
+      rooms[k] = r.room_id;
       out.status = r.status!;
       billed[k] = Number(r.billed_seconds);
       const end = r.to_seq === null ? Infinity : Number(r.to_seq);
@@ -135,13 +166,17 @@ export class EventReader {
     // Reading is refused (402) once a limit of the key (day, month, per call =
     // this session's billed total) has been reached; otherwise what it
     // delivers is billed (below), so one read can pass a limit by one page.
-    const refused = await spendVerdicts(this.s.pool, batch.map((p, k) => ({ cred: p.cred, seconds: 0, callSeconds: billed[k] })), now(this.s));
+    const refused: Array<ApiError | null> = await spendVerdicts(this.s.pool, batch.map((p, k) => ({ cred: p.cred, seconds: 0, callSeconds: billed[k] })), now(this.s));
+    batch.forEach((p, k) => {
+      if (rooms[k] === null) refused[k] = notFound('session', p.sessionId);
+      else if (p.refuseEnded && results[k]!.status === 'ended') refused[k] = sessionEnded(p.sessionId);
+    });
     const toMeter = batch.flatMap((p, k) => (refused[k] === null && unmetered[k] !== null ? [{ p, upto: unmetered[k]! }] : []));
     if (toMeter.length > 0) await this.meter(toMeter);
     batch.forEach((p, k) => {
       const err = refused[k];
       if (err) p.reject(err);
-      else p.resolve(results[k]!);
+      else p.resolve({ out: results[k]!, roomId: rooms[k]! });
     });
   }
 
@@ -152,39 +187,49 @@ export class EventReader {
    * sending a later cursor was there to hear, and is billed too). The
    * sessions' rows are locked in id order and only what lies past their
    * metered_seq is counted (in SQL, under the lock), so two reads of the same
-   * events, in one process or two, bill them once. The ledger
-   * rows (one per key) are written in the same transaction.
+   * events, in one process or two, bill them once. The ledger rows (one per
+   * key: the key that opened the session pays for its listening) are written
+   * by the same statement in test mode, which has no balance to move (one
+   * round trip while thousands of listeners wait for their answers), or by
+   * recordUsage in the same transaction in live mode.
    */
   private async meter(reads: Array<{ p: Pending; upto: number }>): Promise<void> {
     // Two reads of one session in the same batch: the furthest counts.
     const upto = new Map<string, number>();
     for (const r of reads) upto.set(r.p.sessionId, Math.max(r.upto, upto.get(r.p.sessionId) ?? 0));
     const ids = [...upto.keys()];
-    await withTx(this.s.pool, async (tx) => {
-      const { rows } = await tx.query<{ org_id: string; livemode: boolean; credential_id: string; seconds: string }>(prepared(
-        `WITH l AS (
-           SELECT s.id, s.room_id, s.metered_seq AS after, v.upto, s.org_id, s.livemode, s.credential_id
-             FROM agent_sessions s JOIN unnest($1::text[], $2::bigint[]) AS v(id, upto) ON v.id = s.id
-            WHERE s.metered_seq < v.upto
-            ORDER BY s.id FOR UPDATE OF s
-         ), d AS (
-           SELECT l.id, l.upto, l.org_id, l.livemode, l.credential_id, coalesce((
-             SELECT sum(g.listen_seconds) FROM room_segments g
-              WHERE g.room_id = l.room_id AND g.seq > l.after AND g.seq <= l.upto
-                AND NOT (g.kind = 'agent' AND g.session_id IS NOT DISTINCT FROM l.id)), 0) AS seconds
-             FROM l
-         ), u AS (
-           UPDATE agent_sessions s SET metered_seq = d.upto, billed_seconds = s.billed_seconds + d.seconds FROM d WHERE s.id = d.id
-         )
-         SELECT org_id, livemode, credential_id, sum(seconds) AS seconds FROM d GROUP BY 1, 2, 3`,
-        [ids, ids.map((id) => upto.get(id)!)],
-      ));
-      // One ledger row per key (the key that opened the session pays for its listening).
-      await recordUsage(
-        tx,
-        rows.map((r) => ({ orgId: r.org_id, credentialId: r.credential_id, livemode: r.livemode, kind: 'listen', seconds: Number(r.seconds) })),
-        now(this.s),
-      );
-    });
+    const uptos = ids.map((id) => upto.get(id)!);
+    const at = now(this.s);
+    if (reads.some((r) => r.p.cred.livemode)) {
+      await withTx(this.s.pool, async (tx) => {
+        const { rows } = await tx.query<{ org_id: string; livemode: boolean; credential_id: string; seconds: string }>(prepared(
+          `${METER} SELECT org_id, livemode, credential_id, sum(seconds) AS seconds FROM d GROUP BY 1, 2, 3`,
+          [ids, uptos],
+        ));
+        await recordUsage(
+          tx,
+          rows.map((r) => ({ orgId: r.org_id, credentialId: r.credential_id, livemode: r.livemode, kind: 'listen', seconds: Number(r.seconds) })),
+          at,
+        );
+      });
+      return;
+    }
+    // Amounts to the microsecond, as recordUsage keeps them. It answers the keys with a spending limit that were billed.
+    const { rows } = await this.s.pool.query<{ org_id: string; livemode: boolean; credential_id: string }>(prepared(
+      `${METER}, g AS (
+         SELECT org_id, livemode, credential_id, round(sum(seconds), 6) AS seconds FROM d GROUP BY 1, 2, 3
+       ), i AS (
+         INSERT INTO usage_ledger (org_id, credential_id, livemode, kind, seconds, ref, created_at)
+         SELECT org_id, credential_id, livemode, 'listen', seconds, NULL, $3::timestamptz FROM g WHERE seconds > 0
+       )
+       SELECT g.org_id, g.livemode, g.credential_id FROM g JOIN api_keys k ON k.id = g.credential_id
+        WHERE g.seconds > 0 AND (k.spend_day_minutes IS NOT NULL OR k.spend_month_minutes IS NOT NULL)`,
+      [ids, uptos, at],
+    ));
+    // usage.threshold events for those keys, after the ledger rows are in (it sends each threshold once).
+    if (rows.length > 0) {
+      await withTx(this.s.pool, (tx) =>
+        checkUsageThresholds(tx, rows.map((r) => ({ orgId: r.org_id, credentialId: r.credential_id, livemode: r.livemode })), at));
+    }
   }
 }

@@ -117,6 +117,9 @@ describe('agent session flow', () => {
       expect(res.status, path).toBe(409);
       expect((await res.json()).code).toBe('session_ended');
     }
+    // The 409 read delivered nothing, so it billed nothing (robots spoke after the last read).
+    const after = await (await t.request('GET', `/v1/sessions/${s.id}`, { key })).json();
+    expect(after.billed_seconds).toBe(ended.billed_seconds);
 
     // The conversation is a transcript; its text is only behind the credential.
     const list = await (await t.request('GET', `/v1/transcripts?room_id=${roomId}`, { key })).json();
@@ -245,6 +248,12 @@ describe('input, modes and limits', () => {
     expect((await t.request('GET', '/v1/sessions/ses_nope', { key })).status).toBe(404);
     const other = await t.key();
     expect((await t.request('GET', `/v1/sessions/${s.id}`, { key: other.secret })).status).toBe(404);
+    // Listening to a session that is not the caller's is 404 too, without waiting, as for one that does not exist.
+    for (const [id, k] of [[s.id, other.secret], ['ses_nope', key], ['ses_0000000000000000000000', key]] as const) {
+      const res = await t.request('GET', `/v1/sessions/${id}/events?cursor=0&wait=25`, { key: k });
+      expect(res.status, id).toBe(404);
+      expect((await res.json()).code, id).toBe('not_found');
+    }
   });
 
   it('429 too_many_sessions above the organization limit, exact under parallel joins', async () => {

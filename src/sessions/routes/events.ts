@@ -31,6 +31,6 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
     // skip the per-reply zod check and go straight to JSON.
     serializerCompiler: () => (data) => JSON.stringify(data),
     // The wait ends early when the client goes away (listen() watches the request's close).
-    handler: (req) => listen(s, s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, req.raw),
+    handler: (req) => listen(s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, req.raw),
   });
 }
