@@ -51,8 +51,9 @@ export type SessionEventOut = {
   created_at: string;
 };
 export type ReadResult = { events: SessionEventOut[]; cursor: number; status: string };
-/** A read: the answer, and the session's room (to wait on when the answer is empty). */
+/** A read: the answer (shared by the listeners that get the same one: never modify it), and the session's room (to wait on when it is empty). */
 export type Read = { out: ReadResult; roomId: string };
+type Built = { out: ReadResult; examined: number };
 
 type Pending = { cred: Caller; sessionId: string; cursor: number; refuseEnded: boolean; resolve: (r: Read) => void; reject: (e: unknown) => void };
 
@@ -135,33 +136,27 @@ export class EventReader {
     const billed: number[] = batch.map(() => 0);
     // Per read, the last number it delivers when the session was not billed up to there yet.
     const unmetered: Array<number | null> = batch.map(() => null);
+    // Listeners of one room, language and position get the same answer: it is
+    // built once and shared (read-only), and the route serializes it once.
+    // A session with a phrase of its own in the window gets its own answer.
+    const shared = new Map<string, Built>();
     for (const r of rows) {
       if (r.i === null) continue;
       const k = r.i - 1;
       const p = batch[k]!;
-      const out = results[k]!;
       rooms[k] = r.room_id;
-      out.status = r.status!;
       billed[k] = Number(r.billed_seconds);
       const end = r.to_seq === null ? Infinity : Number(r.to_seq);
-      let examined = 0;
-      for (const e of logs.get(`${r.room_id}\n${r.after}`) ?? []) {
-        if (e.seq > end) break;
-        examined = e.seq;
-        if (e.kind === 'agent' && e.session_id === p.sessionId) continue;
-        out.events.push({
-          id: e.seq,
-          type: 'segment.final',
-          speaker: e.speaker,
-          src_lang: e.src_lang,
-          untrusted_content: { text: e.text, text_in_hear_lang: this.inLang(r.room_id, e, r.hear_lang!) },
-          meta: { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang },
-          created_at: new Date(e.created_at).toISOString(),
-        });
+      const entries = logs.get(`${r.room_id}\n${r.after}`) ?? [];
+      const own = entries.some((e) => e.seq <= end && e.kind === 'agent' && e.session_id === p.sessionId);
+      const key = own ? null : `${r.room_id}\n${r.after}\n${r.hear_lang}\n${end}\n${r.status}\n${p.cursor}`;
+      let built = key === null ? undefined : shared.get(key);
+      if (built === undefined) {
+        built = this.build(r, p, entries, end);
+        if (key !== null) shared.set(key, built);
       }
-      // The cursor moves past the session's own phrases too: they are read, not delivered.
-      out.cursor = Math.max(out.cursor, examined);
-      if (examined > Number(r.metered_seq)) unmetered[k] = examined;
+      results[k] = built.out;
+      if (built.examined > Number(r.metered_seq)) unmetered[k] = built.examined;
     }
     // Reading is refused (402) once a limit of the key (day, month, per call =
     // this session's billed total) has been reached; otherwise what it
@@ -178,6 +173,28 @@ export class EventReader {
       if (err) p.reject(err);
       else p.resolve({ out: results[k]!, roomId: rooms[k]! });
     });
+  }
+
+  /** The answer of one read: the window's entries up to end, less the session's own phrases, in its language. */
+  private build(r: Row, p: Pending, entries: Entry[], end: number): Built {
+    const events: SessionEventOut[] = [];
+    let examined = 0;
+    for (const e of entries) {
+      if (e.seq > end) break;
+      examined = e.seq;
+      if (e.kind === 'agent' && e.session_id === p.sessionId) continue;
+      events.push({
+        id: e.seq,
+        type: 'segment.final',
+        speaker: e.speaker,
+        src_lang: e.src_lang,
+        untrusted_content: { text: e.text, text_in_hear_lang: this.inLang(r.room_id, e, r.hear_lang!) },
+        meta: { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang },
+        created_at: new Date(e.created_at).toISOString(),
+      });
+    }
+    // The cursor moves past the session's own phrases too: they are read, not delivered.
+    return { out: { events, cursor: Math.max(p.cursor, examined), status: r.status! }, examined };
   }
 
   /**

@@ -13,6 +13,9 @@ const nullableInt = (max?: number) =>
     queryInt((n) => (max === undefined ? n.min(0) : n.min(0).max(max))).optional(),
   );
 
+/** The JSON of each answer object, made once however many listeners it is sent to. */
+const bodies = new WeakMap<object, string>();
+
 export default function register(app: FastifyInstance, s: RouteDeps) {
   zapp(app).get('/v1/sessions/:id/events', {
     config: SESSION_ROUTE,
@@ -28,8 +31,14 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
     },
     // Thousands of listeners are answered in the same instant when a phrase
     // arrives: their bodies are built by our own code from typed rows, so they
-    // skip the per-reply zod check and go straight to JSON.
-    serializerCompiler: () => (data) => JSON.stringify(data),
+    // skip the per-reply zod check and go straight to JSON, once per answer
+    // object (listeners who get the same answer share one, reader.ts).
+    serializerCompiler: () => (data) => {
+      if (typeof data !== 'object' || data === null) return JSON.stringify(data);
+      let body = bodies.get(data);
+      if (body === undefined) bodies.set(data, (body = JSON.stringify(data)));
+      return body;
+    },
     // The wait ends early when the client goes away (listen() watches the request's close).
     handler: (req) => listen(s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, req.raw),
   });
