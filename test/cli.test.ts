@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createPool } from '../src/db/pool.ts';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from './helpers/app.ts';
 import { adminQuery, withDatabase } from './helpers/pg.ts';
 import { until } from './helpers/wait.ts';
@@ -83,7 +84,7 @@ async function failsAll(cases: Array<[string[], RegExp]>): Promise<void> {
 let q: pg.Pool;
 beforeAll(async () => {
   db = await createTestDatabase();
-  q = new pg.Pool({ connectionString: db.url, max: 2 });
+  q = createPool(db.url, 2);
 });
 afterAll(async () => {
   await q?.end();

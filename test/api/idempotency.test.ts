@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
+import { createPool } from '../../src/db/pool.ts';
 import { createTestDatabase, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
 import { ROOT, freePort, serverNode } from '../helpers/process.ts';
@@ -171,7 +172,7 @@ describe('Idempotency-Key', () => {
 describe('Idempotency-Key and a server process killed mid-way', () => {
   it('leaves no half-made room and no stuck key; a retry with the same key creates the room', async () => {
     const db = await createTestDatabase();
-    const pool = new pg.Pool({ connectionString: db.url, max: 3 });
+    const pool = createPool(db.url, 3);
     const locker = new pg.Client({ connectionString: db.url });
     let child: ChildProcess | undefined;
     let t2: TestApp | undefined;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
+import { createPool } from '../../src/db/pool.ts';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
@@ -150,7 +151,7 @@ describe('two server processes on one database, 64 concurrent connections', () =
   const bases = () => servers.map((s) => s.base);
   beforeAll(async () => {
     db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    pool = createPool(db.url, 2);
     orgId = (await createOrg(pool, { name: 'Two processes' })).id;
     servers = await Promise.all([startServerProcess(db.url), startServerProcess(db.url)]);
   });

@@ -19,6 +19,8 @@ beforeAll(async () => {
   bus = new SessionBus(db.url);
   await bus.start();
   client = new pg.Client(db.url);
+  // The database is dropped WITH (FORCE) at the end: its termination is not an error of the test.
+  client.on('error', () => {});
   await client.connect();
 });
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
+import { createPool } from '../../src/db/pool.ts';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
@@ -20,7 +21,7 @@ let orgId: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool = createPool(db.url, 2);
   const org = await createOrg(pool, { name: 'Two processes' });
   orgId = org.id;
   key = (await createKey(pool, { org: org.id, mode: 'test', rpm: 100_000 })).secret;

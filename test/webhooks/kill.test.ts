@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
+import { createPool } from '../../src/db/pool.ts';
 import Stripe from 'stripe';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -22,7 +23,7 @@ const stripe = new Stripe('sk_test_verifier_only');
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 3 });
+  pool = createPool(db.url, 3);
   rx = await startReceiver();
 });
 afterAll(async () => {
