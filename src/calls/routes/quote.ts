@@ -1,11 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { errorResponses } from '../../http/schemas.ts';
 import { CallPurpose, CallQuote, ConsentKind } from '../schemas.ts';
-import { notAvailableYet } from '../../http/not-available.ts';
+import { caller, zapp } from '../../http/route.ts';
+import { quoteCall } from '../quote.ts';
+import type { Services } from '../../services.ts';
 
-export default function register(app: FastifyInstance) {
-  notAvailableYet(app, { method: 'GET', url: '/v1/calls/quote', tag: 'Phone calls', summary: 'Quote a destination and purpose',
-    config: { permission: 'calls:read' },
-    querystring: z.object({ to: z.string().min(1).max(32), purpose: CallPurpose.optional(), consent: ConsentKind.optional(), from: z.string().max(32).optional() }),
-    response: { 200: CallQuote } });
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).get('/v1/calls/quote', {
+    config: { auth: true, permission: 'calls:read' },
+    schema: {
+      summary: 'Quote a destination and purpose',
+      description:
+        'Country, number kind and minute factor of `to`, and whether a call of `purpose` with `consent` may be placed to it now ' +
+        '(country rules, calling hours in the called party\'s local time). `to` comes back masked. Test keys also see the simulated outcome.',
+      tags: ['Phone calls'],
+      querystring: z.object({
+        to: z.string().min(1).max(32),
+        purpose: CallPurpose.optional(),
+        consent: ConsentKind.optional(),
+        from: z.string().max(32).optional(),
+      }),
+      response: { 200: CallQuote, ...errorResponses },
+    },
+    handler: (req) => quoteCall(s, caller(req), req.query),
+  });
 }

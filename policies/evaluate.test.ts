@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { destinationOf, evaluate, maskNumber, type Destination } from './evaluate.ts';
+import { POLICIES } from './index.ts';
+import { NEVER_CALLED } from './defaults.ts';
+
+// The policy engine against the table: numbers, kinds, consent, calling hours
+// in the called party's time zone(s), holidays, attempts and effective dates.
+
+const dest = (to: string): Destination => {
+  const d = destinationOf(to);
+  if (!d) throw new Error(`not a number: ${to}`);
+  return d;
+};
+const at = (iso: string) => new Date(iso);
+
+describe('destinations', () => {
+  it('parses international numbers, ignoring spaces, dots, dashes and parentheses, with the zone the number rings in', () => {
+    expect(dest('+1 (415) 555-0100')).toEqual({ e164: '+14155550100', country: 'US', kind: 'fixed_line_or_mobile', zones: ['America/Los_Angeles'] });
+    expect(dest('+33 6 12 34 56 78')).toMatchObject({ country: 'FR', kind: 'mobile', zones: ['Europe/Paris'] });
+  });
+
+  it('refuses what is not an international number', () => {
+    for (const bad of ['', 'abc', '+1', '+123', '14155550100', '+1415555010O', '+0123456789', '+1234567890123456', '++14155550100']) {
+      expect(destinationOf(bad), bad).toBeNull();
+    }
+  });
+
+  it('a toll-free US number may ring in any NANP zone, from Guam to Newfoundland', () => {
+    const zones = dest('+18005550100').zones;
+    expect(zones).toContain('Pacific/Guam');
+    expect(zones).toContain('Pacific/Honolulu');
+    expect(zones).toContain('America/New_York');
+  });
+
+  it('masks all but the country code and the last two digits', () => {
+    expect(maskNumber('+33612345678')).toBe('+33•••••••78');
+    expect(maskNumber('+14155550100')).toBe('+1••••••••00');
+  });
+});
+
+describe('what can be called at all', () => {
+  it('premium-rate, shared-cost, UAN and unrecognised numbers never are', () => {
+    for (const [to, kind] of [['+19005550100', 'premium_rate'], ['+448712345678', 'premium_rate'], ['+443031234567', 'uan'], ['+15555550100', 'unknown']] as const) {
+      const v = evaluate(dest(to), null, null, at('2026-11-23T18:00:00Z'));
+      expect(v, to).toMatchObject({ allowed: false, kind, minute_factor: 0 });
+      expect(NEVER_CALLED.has(v.kind)).toBe(true);
+    }
+    expect(evaluate(dest('+15555550100'), null, null, at('2026-11-23T18:00:00Z'))).toMatchObject({ country: 'ZZ', code: 'destination_not_supported' });
+  });
+
+  it('a country not in the table is refused, naming it', () => {
+    const v = evaluate(dest('+74951234567'), 'support', 'written', at('2026-11-23T12:00:00Z'));
+    expect(v).toMatchObject({ country: 'RU', allowed: false, code: 'destination_not_supported' });
+    expect(v.reason).toContain('RU');
+    expect(v.purpose).toMatchObject({ allowed: false, code: 'destination_not_supported' });
+  });
+
+  it('the minute factor comes from the table, per country and kind', () => {
+    const v = evaluate(dest('+14155550100'), null, null, at('2026-11-23T18:00:00Z'));
+    expect(v).toMatchObject({ allowed: true, code: 'allowed', minute_factor: POLICIES.US!.minuteFactor.fixed_line_or_mobile, purpose: null });
+  });
+});
+
+describe('US: artificial voice needs consent, telemarketing written consent and the 08:00–21:00 window', () => {
+  const noon = at('2026-11-23T20:00:00Z'); // 12:00 in Los Angeles
+  const sf = dest('+14155550100');
+
+  it('support needs prior express consent; written consent satisfies it, an existing customer relationship alone does not', () => {
+    expect(evaluate(sf, 'support', null, noon).purpose).toMatchObject({ allowed: false, code: 'consent_required', requires: ['prior_express'], legal_reviewed: false });
+    expect(evaluate(sf, 'support', 'existing_customer', noon).allowed).toBe(false);
+    expect(evaluate(sf, 'support', 'prior_express', noon)).toMatchObject({ allowed: true, code: 'allowed' });
+    expect(evaluate(sf, 'support', 'written', noon).allowed).toBe(true);
+  });
+
+  it('marketing needs written consent', () => {
+    const v = evaluate(sf, 'marketing', 'prior_express', noon);
+    expect(v).toMatchObject({ allowed: false, code: 'written_consent_required' });
+    expect(v.purpose!.requires).toEqual(['written']);
+    expect(evaluate(sf, 'marketing', 'written', noon).allowed).toBe(true);
+  });
+
+  it('marketing at 22:00 in Los Angeles is refused until 08:00 there; support is not bound by the window', () => {
+    const late = at('2026-11-24T06:00:00Z'); // 22:00 on the 23rd in Los Angeles
+    const v = evaluate(sf, 'marketing', 'written', late);
+    expect(v).toMatchObject({ allowed: false, code: 'outside_calling_hours', next_allowed_at: '2026-11-24T08:00:00.000-08:00' });
+    expect(v.reason).toContain('08:00–21:00 every day');
+    expect(v.reason).toContain('Tuesday 24 November 2026 08:00 (America/Los_Angeles)');
+    expect(evaluate(sf, 'support', 'prior_express', late).allowed).toBe(true);
+  });
+
+  it('a toll-free number that may ring from Guam to Honolulu: the window must hold in all of them', () => {
+    const tollFree = dest('+18005550100');
+    // 14:00 in New York is 09:00 in Honolulu but 05:00 the next day in Guam.
+    const v = evaluate(tollFree, 'marketing', 'written', at('2026-11-23T19:00:00Z'));
+    expect(v).toMatchObject({ allowed: false, code: 'outside_calling_hours' });
+    expect(v.reason).toContain('time zones');
+    // The next moment it holds everywhere: 08:00 in Guam (22:00 UTC), when it is 12:00 in Honolulu and 17:00 in New York.
+    expect(Date.parse(v.next_allowed_at!)).toBe(Date.parse('2026-11-23T22:00:00Z'));
+    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-23T22:00:00Z')).allowed).toBe(true);
+  });
+});
