@@ -99,3 +99,42 @@ describe('US: artificial voice needs consent, telemarketing written consent and 
     expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-23T22:00:00Z')).allowed).toBe(true);
   });
 });
+
+describe('FR: marketing on weekdays 10:00–13:00 and 14:00–20:00, never on public holidays, at most 4 calls in 30 days', () => {
+  const paris = dest('+33142685300');
+
+  it('Saturday is refused until Monday 10:00; the lunch break until 14:00; inside the window it is allowed with consent', () => {
+    const saturday = evaluate(paris, 'marketing', 'prior_express', at('2026-11-28T10:00:00Z')); // 11:00 in Paris
+    expect(saturday).toMatchObject({ allowed: false, code: 'outside_calling_hours', next_allowed_at: '2026-11-30T10:00:00.000+01:00' });
+    expect(saturday.reason).toContain('10:00–13:00 and 14:00–20:00 on weekdays, not on public holidays');
+    const lunch = evaluate(paris, 'marketing', 'prior_express', at('2026-11-24T12:30:00Z')); // 13:30
+    expect(lunch.next_allowed_at).toBe('2026-11-24T14:00:00.000+01:00');
+    expect(evaluate(paris, 'marketing', 'prior_express', at('2026-11-24T09:30:00Z')).allowed).toBe(true); // 10:30
+    expect(evaluate(paris, 'marketing', null, at('2026-11-24T09:30:00Z')).purpose).toMatchObject({ allowed: false, requires: ['prior_express'] });
+  });
+
+  it('14 July is a public holiday: refused until the next weekday window', () => {
+    const v = evaluate(paris, 'marketing', 'prior_express', at('2026-07-14T09:00:00Z')); // Tuesday 11:00 in Paris
+    expect(v).toMatchObject({ allowed: false, code: 'public_holiday', next_allowed_at: '2026-07-15T10:00:00.000+02:00' });
+  });
+
+  it('the fifth marketing call to one number within 30 days is refused', () => {
+    const tuesday = at('2026-11-24T09:30:00Z');
+    expect(evaluate(paris, 'marketing', 'prior_express', tuesday, { attempts: () => 3 }).allowed).toBe(true);
+    const v = evaluate(paris, 'marketing', 'prior_express', tuesday, { attempts: (days) => (days === 30 ? 4 : 0) });
+    expect(v).toMatchObject({ allowed: false, code: 'too_many_attempts' });
+  });
+
+  it('other purposes are not bound by the marketing window', () => {
+    expect(evaluate(paris, 'support', null, at('2026-11-28T21:00:00Z'))).toMatchObject({ allowed: true, code: 'allowed' });
+  });
+});
+
+describe('effective dates', () => {
+  it('a rule whose sources are not in force yet does not apply: FR telephone canvassing rules before 2023-03-01', () => {
+    // Sunday 15 January 2023, 11:00 in Paris: the décret's window was not in force yet (L. 34-5's consent rule was).
+    const v = evaluate(dest('+33142685300'), 'marketing', 'prior_express', at('2023-01-15T10:00:00Z'));
+    expect(v.allowed).toBe(true);
+    expect(v.sources).not.toContain('fr-conso-d223-9');
+  });
+});
