@@ -26,29 +26,23 @@ const FINAL = ['completed', 'busy', 'voicemail', 'no_answer', 'failed', 'blocked
 
 type Step = { to: string; reason?: string; emits: string[] };
 const ENDED = 'call.ended';
+/** Queued or ringing: answered, or ended without an answer (a hangup then is a cancel, SIP 487). */
+const BEFORE_ANSWER: Partial<Record<string, Step>> = {
+  ANSWERED: { to: 'answered', emits: ['call.answered'] },
+  VOICEMAIL: { to: 'voicemail', reason: 'voicemail', emits: ['call.voicemail', ENDED] },
+  BUSY: { to: 'busy', reason: 'busy', emits: [ENDED] },
+  NO_ANSWER: { to: 'no_answer', reason: 'no_answer', emits: [ENDED] },
+  FAILED: { to: 'failed', emits: ['call.failed', ENDED] },
+  HANGUP: { to: 'no_answer', reason: 'agent_hangup', emits: [ENDED] },
+};
 /** What each event does in each state (absent: refused, nothing changes). */
 const TABLE: Record<string, Partial<Record<string, Step>>> = {
   created: {
     PLACE: { to: 'queued', emits: [] },
     BLOCK: { to: 'blocked', reason: 'blocked', emits: ['call.blocked', ENDED] },
   },
-  queued: {
-    RINGING: { to: 'ringing', emits: ['call.ringing'] },
-    ANSWERED: { to: 'answered', emits: ['call.answered'] },
-    VOICEMAIL: { to: 'voicemail', reason: 'voicemail', emits: ['call.voicemail', ENDED] },
-    BUSY: { to: 'busy', reason: 'busy', emits: [ENDED] },
-    NO_ANSWER: { to: 'no_answer', reason: 'no_answer', emits: [ENDED] },
-    FAILED: { to: 'failed', emits: ['call.failed', ENDED] },
-    HANGUP: { to: 'no_answer', reason: 'agent_hangup', emits: [ENDED] },
-  },
-  ringing: {
-    ANSWERED: { to: 'answered', emits: ['call.answered'] },
-    VOICEMAIL: { to: 'voicemail', reason: 'voicemail', emits: ['call.voicemail', ENDED] },
-    BUSY: { to: 'busy', reason: 'busy', emits: [ENDED] },
-    NO_ANSWER: { to: 'no_answer', reason: 'no_answer', emits: [ENDED] },
-    FAILED: { to: 'failed', emits: ['call.failed', ENDED] },
-    HANGUP: { to: 'no_answer', reason: 'agent_hangup', emits: [ENDED] },
-  },
+  queued: { RINGING: { to: 'ringing', emits: ['call.ringing'] }, ...BEFORE_ANSWER },
+  ringing: BEFORE_ANSWER,
   answered: {
     HANGUP: { to: 'completed', reason: 'agent_hangup', emits: ['call.completed', ENDED] },
     REMOTE_HANGUP: { to: 'completed', reason: 'remote_hangup', emits: ['call.completed', ENDED] },

@@ -48,6 +48,16 @@ const endAs = (reason: Ends, ...also: Array<'emitBlocked' | 'emitVoicemail' | 'e
   [{ type: 'endWith' as const, params: { reason } }, ...also, 'emitEnded' as const];
 const fail = ['failWith' as const, 'emitFailed' as const, 'emitEnded' as const];
 
+/** How a call not answered yet (queued or ringing) answers, or ends. */
+const beforeAnswer = {
+  ANSWERED: { target: 'answered', actions: 'emitAnswered' },
+  VOICEMAIL: { target: 'voicemail', actions: endAs('voicemail', 'emitVoicemail') },
+  BUSY: { target: 'busy', actions: endAs('busy') },
+  NO_ANSWER: { target: 'no_answer', actions: endAs('no_answer') },
+  FAILED: { target: 'failed', actions: fail },
+  HANGUP: { target: 'no_answer', actions: endAs('agent_hangup') },
+} as const;
+
 export const callMachine = setup({
   types: {
     context: {} as CallContext,
@@ -76,27 +86,8 @@ export const callMachine = setup({
         BLOCK: { target: 'blocked', actions: endAs('blocked', 'emitBlocked') },
       },
     },
-    queued: {
-      on: {
-        RINGING: { target: 'ringing', actions: 'emitRinging' },
-        ANSWERED: { target: 'answered', actions: 'emitAnswered' },
-        VOICEMAIL: { target: 'voicemail', actions: endAs('voicemail', 'emitVoicemail') },
-        BUSY: { target: 'busy', actions: endAs('busy') },
-        NO_ANSWER: { target: 'no_answer', actions: endAs('no_answer') },
-        FAILED: { target: 'failed', actions: fail },
-        HANGUP: { target: 'no_answer', actions: endAs('agent_hangup') },
-      },
-    },
-    ringing: {
-      on: {
-        ANSWERED: { target: 'answered', actions: 'emitAnswered' },
-        VOICEMAIL: { target: 'voicemail', actions: endAs('voicemail', 'emitVoicemail') },
-        BUSY: { target: 'busy', actions: endAs('busy') },
-        NO_ANSWER: { target: 'no_answer', actions: endAs('no_answer') },
-        FAILED: { target: 'failed', actions: fail },
-        HANGUP: { target: 'no_answer', actions: endAs('agent_hangup') },
-      },
-    },
+    queued: { on: { RINGING: { target: 'ringing', actions: 'emitRinging' }, ...beforeAnswer } },
+    ringing: { on: beforeAnswer },
     answered: {
       on: {
         HANGUP: { target: 'completed', actions: endAs('agent_hangup', 'emitCompleted') },
