@@ -101,8 +101,13 @@ function satisfies(given: ConsentKind | null, requires: ConsentKind[]): boolean 
   return requires.some((r) => r === given || (r !== 'existing_customer' && given !== 'existing_customer' && RANK[given] >= RANK[r]));
 }
 
+const sourceMaps = new WeakMap<CountryPolicy, Map<string, LegalSource>>();
+
+/** A country's sources by id, made once per country. */
 function sourceMap(policy: CountryPolicy): Map<string, LegalSource> {
-  return new Map(policy.sources.map((s) => [s.id, s]));
+  let map = sourceMaps.get(policy);
+  if (!map) sourceMaps.set(policy, (map = new Map(policy.sources.map((s) => [s.id, s]))));
+  return map;
 }
 
 /** Whether a source is in force at `now` (its effective date, in UTC, has come). */

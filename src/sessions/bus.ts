@@ -144,11 +144,11 @@ export class SessionBus {
    * key was notified after `since`, the mark() taken before the read that
    * found nothing, so an event committed after that read is not missed.
    */
-  waitFor(key: string, ms: number, since: number, gone?: Gone): { promise: Promise<void>; end: () => void } {
-    if (this.notifiedSince(key, since)) ms = 0;
+  waitFor(key: string, ms: number, since: number, gone?: Gone): Promise<void> {
+    if (this.notifiedSince(key, since)) return Promise.resolve();
     let set = this.waiters.get(key);
     if (!set) this.waiters.set(key, (set = new Set()));
-    return new Waiter(this, set, key, this.listening ? ms : Math.min(ms, FALLBACK_MS), gone);
+    return new Waiter(this, set, key, this.listening ? ms : Math.min(ms, FALLBACK_MS), gone).promise;
   }
 
   async close(): Promise<void> {

@@ -130,8 +130,8 @@ export class EventReader {
     ));
     const logs = new Map<string, Entry[]>();
     for (const r of rows) if (r.i === null) logs.set(`${r.room_id}\n${r.after}`, r.entries ?? []);
-    const results: ReadResult[] = batch.map((p) => ({ events: [], cursor: p.cursor, status: 'ended' }));
-    // The room of each read; null: no such session of the caller's (404).
+    // Each read's answer and its session's room; null: no such session of the caller's (404).
+    const results: Array<ReadResult | null> = batch.map(() => null);
     const rooms: Array<string | null> = batch.map(() => null);
     const billed: number[] = batch.map(() => 0);
     // Per read, the last number it delivers when the session was not billed up to there yet.

@@ -52,7 +52,7 @@ describe('session bus', () => {
     const since = bus.mark();
     await notify('room_a');
     const w = bus.waitFor('room_a', 20_000, since);
-    expect(await outcome(w.promise, 2_000)).toBe('woken');
+    expect(await outcome(w, 2_000)).toBe('woken');
   });
 
   it('a notification for another room, or one before the mark, does not end the wait', async () => {
@@ -60,10 +60,10 @@ describe('session bus', () => {
     const since = bus.mark();
     await notify('room_c');
     const w = bus.waitFor('room_b', 20_000, since);
-    expect(await outcome(w.promise, 300)).toBe('still waiting');
+    expect(await outcome(w, 300)).toBe('still waiting');
     // It is still registered: the next notification of its room wakes it.
     await client.query('SELECT pg_notify($1, $2)', [SESSION_CHANNEL, 'room_b']);
-    expect(await outcome(w.promise, 5_000)).toBe('woken');
+    expect(await outcome(w, 5_000)).toBe('woken');
   });
 
   it('a mark older than the notifications remembered ends the wait at once (it cannot tell)', async () => {
@@ -74,6 +74,6 @@ describe('session bus', () => {
     await client.query(`SELECT pg_notify($1, 'room_e' || g) FROM generate_series(1, $2) g`, [SESSION_CHANNEL, n]);
     await until('the bus hears them all', async () => bus.mark() >= before + n, { timeoutMs: 10_000, intervalMs: 10 });
     const w = bus.waitFor('room_d', 20_000, since);
-    expect(await outcome(w.promise, 2_000)).toBe('woken');
+    expect(await outcome(w, 2_000)).toBe('woken');
   });
 });
