@@ -274,8 +274,8 @@ export async function runLongpollBench(databaseUrl: string, log: (m: string) => 
     });
     const speakerId = ((await joined.json()) as { id: string }).id;
     const { rows } = await pool.query<{ id: string }>(
-      `INSERT INTO agent_sessions (id, org_id, livemode, credential_id, room_id, name, speak_lang, hear_lang, status, from_seq, metered_seq)
-       SELECT 'ses_bench' || lpad(g::text, 8, '0'), $1, false, $2, $3, 'Listener ' || g, 'en', (ARRAY['es', 'fr', 'de', 'pt'])[1 + g % 4], 'active', h.seq, h.seq
+      `INSERT INTO agent_sessions (id, org_id, livemode, credential_id, room_id, log_id, name, speak_lang, hear_lang, status, from_seq, metered_seq)
+       SELECT 'ses_bench' || lpad(g::text, 8, '0'), $1, false, $2, $3, $3, 'Listener ' || g, 'en', (ARRAY['es', 'fr', 'de', 'pt'])[1 + g % 4], 'active', h.seq, h.seq
          FROM generate_series(1, $4) AS g, (SELECT coalesce((SELECT seq FROM room_logs WHERE room_id = $3), 0) AS seq) h RETURNING id`,
       [org.id, key.id, roomId, n],
     );

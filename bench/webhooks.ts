@@ -196,7 +196,7 @@ export async function runWebhookBench(databaseUrl: string, log: (m: string) => v
     const origin = `http://127.0.0.1:${port}`;
 
     // --- The platform's worker side, as src/platform.ts starts it.
-    const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0' }, { databaseUrl, workers: true, webhookAllowOrigins: [origin] });
+    const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0' }, { databaseUrl, workers: true, webhookAllowOrigins: [origin], sipListen: '127.0.0.1:0' });
     const pool: Pool = createPool(databaseUrl);
     cleanup.push(() => pool.end());
     const errors: string[] = [];

@@ -25,10 +25,13 @@ const EMITS: Record<SessionEvent['type'], string[]> = {
   JOINED: [],
   LEAVE: ['session.ended'],
   ROOM_ENDED: ['session.ended'],
+  CALL_ENDED: ['session.ended'],
 };
 const model = createTestModel(sessionMachine, { events: EVENTS });
 
 const valueOf = (s: Snap) => s.value as StateName;
+/** CALL_ENDED belongs to a call's session, which a room cannot make: test/calls/ carries those paths out against the calls API. */
+const onACall = (path: { steps: Array<{ event: { type: string } }> }) => path.steps.some((s) => s.event.type === 'CALL_ENDED');
 const endsWhileJoining = (path: { steps: Array<{ event: { type: string }; state: Snap }> }) =>
   path.steps.some((s, i) => i > 0 && ['LEAVE', 'ROOM_ENDED'].includes(s.event.type) && valueOf(path.steps[i - 1]!.state) === 'joining');
 
@@ -113,6 +116,8 @@ async function carryOut(sut: Sut, event: SessionEvent): Promise<void> {
       expect(res.status).toBe(200);
       return;
     }
+    case 'CALL_ENDED':
+      throw new Error('a call session event; onACall paths are not run here');
   }
 }
 
@@ -123,7 +128,7 @@ function params(sut: Sut) {
   };
   const check = (s: Snap) => verify(sut, s);
   return {
-    events: { JOIN: exec, JOINED: exec, LEAVE: exec, ROOM_ENDED: exec },
+    events: { JOIN: exec, JOINED: exec, LEAVE: exec, ROOM_ENDED: exec, CALL_ENDED: exec },
     states: { created: check, joining: check, active: check, ended: check },
   } as never;
 }
@@ -131,6 +136,7 @@ function params(sut: Sut) {
 for (const [kind, paths] of Object.entries({ 'shortest paths': model.getShortestPaths(), 'simple paths': model.getSimplePaths() })) {
   describe(`session machine, ${kind}, against the API`, () => {
     for (const path of paths) {
+      if (onACall(path)) continue;
       if (endsWhileJoining(path)) {
         test.todo(`${path.description} — joining is left inside the create transaction`);
         continue;
@@ -144,7 +150,7 @@ for (const [kind, paths] of Object.entries({ 'shortest paths': model.getShortest
 
 describe('session machine model', () => {
   it('the runnable paths still reach every state and take every event', () => {
-    const paths = model.getSimplePaths().filter((p) => !endsWhileJoining(p));
+    const paths = model.getSimplePaths().filter((p) => !endsWhileJoining(p) && !onACall(p));
     const states = new Set(paths.flatMap((p) => p.steps.map((s) => valueOf(s.state))));
     expect([...states].sort()).toEqual(['active', 'created', 'ended', 'joining']);
     const events = new Set(paths.flatMap((p) => p.steps.slice(1).map((s) => s.event.type)));

@@ -11,15 +11,20 @@ import { assign, emit, setup } from 'xstate';
 // both in one transaction, so a client usually sees `active`; the history
 // keeps both steps. LEAVE (POST /v1/sessions/{id}/leave) and ROOM_ENDED (the
 // room was deleted or expired) end it; an ended session accepts nothing.
+//
+// A call's session (src/calls/) has no room: POST /v1/calls sends JOIN, the
+// callee's answer JOINED, and the call's end CALL_ENDED (a session that never
+// got an answer ends from joining).
 export type SessionEvent =
   | { type: 'JOIN' }
   | { type: 'JOINED' }
   | { type: 'LEAVE' }
-  | { type: 'ROOM_ENDED' };
+  | { type: 'ROOM_ENDED' }
+  | { type: 'CALL_ENDED' };
 
 export type SessionEmitted = { type: 'session.started' } | { type: 'session.ended' };
 
-export type SessionContext = { endReason: 'left' | 'room_ended' | null };
+export type SessionContext = { endReason: 'left' | 'room_ended' | 'call_ended' | null };
 
 export const sessionMachine = setup({
   types: {
@@ -40,12 +45,14 @@ export const sessionMachine = setup({
         JOINED: { target: 'active' },
         LEAVE: { target: 'ended', actions: [assign({ endReason: 'left' as const }), emit({ type: 'session.ended' })] },
         ROOM_ENDED: { target: 'ended', actions: [assign({ endReason: 'room_ended' as const }), emit({ type: 'session.ended' })] },
+        CALL_ENDED: { target: 'ended', actions: [assign({ endReason: 'call_ended' as const }), emit({ type: 'session.ended' })] },
       },
     },
     active: {
       on: {
         LEAVE: { target: 'ended', actions: [assign({ endReason: 'left' as const }), emit({ type: 'session.ended' })] },
         ROOM_ENDED: { target: 'ended', actions: [assign({ endReason: 'room_ended' as const }), emit({ type: 'session.ended' })] },
+        CALL_ENDED: { target: 'ended', actions: [assign({ endReason: 'call_ended' as const }), emit({ type: 'session.ended' })] },
       },
     },
     ended: { type: 'final' },

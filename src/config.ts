@@ -13,6 +13,16 @@ const Env = z.object({
   SMTP_URL: z.string().optional(),
   TOLK_WEBHOOK_ALLOW_ORIGINS: z.string().default(''),
   TOLK_SIM_SPEED: z.coerce.number().positive().default(1),
+  // Calls and the SIP gateway (operator.md).
+  TOLK_SIP_LISTEN: z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'must be HOST:PORT, e.g. 127.0.0.1:5060')
+    .default('127.0.0.1:5060'),
+  TOLK_SIM_SIP_PEER: z
+    .string()
+    .regex(/^sips?:([^@\s]+@)?[^\s:@;]+(:\d{1,5})?$/, 'must be a SIP URI, sip:HOST:PORT')
+    .optional(),
+  TOLK_RING_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Additions of ours (operator.md allows adding, never renaming).
   TOLK_DATA_DIR: z.string().default('.data'),
@@ -21,6 +31,8 @@ const Env = z.object({
   TOLK_MAX_SESSIONS: z.coerce.number().int().min(1).max(100000).default(10),
   // How soon jobs of a killed process (webhook attempts, timers) are taken over.
   TOLK_JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // A gateway whose heartbeat is older than this is lost: its calls end failed/gateway_lost.
+  TOLK_GATEWAY_LOST_SECONDS: z.coerce.number().positive().max(3600).default(10),
 });
 
 export type Config = {
@@ -43,6 +55,20 @@ export type Config = {
   jobMonitorSeconds: number;
   /** Simultaneous AI agent sessions per organization (429 too_many_sessions above). */
   maxSessions: number;
+  /** Where the gateway's SIP stack binds and what it puts in Via and Contact (`host:port`; port 0 = a free one, for tests). */
+  sipListen: string;
+  /**
+   * TOLK_SIP_LISTEN was not set: when the default port is taken (another
+   * server process on this machine) the gateway binds a free port of the same
+   * host instead. Set explicitly, a taken port stops the start.
+   */
+  sipListenIsDefault: boolean;
+  /** Test-mode calls go to this SIP URI instead of the built-in simulated callee. */
+  simSipPeer: string | undefined;
+  /** A call ringing longer is canceled and ends no_answer. */
+  ringTimeoutSeconds: number;
+  /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
+  gatewayLostSeconds: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -68,6 +94,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookTimeoutMs: 10_000,
     jobMonitorSeconds: e.TOLK_JOB_MONITOR_SECONDS,
     maxSessions: e.TOLK_MAX_SESSIONS,
+    sipListen: e.TOLK_SIP_LISTEN,
+    sipListenIsDefault: !env.TOLK_SIP_LISTEN,
+    simSipPeer: e.TOLK_SIM_SIP_PEER || undefined,
+    ringTimeoutSeconds: e.TOLK_RING_TIMEOUT_SECONDS,
+    gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
     ...overrides,
   };
 }

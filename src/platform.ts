@@ -5,7 +5,8 @@ import { migrate } from './db/migrate.ts';
 import { createPool, quietOutages, type Pool } from './db/pool.ts';
 import { startBoss, type Boss } from './jobs/boss.ts';
 import { startWorkers } from './jobs/workers.ts';
-import { databaseFailure } from './startup.ts';
+import { StartupError, databaseFailure } from './startup.ts';
+import type { CallGateway } from './calls/dialer.ts';
 
 export type Platform = {
   config: Config;
@@ -15,6 +16,8 @@ export type Platform = {
   pool: Pool;
   boss: Boss;
   log: pino.Logger;
+  /** This process's call gateway (with workers). */
+  gateway: CallGateway | undefined;
   close: () => Promise<void>;
 };
 
@@ -47,7 +50,15 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     await pool.end().catch(() => {});
     throw await fail(err);
   }
-  const workers = config.workers ? await startWorkers({ config, pool, boss }, db.url, quiet) : null;
+  let workers: Awaited<ReturnType<typeof startWorkers>> | null = null;
+  try {
+    workers = config.workers ? await startWorkers({ config, pool, boss }, db.url, { ...quiet, warn: (o, m) => log.warn(o, m), info: (o, m) => log.info(o, m) }) : null;
+  } catch (err) {
+    await boss.stop({ graceful: false }).catch(() => {});
+    await pool.end().catch(() => {});
+    await db.stop().catch(() => {});
+    throw new StartupError(`the SIP gateway cannot start on ${config.sipListen} (TOLK_SIP_LISTEN): ${(err as Error).message}`);
+  }
   return {
     config,
     databaseUrl: db.url,
@@ -55,6 +66,7 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     pool,
     boss,
     log,
+    gateway: workers?.gateway,
     close: async () => {
       await workers?.stop().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});

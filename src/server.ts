@@ -88,7 +88,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 try {
-  app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl });
+  app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl, gateway: platform.gateway });
   const seeded = await seedIfEmpty(platform.pool, config);
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -7,6 +7,7 @@ import type { Translator } from './providers/translator.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
 import { simulatedTranslator } from './sim/translator.ts';
+import type { CallGateway } from './calls/dialer.ts';
 
 /** What every use case needs: configuration, the pool, the job queue and the providers. */
 export type Services = {
@@ -26,6 +27,8 @@ export type Services = {
   translator?: Translator;
   /** How long text takes to say; our speaking-rate estimate unless replaced (src/providers/speech.ts). */
   speech?: Speech;
+  /** This process's call gateway (SIP stack and simulated callee), when it runs workers (jobs/workers.ts). */
+  gateway?: CallGateway;
 };
 
 export type Caller = Credential;

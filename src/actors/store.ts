@@ -18,6 +18,8 @@ export type TransitionResult = {
   version: number;
   emitted: string[];
   changed: boolean;
+  /** The machine's context after the transition (as it was, when the event was refused). */
+  context: Record<string, unknown>;
 };
 
 /** Builds data.object for an emitted event, after the transition. */
@@ -45,7 +47,7 @@ function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: Eve
   actor.stop();
   return {
     before: stateName(before.value), after: stateName(after.value), status: statusOf(after.value), persisted, emitted,
-    changed: before !== after, done: after.status === 'done',
+    changed: before !== after, done: after.status === 'done', context: after.context as Record<string, unknown>,
   };
 }
 
@@ -77,6 +79,7 @@ export async function writeEvent(tx: Client, owner: Owner, type: string, object:
 const OBJECT_TABLES: Record<MachineName, { table: string }> = {
   room: { table: 'rooms' },
   session: { table: 'agent_sessions' },
+  call: { table: 'calls' },
 };
 
 /** Creates the actor in its initial state and sends it the first event, in tx. */
@@ -126,7 +129,7 @@ export async function createPersistedActor(
       ...Object.values(values),
     ],
   ));
-  return { state: r.after, version: 1, emitted: r.emitted, changed: true };
+  return { state: r.after, version: 1, emitted: r.emitted, changed: true, context: r.context };
 }
 
 export type Transition<Row> = TransitionResult & {
@@ -155,6 +158,13 @@ export async function transition<Row extends Record<string, unknown>>(
     /** Columns of the object's row to return, e.g. 'id, status, ended_at'. Code, never input. */
     returning: string;
     objectFor: (row: Row, eventType: string) => Record<string, unknown> & { id: string };
+    /**
+     * More columns the transition writes, from the new state and context and
+     * the row as it was (e.g. a call's end_reason and bill), set by the same
+     * UPDATE, so the emitted events already carry them. An `ended_at` here
+     * replaces the store's own. Column names are code, never input.
+     */
+    set?: (after: { state: string; done: boolean; context: Record<string, unknown> }, before: Row) => Record<string, unknown>;
   },
 ): Promise<Transition<Row>> {
   const { table } = OBJECT_TABLES[machineName];
@@ -167,12 +177,22 @@ export async function transition<Row extends Record<string, unknown>>(
   if (!actor || actor.machine !== machineName) throw new ApiError('not_found', `No such object: '${id}'`);
   const machine = machines[machineName] as AnyStateMachine;
   const r = run(machine, actor.snapshot, event);
-  if (!r.changed) return { state: r.after, version: actor.version, emitted: [], changed: false, row: locked.rows[0]! };
+  if (!r.changed) return { state: r.after, version: actor.version, emitted: [], changed: false, context: r.context, row: locked.rows[0]! };
   const version = actor.version + 1;
+  const extra = opts.set?.({ state: r.after, done: r.done, context: r.context }, locked.rows[0]!) ?? {};
+  const values: unknown[] = [id, r.status];
+  const sets = ['status = $2'];
+  if (!('ended_at' in extra)) {
+    values.push(r.done);
+    sets.push(`ended_at = CASE WHEN $3::boolean THEN coalesce(ended_at, now()) ELSE ended_at END`);
+  }
+  for (const [column, value] of Object.entries(extra)) {
+    values.push(value);
+    sets.push(`${column} = $${values.length}`);
+  }
   const { rows: updated } = await tx.query<Row>(
-    `UPDATE ${table} SET status = $2, ended_at = CASE WHEN $3::boolean THEN coalesce(ended_at, now()) ELSE ended_at END
-      WHERE id = $1 RETURNING ${opts.returning}`,
-    [id, r.status, r.done],
+    `UPDATE ${table} SET ${sets.join(', ')} WHERE id = $1 RETURNING ${opts.returning}`,
+    values,
   );
   const row = updated[0]!;
   const events = outboxRows(r.emitted, (type) => opts.objectFor(row, type));
@@ -196,7 +216,7 @@ export async function transition<Row extends Record<string, unknown>>(
     ],
   );
   if (upd.rows[0].n !== 1) throw new ApiError('conflict', `'${id}' was changed concurrently; retry`);
-  return { state: r.after, version, emitted: r.emitted, changed: true, row };
+  return { state: r.after, version, emitted: r.emitted, changed: true, context: r.context, row };
 }
 
 export type ActorRecord = {

@@ -20,6 +20,18 @@ export const Call = z
     ended_at: z.string().nullable().optional(),
     end_reason: z.string().nullable().optional(),
     livemode: z.boolean(),
+    // Additions of ours beside api.md's fields.
+    from: z.string().describe('The caller id it was placed from (E.164)'),
+    agent_lang: z.string().describe('The language the agent hears the callee in, and speaks'),
+    remote_lang: z.string().describe('The language the callee hears and speaks'),
+    session_id: z
+      .string()
+      .nullable()
+      .describe('The call\'s conversation: listen with GET /v1/sessions/{id}/events, speak with POST /v1/sessions/{id}/say, hang up with its leave. Null for a blocked call'),
+    blocked: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .describe('Why the policy table refused the call (status blocked): a stable code and one sentence; null otherwise'),
   })
   .meta({ id: 'Call' });
 

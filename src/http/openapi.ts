@@ -44,7 +44,7 @@ const OPERATION_ERRORS: Record<string, ErrorCode[]> = {
     'not_found', 'conflict', 'idempotency_mismatch', 'idempotency_in_progress', 'language_not_allowed', 'voice_not_allowed', 'too_many_sessions',
   ],
   'GET /v1/sessions/{id}': ['not_found'],
-  'POST /v1/sessions/{id}/say': ['not_found', 'session_ended', 'spend_limit_reached', 'language_not_allowed'],
+  'POST /v1/sessions/{id}/say': ['not_found', 'conflict', 'session_ended', 'spend_limit_reached', 'language_not_allowed'],
   'GET /v1/sessions/{id}/events': ['not_found', 'session_ended', 'spend_limit_reached'],
   'POST /v1/sessions/{id}/leave': ['not_found', 'session_ended'],
   'GET /v1/transcripts/{id}': ['not_found', 'language_not_allowed'],
@@ -53,7 +53,13 @@ const OPERATION_ERRORS: Record<string, ErrorCode[]> = {
   'POST /v1/bookings': ['language_not_allowed'],
   'POST /v1/voices': ['language_not_allowed'],
   'POST /v1/voices/generic': ['voice_not_allowed'],
-  'POST /v1/calls': ['destination_not_allowed', 'number_not_allowed', 'language_not_allowed', 'voice_not_allowed'],
+  'GET /v1/calls/quote': ['destination_not_allowed', 'number_not_allowed'],
+  'POST /v1/calls': [
+    'idempotency_mismatch', 'idempotency_in_progress', 'destination_not_allowed', 'number_not_allowed', 'language_not_allowed',
+    'voice_not_allowed', 'spend_limit_reached',
+  ],
+  'GET /v1/calls/{id}': ['not_found'],
+  'POST /v1/calls/{id}/hangup': ['not_found'],
 };
 
 /** Every code one operation answers: those of every operation, of its method and inputs, and its own. */

@@ -1,6 +1,7 @@
 import type { PgBoss, Queue, WorkOptions } from 'pg-boss';
 import type { Queryable } from '../db/pool.ts';
 import type { Services } from '../services.ts';
+import { callJobs } from '../calls/jobs.ts';
 import { httpJobs } from '../http/jobs.ts';
 import { roomJobs } from '../rooms/jobs.ts';
 import { sessionJobs } from '../sessions/jobs.ts';
@@ -32,7 +33,7 @@ export type Retention = {
 export type CapabilityJobs = { queues?: JobQueue[]; retention?: Retention[] };
 
 /** Every capability's background work. */
-export const JOBS: CapabilityJobs[] = [httpJobs, roomJobs, sessionJobs, webhookJobs];
+export const JOBS: CapabilityJobs[] = [callJobs, httpJobs, roomJobs, sessionJobs, webhookJobs];
 
 /** Runs every capability's retention, hourly (jobs/workers.ts). */
 export const MAINTENANCE_QUEUE = 'maintenance';

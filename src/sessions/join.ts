@@ -33,11 +33,12 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
   const room = rooms[0];
   if (!room) throw notFound('room', roomId);
   if (room.status === 'ended') throw new ApiError('conflict', `Room '${roomId}' has ended; an agent cannot join it`);
-  // Simultaneous sessions per organization: counted under a per-organization
-  // lock, so parallel joins cannot all pass the limit.
+  // Simultaneous sessions in rooms per organization (a call's session is the
+  // call's, not counted here): counted under a per-organization lock, so
+  // parallel joins cannot all pass the limit.
   await tx.query(`SELECT pg_advisory_xact_lock(hashtext('sessions:' || $1::text))`, [cred.orgId]);
   const { rows: open } = await tx.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM agent_sessions WHERE org_id = $1 AND status <> 'ended'`,
+    `SELECT count(*)::int AS n FROM agent_sessions WHERE org_id = $1 AND status <> 'ended' AND room_id IS NOT NULL`,
     [cred.orgId],
   );
   if (open[0]!.n >= s.config.maxSessions) {
@@ -49,7 +50,7 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
   // The session hears what the room says from now on: its log after this number.
   const fromSeq = await roomHead(tx, roomId);
   const row: SessionRow = {
-    id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: roomId,
+    id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: roomId, log_id: roomId, call_id: null,
     name: input.name ?? DEFAULT_AGENT_NAME, speak_lang: input.speak_lang, hear_lang: input.hear_lang,
     status: 'joining', billed_seconds: 0, from_seq: fromSeq, to_seq: null, speaking_until: null, started_at: now(s), ended_at: null,
   };
@@ -60,7 +61,7 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
     event: { type: 'JOIN' },
     objectFor: () => toSession(row),
     row: {
-      id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: roomId, name: row.name,
+      id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: roomId, log_id: roomId, name: row.name,
       speak_lang: row.speak_lang, hear_lang: row.hear_lang, voice_id: input.voice_id ?? null, from_seq: fromSeq, metered_seq: fromSeq,
     },
   });

@@ -7,23 +7,34 @@ import { writeTranscript } from '../transcripts/transcripts.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertTestMode, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
 import { notifyRoom } from './publish.ts';
+import { endCall } from '../calls/calls.ts';
 
-/** POST /v1/sessions/{id}/leave: the session ends and its conversation becomes a transcript; an ended session answers 409. */
+/**
+ * POST /v1/sessions/{id}/leave: the session ends and its conversation becomes
+ * a transcript; an ended session answers 409. Leaving a call's session hangs
+ * the call up (the session ends with it).
+ */
 export async function leave(s: Services, cred: Caller, id: string): Promise<Session> {
   assertTestMode(cred);
   return withTx(s.pool, async (tx) => {
     // The robots' row of the room before the session's (lockRobots explains the order).
     if (ID_PATTERN.test(id)) {
-      const { rows } = await tx.query<{ room_id: string }>(`SELECT room_id FROM agent_sessions WHERE id = $1`, [id]);
-      if (rows[0]) await lockRobots(tx, rows[0].room_id);
+      const { rows } = await tx.query<{ log_id: string; call_id: string | null }>(`SELECT log_id, call_id FROM agent_sessions WHERE id = $1`, [id]);
+      if (rows[0]?.call_id) {
+        const session = await loadSession(tx, cred, id);
+        if (session.status === 'ended') throw sessionEnded(id);
+        await endCall(s, tx, rows[0].call_id);
+        return toSession(await loadSession(tx, cred, id));
+      }
+      if (rows[0]) await lockRobots(tx, rows[0].log_id);
     }
     // transition() locks the session's row (after the robots', above).
     const session = await loadSession(tx, cred, id);
     const ended = await endSession(tx, session, 'LEAVE');
     if (!ended) throw sessionEnded(id);
     // The robots stop when nobody is left to listen.
-    const { rows } = await tx.query(`SELECT 1 FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' LIMIT 1`, [session.room_id]);
-    if (rows.length === 0) await stopRobots(tx, session.room_id);
+    const { rows } = await tx.query(`SELECT 1 FROM agent_sessions WHERE log_id = $1 AND status <> 'ended' LIMIT 1`, [session.log_id]);
+    if (rows.length === 0) await stopRobots(tx, session.log_id);
     return ended;
   });
 }
@@ -32,7 +43,7 @@ export async function leave(s: Services, cred: Caller, id: string): Promise<Sess
 export async function endRoomSessions(tx: Client, roomId: string): Promise<void> {
   await lockRobots(tx, roomId);
   const { rows } = await tx.query<SessionRow>(
-    `SELECT ${COLUMNS} FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' ORDER BY id FOR UPDATE`,
+    `SELECT ${COLUMNS} FROM agent_sessions WHERE log_id = $1 AND status <> 'ended' ORDER BY id FOR UPDATE`,
     [roomId],
   );
   for (const r of rows) await endSession(tx, r, 'ROOM_ENDED');
@@ -48,9 +59,9 @@ async function endSession(tx: Client, session: SessionRow, event: 'LEAVE' | 'ROO
   const { rows } = await tx.query<{ to_seq: string }>(
     `UPDATE agent_sessions SET to_seq = greatest(from_seq, coalesce((SELECT seq FROM room_logs WHERE room_id = $2), 0))
       WHERE id = $1 RETURNING to_seq`,
-    [session.id, session.room_id],
+    [session.id, session.log_id],
   );
   await writeTranscript(tx, { ...t.row, to_seq: Number(rows[0]!.to_seq) });
-  await notifyRoom(tx, session.room_id);
+  await notifyRoom(tx, session.log_id);
   return toSession(t.row);
 }

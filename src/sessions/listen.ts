@@ -24,8 +24,8 @@ export async function listen(
     // Marked before reading: a notification after it ends the wait below at once.
     const since = deps.bus.mark();
     // A session that has ended before the first read is 409; one that ends while waiting answers with status ended.
-    const { out, roomId } = await deps.reader.read(cred, id, q.cursor, first);
+    const { out, logId } = await deps.reader.read(cred, id, q.cursor, first);
     if (out.events.length > 0 || out.status === 'ended' || Date.now() >= deadline || gone?.destroyed) return out;
-    await deps.bus.waitFor(roomId, Math.max(0, deadline - Date.now()), since, gone);
+    await deps.bus.waitFor(logId, Math.max(0, deadline - Date.now()), since, gone);
   }
 }

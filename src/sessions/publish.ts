@@ -15,7 +15,8 @@ import { SESSION_CHANNEL } from './bus.ts';
 
 export type Segment = {
   roomId: string;
-  kind: 'robot' | 'agent' | 'announcement';
+  /** `disclosure`: a call's AI disclosure (its wording is made per language, like an announcement's). */
+  kind: 'robot' | 'agent' | 'announcement' | 'disclosure';
   speaker: string | null;
   participantId: string;
   srcLang: string;
@@ -25,6 +26,11 @@ export type Segment = {
   utteranceId?: string | null;
   /** For an announcement: the name of the agent announced; each language gets its own wording. */
   announced?: string | null;
+  /**
+   * Whether listening to it is billed (default true). A call's line is not:
+   * the call's answered minutes pay for the conversation.
+   */
+  metered?: boolean;
 };
 
 /**
@@ -39,7 +45,7 @@ export type Segment = {
  * sim_rooms and sessions): every writer of a room locks in that order.
  */
 export async function publishSegment(s: Services, tx: Client, seg: Segment): Promise<number> {
-  const listenSeconds = speechOf(s).spokenSeconds(seg.text) * PRICING.listenTextFactor;
+  const listenSeconds = seg.metered === false ? 0 : speechOf(s).spokenSeconds(seg.text) * PRICING.listenTextFactor;
   const { rows } = await tx.query<{ seq: string }>(prepared(
     `WITH n AS (
        INSERT INTO room_logs AS l (room_id, seq) VALUES ($1, 1)

@@ -4,7 +4,7 @@ import { now, translatorOf, type Caller, type Services } from '../services.ts';
 import { spendVerdicts } from '../billing/limits.ts';
 import { recordUsage } from '../billing/ledger.ts';
 import { checkUsageThresholds } from '../billing/thresholds.ts';
-import { announcement } from '../sim/phrasebook.ts';
+import { announcement, disclosure } from '../sim/phrasebook.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ID_PATTERN } from '../ids.ts';
 import { sessionEnded } from './sessions.ts';
@@ -26,14 +26,14 @@ const MAX_BATCH = 2000;
 
 /** Locks the sessions to bill ($1 ids, $2 the number each is billed up to), moves their metered_seq, and leaves what each owes in d. */
 const METER = `WITH l AS (
-    SELECT s.id, s.room_id, s.metered_seq AS after, v.upto, s.org_id, s.livemode, s.credential_id
+    SELECT s.id, s.log_id, s.metered_seq AS after, v.upto, s.org_id, s.livemode, s.credential_id
       FROM agent_sessions s JOIN unnest($1::text[], $2::bigint[]) AS v(id, upto) ON v.id = s.id
      WHERE s.metered_seq < v.upto
      ORDER BY s.id FOR UPDATE OF s
   ), d AS (
     SELECT l.id, l.upto, l.org_id, l.livemode, l.credential_id, coalesce((
       SELECT sum(g.listen_seconds) FROM room_segments g
-       WHERE g.room_id = l.room_id AND g.seq > l.after AND g.seq <= l.upto
+       WHERE g.room_id = l.log_id AND g.seq > l.after AND g.seq <= l.upto
          AND NOT (g.kind = 'agent' AND g.session_id IS NOT DISTINCT FROM l.id)), 0) AS seconds
       FROM l
   ), u AS (
@@ -51,8 +51,8 @@ export type SessionEventOut = {
   created_at: string;
 };
 export type ReadResult = { events: SessionEventOut[]; cursor: number; status: string };
-/** A read: the answer (shared by the listeners that get the same one: never modify it), and the session's room (to wait on when it is empty). */
-export type Read = { out: ReadResult; roomId: string };
+/** A read: the answer (shared by the listeners that get the same one: never modify it), and the session's log (to wait on when it is empty). */
+export type Read = { out: ReadResult; logId: string };
 type Built = { out: ReadResult; examined: number };
 
 type Pending = { cred: Caller; sessionId: string; cursor: number; refuseEnded: boolean; resolve: (r: Read) => void; reject: (e: unknown) => void };
@@ -62,7 +62,7 @@ type Entry = {
   text: string; announced: string | null; created_at: string;
 };
 type Row = {
-  i: number | null; room_id: string; after: string; status: string | null; billed_seconds: string | null; hear_lang: string | null;
+  i: number | null; log_id: string; after: string; status: string | null; billed_seconds: string | null; hear_lang: string | null;
   metered_seq: string | null; to_seq: string | null; entries: Entry[] | null;
 };
 
@@ -100,12 +100,13 @@ export class EventReader {
     }
   }
 
-  /** The entry in `lang`: an announcement in its own wording, anything else translated (once per process). */
-  private inLang(roomId: string, e: Entry, lang: string): string {
-    const key = `${roomId}\n${e.seq}\n${lang}`;
+  /** The entry in `lang`: an announcement or a call's AI disclosure in its own wording, anything else translated (once per process). */
+  private inLang(logId: string, e: Entry, lang: string): string {
+    const key = `${logId}\n${e.seq}\n${lang}`;
     let text = this.translations.get(key);
     if (text === undefined) {
-      text = e.announced !== null ? announcement(e.announced, lang) : translatorOf(this.s).translate(e.text, e.src_lang, lang);
+      text = e.announced === null ? translatorOf(this.s).translate(e.text, e.src_lang, lang)
+        : e.kind === 'disclosure' ? disclosure(e.announced, lang) : announcement(e.announced, lang);
       this.translations.set(key, text);
     }
     return text;
@@ -114,22 +115,22 @@ export class EventReader {
   private async run(batch: Pending[]): Promise<void> {
     const { rows } = await this.s.pool.query<Row>(prepared(
       `WITH w AS (
-         SELECT w.i::int AS i, s.room_id, s.status, s.billed_seconds, s.hear_lang, s.metered_seq, s.to_seq,
+         SELECT w.i::int AS i, s.log_id, s.status, s.billed_seconds, s.hear_lang, s.metered_seq, s.to_seq,
                 greatest(w.cursor, s.from_seq) AS after
            FROM unnest($1::text[], $2::bigint[], $4::text[], $5::boolean[]) WITH ORDINALITY AS w(session_id, cursor, org_id, livemode, i)
            JOIN agent_sessions s ON s.id = w.session_id AND s.org_id = w.org_id AND s.livemode = w.livemode
-       ), k AS (SELECT DISTINCT room_id, after FROM w)
-       SELECT i, room_id, after, status, billed_seconds, hear_lang, metered_seq, to_seq, NULL::json AS entries FROM w
+       ), k AS (SELECT DISTINCT log_id, after FROM w)
+       SELECT i, log_id, after, status, billed_seconds, hear_lang, metered_seq, to_seq, NULL::json AS entries FROM w
        UNION ALL
-       SELECT NULL, k.room_id, k.after, NULL, NULL, NULL, NULL, NULL,
+       SELECT NULL, k.log_id, k.after, NULL, NULL, NULL, NULL, NULL,
               (SELECT json_agg(g ORDER BY g.seq) FROM (
                  SELECT seq, kind, speaker, participant_id, session_id, src_lang, text, announced, created_at
-                   FROM room_segments WHERE room_id = k.room_id AND seq > k.after ORDER BY seq LIMIT $3) g)
+                   FROM room_segments WHERE room_id = k.log_id AND seq > k.after ORDER BY seq LIMIT $3) g)
          FROM k`,
       [batch.map((p) => p.sessionId), batch.map((p) => p.cursor), LISTEN_BATCH, batch.map((p) => p.cred.orgId), batch.map((p) => p.cred.livemode)],
     ));
     const logs = new Map<string, Entry[]>();
-    for (const r of rows) if (r.i === null) logs.set(`${r.room_id}\n${r.after}`, r.entries ?? []);
+    for (const r of rows) if (r.i === null) logs.set(`${r.log_id}\n${r.after}`, r.entries ?? []);
     // Each read's answer and its session's room; null: no such session of the caller's (404).
     const results: Array<ReadResult | null> = batch.map(() => null);
     const rooms: Array<string | null> = batch.map(() => null);
@@ -144,12 +145,12 @@ export class EventReader {
       if (r.i === null) continue;
       const k = r.i - 1;
       const p = batch[k]!;
-      rooms[k] = r.room_id;
+      rooms[k] = r.log_id;
       billed[k] = Number(r.billed_seconds);
       const end = r.to_seq === null ? Infinity : Number(r.to_seq);
-      const entries = logs.get(`${r.room_id}\n${r.after}`) ?? [];
+      const entries = logs.get(`${r.log_id}\n${r.after}`) ?? [];
       const own = entries.some((e) => e.seq <= end && e.kind === 'agent' && e.session_id === p.sessionId);
-      const key = own ? null : `${r.room_id}\n${r.after}\n${r.hear_lang}\n${end}\n${r.status}\n${p.cursor}`;
+      const key = own ? null : `${r.log_id}\n${r.after}\n${r.hear_lang}\n${end}\n${r.status}\n${p.cursor}`;
       let built = key === null ? undefined : shared.get(key);
       if (built === undefined) {
         built = this.build(r, p, entries, end);
@@ -171,7 +172,7 @@ export class EventReader {
     batch.forEach((p, k) => {
       const err = refused[k];
       if (err) p.reject(err);
-      else p.resolve({ out: results[k]!, roomId: rooms[k]! });
+      else p.resolve({ out: results[k]!, logId: rooms[k]! });
     });
   }
 
@@ -188,7 +189,7 @@ export class EventReader {
         type: 'segment.final',
         speaker: e.speaker,
         src_lang: e.src_lang,
-        untrusted_content: { text: e.text, text_in_hear_lang: this.inLang(r.room_id, e, r.hear_lang!) },
+        untrusted_content: { text: e.text, text_in_hear_lang: this.inLang(r.log_id, e, r.hear_lang!) },
         meta: { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang },
         created_at: new Date(e.created_at).toISOString(),
       });

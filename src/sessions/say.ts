@@ -6,6 +6,7 @@ import { PRICING } from '../billing/pricing.ts';
 import { recordUsage } from '../billing/ledger.ts';
 import { assertCanSpend, lockSpending } from '../billing/limits.ts';
 import { robotLangs, scheduleReply } from '../sim/robots.ts';
+import { ApiError } from '../errors.ts';
 import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
 import { publishSegment } from './publish.ts';
 
@@ -18,10 +19,10 @@ import { publishSegment } from './publish.ts';
 async function listenerLangs(tx: Client, roomId: string, exclude: string): Promise<string[]> {
   const { rows } = await tx.query<{ lang: string }>(prepared(
     `WITH RECURSIVE l AS (
-       (SELECT hear_lang FROM agent_sessions WHERE room_id = $1 AND status <> 'ended' AND id <> $2 ORDER BY hear_lang LIMIT 1)
+       (SELECT hear_lang FROM agent_sessions WHERE log_id = $1 AND status <> 'ended' AND id <> $2 ORDER BY hear_lang LIMIT 1)
        UNION ALL
        SELECT (SELECT a.hear_lang FROM agent_sessions a
-                WHERE a.room_id = $1 AND a.status <> 'ended' AND a.id <> $2 AND a.hear_lang > l.hear_lang
+                WHERE a.log_id = $1 AND a.status <> 'ended' AND a.id <> $2 AND a.hear_lang > l.hear_lang
                 ORDER BY a.hear_lang LIMIT 1)
          FROM l WHERE l.hear_lang IS NOT NULL
      )
@@ -35,6 +36,9 @@ async function listenerLangs(tx: Client, roomId: string, exclude: string): Promi
  * POST /v1/sessions/{id}/say: the text is translated into every listener
  * language and spoken. api.md: charged seconds = seconds spoken times the
  * number of listener languages; 402 when that would pass a spending limit.
+ * On a call's session it is spoken to the callee (in the call's remote
+ * language) once the call is answered, and costs nothing of its own: the
+ * call's answered minutes pay for the line.
  */
 export async function say(s: Services, cred: Caller, id: string, input: { text: string; lang?: string }) {
   if (input.lang !== undefined) assertLanguagesAllowed(cred, 'lang', [input.lang]);
@@ -45,11 +49,15 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     // cannot pass it); the room's log is locked last, by publishSegment.
     const session = await loadSession(tx, cred, id, { lock: true });
     if (session.status === 'ended') throw sessionEnded(id);
+    if (session.call_id !== null && session.status === 'joining') {
+      throw new ApiError('conflict', `Call '${session.call_id}' is not answered yet; speak once its status is answered (call.answered)`);
+    }
     const lang = input.lang ?? session.speak_lang;
     assertLanguagesAllowed(cred, 'lang', [lang]);
     const spoken = speechOf(s).spokenSeconds(input.text);
-    const langs = await listenerLangs(tx, session.room_id, session.id);
-    const charged = Math.ceil(spoken * Math.max(1, langs.length) * PRICING.apiMinuteFactor);
+    const langs = await listenerLangs(tx, session.log_id, session.id);
+    const onCall = session.call_id !== null;
+    const charged = onCall ? 0 : Math.ceil(spoken * Math.max(1, langs.length) * PRICING.apiMinuteFactor);
     const at = now(s);
     await assertCanSpend(tx, { cred, seconds: charged, callSeconds: Number(session.billed_seconds) }, at);
     const utteranceId = `utt_${randomBase62(22)}`;
@@ -61,10 +69,10 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
       [id, speakingUntil, charged],
     ));
     await publishSegment(s, tx, {
-      roomId: session.room_id, kind: 'agent', speaker: session.name, participantId: session.id, srcLang: lang,
-      text: input.text, sessionId: session.id, utteranceId,
+      roomId: session.log_id, kind: 'agent', speaker: session.name, participantId: session.id, srcLang: lang,
+      text: input.text, sessionId: session.id, utteranceId, metered: !onCall,
     });
-    await scheduleReply(s, tx, session.room_id, lang);
+    await scheduleReply(s, tx, session.log_id, lang);
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode };
   });

@@ -17,7 +17,11 @@ export type SessionRow = {
   org_id: string;
   livemode: boolean;
   credential_id: string;
-  room_id: string;
+  /** Null for a call's session (call_id is set). */
+  room_id: string | null;
+  /** The log it hears and speaks on: its room's id, or its call's (publish.ts). */
+  log_id: string;
+  call_id: string | null;
   name: string;
   speak_lang: string;
   hear_lang: string;
@@ -31,7 +35,7 @@ export type SessionRow = {
 };
 
 export const COLUMNS =
-  'id, org_id, livemode, credential_id, room_id, name, speak_lang, hear_lang, status, billed_seconds, from_seq, to_seq, speaking_until, started_at, ended_at';
+  'id, org_id, livemode, credential_id, room_id, log_id, call_id, name, speak_lang, hear_lang, status, billed_seconds, from_seq, to_seq, speaking_until, started_at, ended_at';
 
 export function toSession(r: SessionRow): Session {
   return {

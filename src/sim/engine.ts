@@ -50,42 +50,45 @@ export function startSimulator(s: Services, log: { error: (o: object, m: string)
 export async function pass(s: Services): Promise<number> {
   return withTx(s.pool, async (tx) => {
     let said = 0;
-    const { rows: rooms } = await tx.query<{ room_id: string; robot_a_lang: string; robot_b_lang: string; phrase_n: number }>(
-      `SELECT room_id, robot_a_lang, robot_b_lang, phrase_n FROM sim_rooms
+    const { rows: rooms } = await tx.query<{ room_id: string; robot_a_lang: string; robot_b_lang: string | null; robot_a_name: string; phrase_n: number }>(
+      `SELECT room_id, robot_a_lang, robot_b_lang, robot_a_name, phrase_n FROM sim_rooms
         WHERE next_phrase_at <= now() ORDER BY next_phrase_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [BATCH],
     );
     for (const r of rooms) {
-      const robot = r.phrase_n % 2 === 0 ? 'a' : 'b';
-      const lang = robot === 'a' ? r.robot_a_lang : r.robot_b_lang;
-      await say(s, tx, r.room_id, robot, lang, robotPhrase(r.phrase_n, lang).text);
+      // A call's line has one speaker (robot_b_lang null); a room's two take turns.
+      const robot = r.phrase_n % 2 === 0 || r.robot_b_lang === null ? 'a' : 'b';
+      const lang = robot === 'a' ? r.robot_a_lang : r.robot_b_lang!;
+      await say(s, tx, r.room_id, robot, robot === 'a' ? r.robot_a_name : 'Robot B', lang, robotPhrase(r.phrase_n, lang).text);
       await tx.query(
         `UPDATE sim_rooms SET phrase_n = phrase_n + 1, next_phrase_at = now() + make_interval(secs => $2) WHERE room_id = $1`,
         [r.room_id, robotPauseSeconds(s)],
       );
       said++;
     }
-    const { rows: replies } = await tx.query<{ room_id: string; robot: 'a' | 'b'; reply_n: number; robot_a_lang: string; robot_b_lang: string }>(
+    const { rows: replies } = await tx.query<{ room_id: string; robot: 'a' | 'b'; reply_n: number; robot_a_lang: string; robot_b_lang: string | null; robot_a_name: string }>(
       `DELETE FROM sim_replies r USING sim_rooms m
         WHERE r.id IN (SELECT id FROM sim_replies WHERE due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
           AND m.room_id = r.room_id
-       RETURNING r.room_id, r.robot, r.reply_n, m.robot_a_lang, m.robot_b_lang`,
+       RETURNING r.room_id, r.robot, r.reply_n, m.robot_a_lang, m.robot_b_lang, m.robot_a_name`,
       [BATCH],
     );
     for (const r of replies) {
-      const lang = r.robot === 'a' ? r.robot_a_lang : r.robot_b_lang;
-      await say(s, tx, r.room_id, r.robot, lang, robotReply(r.reply_n, lang).text);
+      const lang = r.robot === 'a' || r.robot_b_lang === null ? r.robot_a_lang : r.robot_b_lang;
+      await say(s, tx, r.room_id, r.robot, r.robot === 'a' ? r.robot_a_name : 'Robot B', lang, robotReply(r.reply_n, lang).text);
       said++;
     }
     return said;
   });
 }
 
-async function say(s: Services, tx: Client, roomId: string, robot: 'a' | 'b', lang: string, text: string) {
+async function say(s: Services, tx: Client, roomId: string, robot: 'a' | 'b', speaker: string, lang: string, text: string) {
   await publishSegment(s, tx, {
     roomId,
     kind: 'robot',
-    speaker: robot === 'a' ? 'Robot A' : 'Robot B',
+    speaker,
+    // A call's callee (one speaker): the call's minutes pay for the line.
+    metered: robot === 'b' || !roomId.startsWith('call_'),
     participantId: `robot_${robot}`,
     srcLang: lang,
     text,

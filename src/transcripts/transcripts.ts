@@ -14,7 +14,7 @@ export const TRANSCRIPT_NOTICE =
 
 /** What a transcript is written from: the ended session. */
 export type EndedSession = {
-  id: string; org_id: string; livemode: boolean; credential_id: string; room_id: string; hear_lang: string;
+  id: string; org_id: string; livemode: boolean; credential_id: string; room_id: string | null; log_id: string; hear_lang: string;
   started_at: Date; ended_at: Date | null;
   /** The numbers of the room's log it was present for: (from_seq, to_seq]. */
   from_seq: number; to_seq: number;
@@ -32,14 +32,14 @@ export async function writeTranscript(tx: Client, session: EndedSession): Promis
     `WITH seg AS (
        INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
        SELECT $1, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
-         FROM room_segments WHERE room_id = $2 AND seq > $3 AND seq <= $4
+         FROM room_segments WHERE room_id = $12 AND seq > $3 AND seq <= $4
        RETURNING 1
      )
      INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
      SELECT $1, $5, $6, $7, $8, $2, $9, $10, $11, count(*)::int FROM seg
      RETURNING segments AS n`,
     [id, session.room_id, session.from_seq, session.to_seq, session.org_id, session.livemode, session.credential_id, session.id,
-      session.hear_lang, session.started_at, session.ended_at],
+      session.hear_lang, session.started_at, session.ended_at, session.log_id],
   );
   const n = rows[0]!.n;
   const object = { id, object: 'transcript', room_id: session.room_id, session_id: session.id, segment_count: n };

@@ -119,6 +119,18 @@ describe('OpenAPI document', () => {
     await addNumber(t.pool, { org: orgId, e164: '+14155550123', default: true });
     await createEventType(t.pool, t.url, { org: orgId, page: `p-${orgId.slice(-6).toLowerCase()}`, slug: 'intro', title: 'Intro' });
     const room = await (await t.request('POST', '/v1/rooms', { key: secret, headers: { 'idempotency-key': 'k1' }, body: { title: 'x' } })).json();
+    // A call (queued: this app runs no gateway) and a blocked one, answered as the POST gave them.
+    const placeCall = async (body: object) => {
+      const res = await t.request('POST', '/v1/calls', { key: secret, headers: { 'idempotency-key': crypto.randomUUID() }, body });
+      const json = await res.json();
+      const validate = ajv.compile(schemaFor('/v1/calls', 'post', '201'));
+      expect(validate(json), `POST /v1/calls: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(res.status).toBe(201);
+      return json;
+    };
+    const placed = await placeCall({ to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' } });
+    const blocked = await placeCall({ to: '+19005550100', purpose: 'support' });
+    expect(blocked.status).toBe('blocked');
     const checks: Array<[string, string, string, string, unknown?]> = [
       ['GET', '/v1/me', '/v1/me', '200'],
       ['GET', '/v1/balance', '/v1/balance', '200'],
@@ -133,7 +145,11 @@ describe('OpenAPI document', () => {
       ['GET', '/v1/avatars', '/v1/avatars', '200'],
       ['GET', '/v1/voices/catalog', '/v1/voices/catalog', '200'],
       ['GET', '/v1/rooms/room_missing', '/v1/rooms/{id}', '404'],
-      ['GET', '/v1/calls', '/v1/calls', '501'],
+      ['GET', '/v1/calls', '/v1/calls', '200'],
+      ['GET', `/v1/calls/${placed.id}`, '/v1/calls/{id}', '200'],
+      ['GET', `/v1/calls/${blocked.id}`, '/v1/calls/{id}', '200'],
+      ['GET', '/v1/calls/quote?to=%2B14155550142&purpose=support', '/v1/calls/quote', '200'],
+      ['GET', '/v1/meetings', '/v1/meetings', '501'],
       ['POST', '/v1/rooms', '/v1/rooms', '400'],
     ];
     for (const [method, url, path, status, body] of checks) {

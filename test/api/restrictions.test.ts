@@ -11,11 +11,11 @@ const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
 // whose behaviour is not built yet (those answer 501 once the input passes).
 describe('key restrictions', () => {
   it('refuses destinations, numbers, voices and languages outside the key', async () => {
-    const { secret } = await t.key({ destinations: 'US', numbers: 'num_ok', voices: 'voice_ok', langs: 'en,pt' });
+    const { secret, orgId } = await t.key({ destinations: 'US', numbers: 'num_ok', voices: 'voice_ok', langs: 'en,pt' });
     const call = { purpose: 'support', agent_lang: 'en' };
     const cases: Array<[string, string, unknown, string]> = [
       ['POST', '/v1/calls', { ...call, to: '+5511999990000' }, 'destination_not_allowed'],
-      ['POST', '/v1/calls', { ...call, to: 'not-a-number' }, 'destination_not_allowed'],
+      ['POST', '/v1/calls', { ...call, to: '+442079460000' }, 'destination_not_allowed'],
       ['POST', '/v1/calls', { ...call, to: '+14155550100', from: 'num_other' }, 'number_not_allowed'],
       ['POST', '/v1/calls', { ...call, to: '+14155550100', voice_id: 'voice_other' }, 'voice_not_allowed'],
       ['POST', '/v1/calls', { ...call, to: '+14155550100', remote_lang: 'de' }, 'language_not_allowed'],
@@ -32,8 +32,13 @@ describe('key restrictions', () => {
       const p = await res.json();
       expect([res.status, p.code], `${path} ${JSON.stringify(body)}`).toEqual([403, code]);
     }
-    const ok = await t.request('POST', '/v1/calls', { key: secret, headers: idem(), body: { ...call, to: '+14155550100', from: 'num_ok', voice_id: 'voice_ok', remote_lang: 'pt-BR' } });
-    expect(ok.status).toBe(501);
-    expect((await ok.json()).code).toBe('not_available_yet');
+    // Inside every restriction, the call is placed (queued: this app runs no gateway).
+    await t.pool.query(`INSERT INTO phone_numbers (id, org_id, e164, is_default) VALUES ('num_ok', $1, '+14155550999', false)`, [orgId]);
+    const ok = await t.request('POST', '/v1/calls', { key: secret, headers: idem(), body: { ...call, to: '+14155550100', from: 'num_ok', voice_id: 'voice_ok', remote_lang: 'pt-BR', consent: { kind: 'prior_express' } } });
+    expect(ok.status, await ok.clone().text()).toBe(201);
+    expect(await ok.json()).toMatchObject({ status: 'queued', from: '+14155550999', remote_lang: 'pt-BR' });
+    // The default caller id is held to the restriction too: the shared number is not num_ok.
+    const dflt = await t.request('POST', '/v1/calls', { key: secret, headers: idem(), body: { ...call, to: '+14155550100' } });
+    expect((await dflt.json()).code).toBe('number_not_allowed');
   });
 });

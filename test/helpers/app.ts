@@ -66,7 +66,8 @@ export async function startTestApp(
   const db = opts.db ?? (await createTestDatabase());
   const config = loadConfig(
     { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0' },
-    { databaseUrl: db.url, workers: opts.workers ?? false, ...opts.config },
+    // The SIP gateway on a free port: test apps run side by side.
+    { databaseUrl: db.url, workers: opts.workers ?? false, sipListen: '127.0.0.1:0', ...opts.config },
   );
   const pool = createPool(db.url, 10);
   const boss = await startBoss(db.url, { workers: config.workers, monitorSeconds: config.jobMonitorSeconds, onError: () => {} });

@@ -1,28 +1,53 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { IdempotencyHeaders, Lang } from '../../http/schemas.ts';
+import { errorResponses, IdempotencyHeaders, Lang } from '../../http/schemas.ts';
 import { Call, CallPurpose, ConsentKind } from '../schemas.ts';
-import { notAvailableYet } from '../../http/not-available.ts';
-import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed, countryOf } from '../../restrictions.ts';
+import { caller, zapp } from '../../http/route.ts';
+import { idempotent } from '../../http/idempotency.ts';
+import { placeCall } from '../calls.ts';
+import { writeDialJob } from '../dialer.ts';
+import type { Services } from '../../services.ts';
 
-export default function register(app: FastifyInstance) {
-  notAvailableYet(app, { method: 'POST', url: '/v1/calls', tag: 'Phone calls', summary: 'Place a translated call as an AI agent',
-    config: { permission: 'calls:dial', idempotent: true }, headers: IdempotencyHeaders,
-    body: z.object({
-      to: z.string().min(4).max(32),
-      from: z.string().max(32).optional(),
-      purpose: CallPurpose,
-      consent: z.object({ kind: ConsentKind, ref: z.string().max(200).optional() }).optional(),
-      agent_lang: Lang.default('en'),
-      remote_lang: Lang.optional(),
-      voice_id: z.string().max(100).optional(),
-    }),
-    restrict: (cred, b) => {
-      assertDestinationAllowed(cred, 'to', countryOf(b.to));
-      assertNumberAllowed(cred, 'from', b.from);
-      assertLanguagesAllowed(cred, 'agent_lang', [b.agent_lang]);
-      assertLanguagesAllowed(cred, 'remote_lang', [b.remote_lang]);
-      assertVoiceAllowed(cred, 'voice_id', b.voice_id);
+export const PlaceCallBody = z.object({
+  to: z.string().min(4).max(32).describe('The number to call, E.164: + then the country code and number'),
+  from: z.string().max(32).optional().describe('Caller id: the id of one of your numbers (GET /v1/numbers); omitted or empty: your default'),
+  purpose: CallPurpose,
+  consent: z
+    .object({ kind: ConsentKind, ref: z.string().max(200).optional().describe('Your reference to the consent record') })
+    .optional()
+    .describe('The consent the callee gave, when the purpose needs one there (GET /v1/calls/quote says)'),
+  agent_lang: Lang.default('en').describe('The language the agent (your client) hears the callee in and speaks'),
+  remote_lang: Lang.optional().describe("The callee's language; default: the destination country's main language"),
+  voice_id: z.string().max(100).optional(),
+});
+
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).post('/v1/calls', {
+    config: { auth: true, permission: 'calls:dial', idempotent: true },
+    schema: {
+      summary: 'Place a translated call as an AI agent',
+      description:
+        'Test keys only (live keys answer 501 not_available_yet): the call goes through the SIP gateway to the simulated callee, ' +
+        'whose outcome follows the last four digits of `to` (0100 busy, 0101 no answer, 0102 voicemail, 0103 failed, others answered). ' +
+        'A destination or purpose the policy table refuses gives a `blocked` call (call.blocked). The agent always announces it is an AI, ' +
+        'first, in `remote_lang`. Take part in the conversation through the session named by `session_id`.',
+      tags: ['Phone calls'],
+      headers: IdempotencyHeaders,
+      body: PlaceCallBody,
+      response: { 201: Call, ...errorResponses },
     },
-    response: { 201: Call } });
+    handler: async (req, reply) => {
+      let dial: string | null = null;
+      const body = await idempotent(s.pool, req, reply, async (tx) => {
+        const placed = await placeCall(s, tx, caller(req), req.body, (t, id) => writeDialJob(s, t, id));
+        if (placed.dial) dial = placed.call.id;
+        return { status: 201, body: placed.call };
+      });
+      // Committed: this process's gateway dials it now (the dial job is the fallback).
+      if (dial && s.gateway) {
+        s.gateway.dial(dial).catch((err) => req.log.error({ err, callId: dial }, 'dial failed; the dial job will retry'));
+      }
+      return body;
+    },
+  });
 }

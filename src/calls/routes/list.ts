@@ -1,9 +1,22 @@
 import type { FastifyInstance } from 'fastify';
-import { DataList } from '../../http/schemas.ts';
+import { DataList, errorResponses } from '../../http/schemas.ts';
 import { Call } from '../schemas.ts';
-import { notAvailableYet } from '../../http/not-available.ts';
+import { caller, zapp } from '../../http/route.ts';
+import { listCalls } from '../calls.ts';
+import type { Services } from '../../services.ts';
 
-export default function register(app: FastifyInstance) {
-  notAvailableYet(app, { method: 'GET', url: '/v1/calls', tag: 'Phone calls', summary: 'Calls placed by this credential, newest first',
-    config: { permission: 'calls:read' }, response: { 200: DataList(Call) } });
+/** The newest calls listed (api.md gives the list no paging parameters). */
+export const CALLS_LISTED = 100;
+
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).get('/v1/calls', {
+    config: { auth: true, permission: 'calls:read' },
+    schema: {
+      summary: 'Calls placed by this credential, newest first',
+      description: `The ${CALLS_LISTED} newest calls this credential placed.`,
+      tags: ['Phone calls'],
+      response: { 200: DataList(Call), ...errorResponses },
+    },
+    handler: async (req) => ({ data: await listCalls(s, caller(req), CALLS_LISTED) }),
+  });
 }

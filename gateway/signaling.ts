@@ -1,0 +1,73 @@
+// The SIP gateway's signaling, behind one interface so another SIP stack can
+// be plugged in (an adapter per stack; sip-stack.ts is the embedded one on the
+// npm `sip` package). The gateway knows SIP, not calls: src/calls/ turns the
+// dialog events below into the call machine's events (machines/call.ts).
+//
+// One SipSignaling per process. It places outbound INVITEs, cancels or hangs
+// up its own dialogs, and reports what happens to each of them, identified by
+// the key the caller chose (the call id).
+
+/** What happened to a dialog, in the order SIP says it. */
+export type DialogEvent =
+  /** A provisional answer (180 Ringing or 183 Session Progress); reported once per dialog. */
+  | { type: 'ringing'; status: number }
+  /**
+   * A 2xx final answer (ACKed). `voicemail` is true when the callee said it is
+   * a voicemail system (the header `X-Tolk-Answered-By: voicemail`; real
+   * answering-machine detection needs media).
+   */
+  | { type: 'answered'; status: number; voicemail: boolean }
+  /** A non-2xx final answer to the INVITE (486, 480, 503, 487 after our CANCEL...). */
+  | { type: 'rejected'; status: number; reason: string }
+  /** Still ringing (or silent after 1xx) at the ring timeout: the gateway CANCELed it. */
+  | { type: 'ring_timeout' }
+  /** No answer at all to the INVITE (Timer B, 32 s at T1 = 500 ms), or a transport error. */
+  | { type: 'no_response' }
+  /** The callee sent BYE on an answered dialog (answered 200 OK). */
+  | { type: 'remote_hangup' };
+
+export type PlaceRequest = {
+  /** Our key for the dialog (the call id); events are reported with it. */
+  key: string;
+  /** Request-URI and To: `sip:+15551234567@127.0.0.1:5062`. */
+  target: string;
+  /** The caller id (E.164), put in From. */
+  from: string;
+  /** Extra headers of the INVITE (names as written, values ASCII). */
+  headers?: Record<string, string>;
+};
+
+export interface SipSignaling {
+  /** The address the stack bound and puts in Via and Contact (`host:port`). */
+  readonly address: string;
+  /**
+   * Sends the INVITE and reports its dialog's events to the listener given at
+   * creation. Returns once the INVITE is on the wire.
+   */
+  place(req: PlaceRequest): Promise<void>;
+  /**
+   * Ends our side of the dialog: CANCEL while it is not answered (then the
+   * 487 is reported as `rejected`), BYE once answered. Idempotent; a key the
+   * stack does not know (ended, or placed by another process) is ignored.
+   */
+  hangup(key: string): Promise<void>;
+  /** The keys of the dialogs this stack holds now (placed and not ended). */
+  active(): string[];
+  /** Ends every dialog (BYE/CANCEL) and closes the transports. */
+  close(): Promise<void>;
+}
+
+export type SignalingOptions = {
+  /** `host:port` to bind (UDP and TCP) and to put in Via and Contact; port 0 picks a free one. */
+  listen: string;
+  /** Seconds a call may ring (or wait after a 1xx) before it is CANCELed and reported as `ring_timeout`. */
+  ringTimeoutSeconds: number;
+  /**
+   * Seconds without any answer to an INVITE before it is reported as
+   * `no_response` (default 32, SIP's Timer B at T1 = 500 ms); tests shorten it.
+   */
+  noResponseSeconds?: number;
+  /** Every dialog event of every call. Errors it throws are logged, never crash the stack. */
+  onEvent: (key: string, event: DialogEvent) => void;
+  log?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
+};

@@ -1,0 +1,333 @@
+import type { z } from 'zod';
+import { prepared, withTx, type Client, type Queryable } from '../db/pool.ts';
+import { ID_PATTERN, newId } from '../ids.ts';
+import { ApiError, invalid, notFound } from '../errors.ts';
+import { createPersistedActor, transition } from '../actors/store.ts';
+import { now, type Caller, type Services } from '../services.ts';
+import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
+import { assertCanSpend, lockSpending } from '../billing/limits.ts';
+import { recordUsage } from '../billing/ledger.ts';
+import { destinationOf, evaluate, maskNumber } from '../../policies/evaluate.ts';
+import { POLICIES } from '../../policies/index.ts';
+import type { ConsentKind, Purpose } from '../../policies/types.ts';
+import { SHARED_NUMBER } from '../catalog/numbers.ts';
+import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from '../sessions/sessions.ts';
+import { publishSegment, notifyRoom } from '../sessions/publish.ts';
+import { startCallee, stopRobots, lockRobots } from '../sim/robots.ts';
+import { writeTranscript } from '../transcripts/transcripts.ts';
+import type { CallContext, CallEvent } from '../../machines/call.ts';
+import { disclosure } from '../sim/phrasebook.ts';
+import type { Call } from './schemas.ts';
+
+// Phone calls (api.md: Call, the Phone calls endpoints; operator.md: Calls and
+// the SIP gateway). A call is the `call` actor (machines/call.ts) with its row
+// in `calls`, and an agent session (room_id null) whose log is the call's
+// line: the client listens to the remote side and speaks to it through
+// GET /v1/sessions/{id}/events and POST /v1/sessions/{id}/say. The gateway
+// (dialer.ts, gateway/) turns SIP into the machine's events; this file applies
+// them, and what follows from each (the session, the line's speakers, the
+// bill), in the transaction of the transition.
+
+export type CallRow = {
+  id: string; org_id: string; livemode: boolean; credential_id: string;
+  to_e164: string; from_number_id: string; from_e164: string; country: string; kind: string; purpose: Purpose;
+  consent_kind: string | null; consent_ref: string | null; agent_lang: string; remote_lang: string; voice_id: string | null;
+  minute_factor: string; max_answered_seconds: string | null;
+  status: z.infer<typeof Call>['status'] | 'created'; end_reason: string | null; blocked_code: string | null; blocked_reason: string | null;
+  session_id: string | null; billed_seconds: string; gateway_id: string | null;
+  created_at: Date; answered_at: Date | null; ended_at: Date | null;
+};
+
+export const CALL_COLUMNS = `id, org_id, livemode, credential_id, to_e164, from_number_id, from_e164, country, kind, purpose,
+  consent_kind, consent_ref, agent_lang, remote_lang, voice_id, minute_factor, max_answered_seconds, status, end_reason,
+  blocked_code, blocked_reason, session_id, billed_seconds, gateway_id, created_at, answered_at, ended_at`;
+
+/** Statuses after which nothing happens to a call. */
+export const ENDED = new Set(['completed', 'busy', 'voicemail', 'no_answer', 'failed', 'blocked']);
+
+/** The agent's name on a call (the AI disclosure says it). */
+export const CALL_AGENT_NAME = 'Tolk Assistant';
+
+/**
+ * The Call as api.md shapes it, plus `session_id` (the call's conversation)
+ * and, for a blocked call, `blocked` (the policy's code and sentence).
+ * Webhook events carry numbers masked (`mask`); the API answers the caller
+ * with the number it dialed.
+ */
+export function toCall(r: CallRow, opts: { mask?: boolean } = {}): z.infer<typeof Call> {
+  return {
+    id: r.id,
+    to: opts.mask ? maskNumber(r.to_e164) : r.to_e164,
+    from: opts.mask ? maskNumber(r.from_e164) : r.from_e164,
+    country: r.country,
+    purpose: r.purpose,
+    status: r.status === 'created' ? 'queued' : r.status,
+    ai_disclosure: true,
+    billed_seconds: Math.round(Number(r.billed_seconds)),
+    created_at: r.created_at.toISOString(),
+    answered_at: r.answered_at ? r.answered_at.toISOString() : null,
+    ended_at: r.ended_at ? r.ended_at.toISOString() : null,
+    end_reason: r.end_reason,
+    agent_lang: r.agent_lang,
+    remote_lang: r.remote_lang,
+    session_id: r.session_id,
+    blocked: r.status === 'blocked' ? { code: r.blocked_code ?? 'blocked', message: r.blocked_reason ?? '' } : null,
+    livemode: r.livemode,
+  };
+}
+
+const eventObject = (r: CallRow) => ({ ...toCall(r, { mask: true }), object: 'call' });
+
+/**
+ * The language the callee is spoken to in when remote_lang is not given: the
+ * destination country's main language (a client that knows better says so).
+ */
+const COUNTRY_LANG: Record<string, string> = {
+  US: 'en', CA: 'en', GB: 'en', AU: 'en', IN: 'en', DE: 'de', FR: 'fr', ES: 'es', MX: 'es', PT: 'pt', BR: 'pt', IT: 'it', NL: 'nl', JP: 'ja',
+};
+
+export type PlaceInput = {
+  to: string; from?: string; purpose: Purpose; consent?: { kind: ConsentKind; ref?: string };
+  agent_lang: string; remote_lang?: string; voice_id?: string;
+};
+
+/** The caller id: one of the organization's numbers by id, or its default (the shared number when it has none). */
+async function callerId(tx: Client, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }> {
+  if (from === undefined || from === '') {
+    const { rows } = await tx.query<{ id: string; e164: string }>(
+      `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND is_default LIMIT 1`, [cred.orgId]);
+    return rows[0] ?? { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
+  }
+  if (from === SHARED_NUMBER.id) return { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
+  if (ID_PATTERN.test(from)) {
+    const { rows } = await tx.query<{ id: string; e164: string }>(
+      `SELECT id, e164 FROM phone_numbers WHERE id = $1 AND org_id = $2`, [from, cred.orgId]);
+    if (rows[0]) return rows[0];
+  }
+  throw invalid('from', `'${from.slice(0, 40)}' is not one of your numbers; send the id of a number GET /v1/numbers lists, or omit it for your default`);
+}
+
+/** How long the key's per-call limit lets the call be answered, in seconds (null: no limit). */
+function maxAnsweredSeconds(cred: Caller, minuteFactor: number): number | null {
+  if (cred.perCallMinutes === null) return null;
+  return minuteFactor > 0 ? (cred.perCallMinutes * 60) / minuteFactor : null;
+}
+
+export type Placed = { call: z.infer<typeof Call>; dial: boolean };
+
+/**
+ * POST /v1/calls, in the idempotency transaction: the key's restrictions,
+ * then the live-mode refusal, the caller id, the spending limits (402 when
+ * one is already reached), and the policy table. A call the table refuses is
+ * created `blocked` (call.blocked, call.ended). An allowed one is `queued`
+ * with its agent session, and its dial job is written in the same
+ * transaction; `dial` tells the route to dial at once after commit.
+ */
+export async function placeCall(s: Services, tx: Client, cred: Caller, input: PlaceInput, dialJob: (tx: Client, callId: string) => Promise<void>): Promise<Placed> {
+  const dest = destinationOf(input.to);
+  if (!dest) throw invalid('to', 'not a phone number; send it in international format, + then the country code and number, e.g. +14155550123');
+  assertDestinationAllowed(cred, 'to', dest.country === 'ZZ' ? null : dest.country);
+  if (input.from) assertNumberAllowed(cred, 'from', input.from);
+  const remoteLang = input.remote_lang ?? COUNTRY_LANG[dest.country] ?? 'en';
+  assertLanguagesAllowed(cred, 'agent_lang', [input.agent_lang]);
+  assertLanguagesAllowed(cred, 'remote_lang', [remoteLang]);
+  assertVoiceAllowed(cred, 'voice_id', input.voice_id);
+  if (cred.livemode) {
+    throw new ApiError('not_available_yet', 'Calls are coming soon in live mode; they work with a test key, on the simulated callee');
+  }
+  const from = await callerId(tx, cred, input.from);
+  // The default number (the organization's, or the shared one) is a caller id too: a key limited to some numbers uses no other.
+  if (!input.from) assertNumberAllowed(cred, 'from', from.id);
+  const at = now(s);
+  await lockSpending(tx, cred);
+  await assertCanSpend(tx, { cred, seconds: 0, callSeconds: 0 }, at);
+
+  // Attempts per number (FR: marketing, 4 in 30 days) are counted under a lock
+  // on the number, so two calls placed at once cannot both be the 4th.
+  const rule = POLICIES[dest.country]?.purposes[input.purpose]?.maxAttempts;
+  let attempts = 0;
+  if (rule) {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('call-attempts:' || $1::text))`, [dest.e164]);
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM calls
+        WHERE to_e164 = $1 AND purpose = $2 AND status <> 'blocked' AND created_at > $3::timestamptz - make_interval(days => $4)`,
+      [dest.e164, input.purpose, at, rule.days],
+    );
+    attempts = rows[0]!.n;
+  }
+  const verdict = evaluate(dest, input.purpose, input.consent?.kind ?? null, at, { attempts: () => attempts });
+
+  const id = newId('call');
+  const allowed = verdict.allowed && verdict.purpose?.allowed !== false;
+  const sessionId = allowed ? newId('ses') : null;
+  const row: CallRow = {
+    id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, to_e164: dest.e164, from_number_id: from.id,
+    from_e164: from.e164, country: verdict.country, kind: verdict.kind, purpose: input.purpose,
+    consent_kind: input.consent?.kind ?? null, consent_ref: input.consent?.ref ?? null, agent_lang: input.agent_lang,
+    remote_lang: remoteLang, voice_id: input.voice_id ?? null, minute_factor: String(verdict.minute_factor),
+    max_answered_seconds: null, status: allowed ? 'queued' : 'blocked', end_reason: allowed ? null : 'blocked',
+    blocked_code: allowed ? null : verdict.code, blocked_reason: allowed ? null : verdict.reason,
+    session_id: sessionId, billed_seconds: '0', gateway_id: null, created_at: at, answered_at: null, ended_at: allowed ? null : at,
+  };
+  const max = allowed ? maxAnsweredSeconds(cred, verdict.minute_factor) : null;
+  row.max_answered_seconds = max === null ? null : String(max);
+
+  if (sessionId) {
+    // The conversation: an agent session on the call's line, hearing in
+    // agent_lang, `joining` until the callee answers.
+    const session: SessionRow = {
+      id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
+      name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, status: 'joining', billed_seconds: 0,
+      from_seq: 0, to_seq: null, speaking_until: null, started_at: at, ended_at: null,
+    };
+    await createPersistedActor(tx, {
+      id: sessionId, machine: 'session', owner: { orgId: cred.orgId, livemode: cred.livemode }, event: { type: 'JOIN' },
+      objectFor: () => toSession(session),
+      row: {
+        id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
+        name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, voice_id: input.voice_id ?? null,
+        from_seq: 0, metered_seq: 0,
+      },
+    });
+  }
+  await createPersistedActor(tx, {
+    id, machine: 'call', owner: { orgId: cred.orgId, livemode: cred.livemode },
+    event: allowed ? { type: 'PLACE' } : { type: 'BLOCK' },
+    objectFor: () => eventObject(row),
+    row: {
+      id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, to_e164: row.to_e164, from_number_id: row.from_number_id,
+      from_e164: row.from_e164, country: row.country, kind: row.kind, purpose: row.purpose, consent_kind: row.consent_kind,
+      consent_ref: row.consent_ref, agent_lang: row.agent_lang, remote_lang: row.remote_lang, voice_id: row.voice_id,
+      minute_factor: row.minute_factor, max_answered_seconds: row.max_answered_seconds, end_reason: row.end_reason,
+      blocked_code: row.blocked_code, blocked_reason: row.blocked_reason, session_id: sessionId, created_at: at,
+      ended_at: row.ended_at,
+    },
+  });
+  if (allowed) await dialJob(tx, id);
+  return { call: toCall(row), dial: allowed };
+}
+
+export async function loadCall(db: Queryable, cred: Caller, id: string): Promise<CallRow> {
+  if (!ID_PATTERN.test(id)) throw notFound('call', id);
+  const { rows } = await db.query<CallRow>(prepared(
+    `SELECT ${CALL_COLUMNS} FROM calls WHERE id = $1 AND org_id = $2 AND livemode = $3`, [id, cred.orgId, cred.livemode]));
+  if (!rows[0]) throw notFound('call', id);
+  return rows[0];
+}
+
+export async function getCall(s: Services, cred: Caller, id: string) {
+  return toCall(await loadCall(s.pool, cred, id));
+}
+
+/** GET /v1/calls: the calls this credential placed, newest first (at most `limit`). */
+export async function listCalls(s: Services, cred: Caller, limit: number) {
+  const { rows } = await s.pool.query<CallRow>(
+    `SELECT ${CALL_COLUMNS} FROM calls WHERE credential_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [cred.id, limit],
+  );
+  return rows.map((r) => toCall(r));
+}
+
+export type Applied = {
+  row: CallRow;
+  changed: boolean;
+  /** The call ended with this event and its SIP dialog may still be up: the gateway hangs it up. */
+  hangUp: boolean;
+};
+
+/**
+ * Sends the call machine an event and does what follows from it, in tx: on
+ * the answer, the session is seated, the AI disclosure is the first thing on
+ * the line (in remote_lang) and, with the built-in callee, the simulated
+ * callee starts talking; on any end, the session ends (its transcript is
+ * written), the callee stops, and the answered time is billed. An event the
+ * current state refuses (the call ended meanwhile) changes nothing.
+ */
+export async function applyCallEvent(
+  s: Services, tx: Client, id: string, event: CallEvent, opts: { simulatedCallee?: boolean; maxDurationJob?: (tx: Client, id: string, seconds: number) => Promise<void> } = {},
+): Promise<Applied> {
+  // The line's speaker row first, then the call's and the session's rows:
+  // the simulator locks in that order too (sim/robots.ts lockRobots).
+  await lockRobots(tx, id);
+  const at = now(s);
+  const t = await transition<CallRow>(tx, 'call', id, event, {
+    returning: CALL_COLUMNS,
+    objectFor: (r) => eventObject(r),
+    // What the events of this transition carry: the answer's time, and on
+    // the end its reason and its bill: answered seconds (each second begun
+    // counts) times the destination's minute factor.
+    set: (after, before) => {
+      if (after.state === 'answered') return { answered_at: at };
+      if (!after.done) return {};
+      const answered = before.answered_at ? Math.max(0, Math.ceil((at.getTime() - before.answered_at.getTime()) / 1000)) : 0;
+      return {
+        end_reason: (after.context as CallContext).endReason,
+        ended_at: at,
+        billed_seconds: Math.round(answered * Number(before.minute_factor)),
+      };
+    },
+  });
+  const row = t.row;
+  if (!t.changed) return { row, changed: false, hangUp: false };
+  if (t.state === 'answered') {
+    if (row.session_id) {
+      await transition<SessionRow>(tx, 'session', row.session_id, { type: 'JOINED' }, { returning: SESSION_COLUMNS, objectFor: toSession });
+      // The AI disclosure: the first thing the callee hears, in remote_lang (EU AI Act art. 50).
+      await publishSegment(s, tx, {
+        roomId: id, kind: 'disclosure', speaker: CALL_AGENT_NAME, participantId: row.session_id, srcLang: row.remote_lang,
+        text: disclosure(CALL_AGENT_NAME, row.remote_lang), announced: CALL_AGENT_NAME, sessionId: row.session_id, metered: false,
+      });
+      if (opts.simulatedCallee) await startCallee(s, tx, id, 'Callee', row.remote_lang);
+    }
+    if (row.max_answered_seconds !== null && opts.maxDurationJob) await opts.maxDurationJob(tx, id, Number(row.max_answered_seconds));
+    return { row, changed: true, hangUp: false };
+  }
+  if (!ENDED.has(t.state)) return { row, changed: true, hangUp: false };
+  const billed = Number(row.billed_seconds);
+  if (billed > 0) {
+    await recordUsage(tx, { orgId: row.org_id, credentialId: row.credential_id, livemode: row.livemode, kind: 'call', seconds: billed, ref: row.id }, at);
+  }
+  await stopRobots(tx, row.id);
+  if (row.session_id) await endCallSession(tx, row.session_id, row.id);
+  // Ended by us (hangup, the per-call limit, the gateway lost) or answered by
+  // a voicemail system: the dialog may still be up, so the gateway hangs up.
+  const hangUp = event.type === 'HANGUP' || event.type === 'MAX_DURATION' || event.type === 'VOICEMAIL' || event.type === 'FAILED';
+  return { row, changed: true, hangUp };
+}
+
+/** The call's session ends with it: what was said on the line becomes a transcript (room_id null). */
+async function endCallSession(tx: Client, sessionId: string, callId: string): Promise<void> {
+  const t = await transition<SessionRow>(tx, 'session', sessionId, { type: 'CALL_ENDED' }, { returning: SESSION_COLUMNS, objectFor: toSession });
+  if (!t.changed) return;
+  const { rows } = await tx.query<{ to_seq: string }>(
+    `UPDATE agent_sessions SET to_seq = greatest(from_seq, coalesce((SELECT seq FROM room_logs WHERE room_id = $2), 0))
+      WHERE id = $1 RETURNING to_seq`,
+    [sessionId, callId],
+  );
+  await writeTranscript(tx, { ...t.row, to_seq: Number(rows[0]!.to_seq) });
+  // Whoever is listening on the line wakes up to see the session ended.
+  await notifyRoom(tx, callId);
+}
+
+/** The channel every gateway listens on: a call ended by the API (or a timer) whose dialog it may hold. */
+export const CALLS_CHANNEL = 'tolk_calls';
+
+/**
+ * POST /v1/calls/{id}/hangup (and a call session's leave): ends the call,
+ * idempotently (an ended call is returned as it is); the gateway holding its
+ * dialog is told to send BYE (or CANCEL while it rings).
+ */
+export async function hangupCall(s: Services, cred: Caller, id: string) {
+  if (cred.livemode) throw new ApiError('not_available_yet', 'Calls are coming soon in live mode; they work with a test key');
+  return withTx(s.pool, async (tx) => {
+    await loadCall(tx, cred, id);
+    return toCall(await endCall(s, tx, id));
+  });
+}
+
+/** Hangs the call up in tx (nothing when it has ended) and tells the gateways, on commit. */
+export async function endCall(s: Services, tx: Client, id: string, event: CallEvent = { type: 'HANGUP' }): Promise<CallRow> {
+  const r = await applyCallEvent(s, tx, id, event);
+  if (r.changed && r.hangUp) await tx.query(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, id]);
+  return r.row;
+}

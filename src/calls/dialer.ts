@@ -1,0 +1,206 @@
+import { randomBase62 } from '../ids.ts';
+import { withTx, type Client } from '../db/pool.ts';
+import { PgListener } from '../db/listener.ts';
+import { inTx } from '../jobs/in-tx.ts';
+import type { Services } from '../services.ts';
+import type { CallEvent } from '../../machines/call.ts';
+import { createSipSignaling } from '../../gateway/sip-stack.ts';
+import { startSimulatedCallee } from '../../gateway/callee.ts';
+import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
+import { CALLS_CHANNEL, ENDED, applyCallEvent } from './calls.ts';
+
+// The call gateway of one process: its SIP stack (gateway/), the built-in
+// simulated callee (unless TOLK_SIM_SIP_PEER sends test calls elsewhere), and
+// what ties them to the call actors.
+//
+// - A call is dialed by the process that claims it (calls.gateway_id): the
+//   API process right after POST /v1/calls commits, or, if that process died
+//   first or runs no gateway, whichever process takes its dial job (written in
+//   the call's transaction, so a committed call is always dialed).
+// - Dialog events become the call machine's events, applied one call at a
+//   time in the order SIP reported them.
+// - A call ended elsewhere (the API's hangup, the per-call limit) is
+//   announced on CALLS_CHANNEL; the process holding its dialog sends BYE or
+//   CANCEL.
+// - Each gateway beats in `gateways`; every gateway sweeps the calls of
+//   gateways that stopped beating, which end failed/gateway_lost: a call is
+//   never left ringing or answered by a process that died.
+
+export const DIAL_QUEUE = 'call-dial';
+export const MAX_DURATION_QUEUE = 'call-max-duration';
+
+/** How long the dial job waits before it dials a call the API process has not claimed (it normally dials at once itself). */
+export const DIAL_FALLBACK_SECONDS = 3;
+
+export type CallGateway = {
+  id: string;
+  /** The SIP address this gateway's stack bound. */
+  address: string;
+  /** Dials a queued call if no gateway has claimed it yet. */
+  dial: (callId: string) => Promise<void>;
+  /** The calls whose SIP dialog this gateway holds now. */
+  active: () => string[];
+  /** Ends the calls of lost gateways; returns how many. */
+  sweep: () => Promise<number>;
+  stop: () => Promise<void>;
+};
+
+type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
+
+/** The dial job, written in the call's transaction; with a gateway in this process it is only the fallback. */
+export async function writeDialJob(s: Services, tx: Client, callId: string): Promise<void> {
+  await s.boss.send(DIAL_QUEUE, { callId }, { ...inTx(tx), startAfter: s.gateway ? DIAL_FALLBACK_SECONDS : 0 });
+}
+
+/** The per-call limit's timer, written in the answer's transaction. */
+export async function writeMaxDurationJob(s: Services, tx: Client, callId: string, seconds: number): Promise<void> {
+  await s.boss.send(MAX_DURATION_QUEUE, { callId }, { ...inTx(tx), startAfter: Math.max(1, Math.ceil(seconds)) });
+}
+
+/** What a dialog event means for the call (operator.md: outcomes from a real peer's answers). */
+export function callEventOf(e: DialogEvent): CallEvent {
+  switch (e.type) {
+    case 'ringing': return { type: 'RINGING' };
+    case 'answered': return e.voicemail ? { type: 'VOICEMAIL' } : { type: 'ANSWERED' };
+    case 'remote_hangup': return { type: 'REMOTE_HANGUP' };
+    case 'ring_timeout': return { type: 'NO_ANSWER' };
+    case 'no_response': return { type: 'FAILED', reason: 'failed' };
+    case 'rejected':
+      if ([486, 600, 603].includes(e.status)) return { type: 'BUSY' };
+      // 487: the INVITE was canceled, which only we do (hangup, ring timeout): nobody answered.
+      if ([480, 408, 487].includes(e.status)) return { type: 'NO_ANSWER' };
+      return { type: 'FAILED', reason: 'failed' };
+  }
+}
+
+/** The user part of the Request-URI: the number, as SIP trunks expect it. */
+function targetOf(peer: string | null, calleeAddress: string | null, e164: string): string {
+  if (peer) {
+    const hostPort = peer.replace(/^sips?:/, '').replace(/^[^@]*@/, '');
+    return `sip:${e164}@${hostPort}`;
+  }
+  return `sip:${e164}@${calleeAddress}`;
+}
+
+export async function startCallGateway(s: Services, databaseUrl: string, log: Log): Promise<CallGateway> {
+  const id = `gw_${randomBase62(16)}`;
+  const peer = s.config.simSipPeer ?? null;
+  const callee = peer ? null : await startSimulatedCallee({ listen: '127.0.0.1:0', speed: s.config.simSpeed, log });
+  // One chain per call: its events are applied in the order SIP reported them.
+  const chains = new Map<string, Promise<void>>();
+  let signaling: SipSignaling | null = null;
+
+  const apply = async (callId: string, event: CallEvent, dialogUp: boolean) => {
+    const r = await withTx(s.pool, (tx) =>
+      applyCallEvent(s, tx, callId, event, {
+        simulatedCallee: callee !== null,
+        maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
+      }));
+    // The call ended with this event (a voicemail answered, a failure), or had
+    // ended before the answer came (hung up meanwhile): the dialog goes too.
+    if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await signaling?.hangup(callId);
+  };
+  const onEvent = (callId: string, e: DialogEvent) => {
+    const prev = chains.get(callId) ?? Promise.resolve();
+    const next = prev
+      .then(() => apply(callId, callEventOf(e), e.type === 'answered'))
+      .catch((err) => log.error({ err, callId, event: e.type }, 'call event not applied'))
+      .finally(() => { if (chains.get(callId) === next) chains.delete(callId); });
+    chains.set(callId, next);
+  };
+
+  const open = (listen: string) => createSipSignaling({ listen, ringTimeoutSeconds: s.config.ringTimeoutSeconds, onEvent, log });
+  try {
+    try {
+      signaling = await open(s.config.sipListen);
+    } catch (err) {
+      // Several server processes on one machine: the first has the default
+      // port; the others take a free one (calls are outbound: the callee
+      // answers to the address in Via, whatever its port).
+      if (!s.config.sipListenIsDefault || !/in use/i.test((err as Error).message)) throw err;
+      const host = s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':'));
+      signaling = await open(`${host}:0`);
+      log.warn({ wanted: s.config.sipListen, bound: signaling.address }, 'the default SIP port is taken; the gateway listens on a free one (set TOLK_SIP_LISTEN to choose)');
+    }
+  } catch (err) {
+    await callee?.close();
+    throw err;
+  }
+  const sip = signaling;
+  await s.pool.query(`INSERT INTO gateways (id, sip_address) VALUES ($1, $2)`, [id, sip.address]);
+
+  // Calls ended elsewhere: hang up the ones whose dialog is here. On
+  // (re)connect, whatever was announced while down is found by asking.
+  const hangUpEnded = async () => {
+    const keys = sip.active();
+    if (keys.length === 0) return;
+    const { rows } = await s.pool.query<{ id: string }>(
+      `SELECT id FROM calls WHERE id = ANY($1) AND status IN ('completed', 'busy', 'voicemail', 'no_answer', 'failed', 'blocked')`, [keys]);
+    for (const r of rows) await sip.hangup(r.id);
+  };
+  const listener = new PgListener(databaseUrl, CALLS_CHANNEL, {
+    onNotify: (callId) => { if (sip.active().includes(callId)) void sip.hangup(callId); },
+    onUp: () => { hangUpEnded().catch((err) => log.error({ err }, 'cannot check ended calls')); },
+  });
+  await listener.start();
+
+  const sweep = async (): Promise<number> => {
+    const { rows } = await s.pool.query<{ id: string }>(
+      `SELECT c.id FROM calls c LEFT JOIN gateways g ON g.id = c.gateway_id
+        WHERE c.status IN ('queued', 'ringing', 'answered') AND c.gateway_id IS NOT NULL AND c.gateway_id <> $1
+          AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
+        ORDER BY c.created_at LIMIT 100`,
+      [id, s.config.gatewayLostSeconds],
+    );
+    for (const r of rows) {
+      await withTx(s.pool, (tx) => applyCallEvent(s, tx, r.id, { type: 'FAILED', reason: 'gateway_lost' }));
+    }
+    return rows.length;
+  };
+  const beatEvery = Math.max(200, (s.config.gatewayLostSeconds * 1000) / 4);
+  let beating: Promise<unknown> | null = null;
+  const timer = setInterval(() => {
+    beating ??= s.pool
+      .query(`UPDATE gateways SET heartbeat_at = now() WHERE id = $1`, [id])
+      .then(() => sweep())
+      .catch((err) => log.error({ err }, 'gateway heartbeat failed'))
+      .finally(() => { beating = null; });
+  }, beatEvery);
+  timer.unref();
+
+  const dial = async (callId: string): Promise<void> => {
+    const { rows } = await s.pool.query<{ to_e164: string; from_e164: string }>(
+      `UPDATE calls SET gateway_id = $2 WHERE id = $1 AND gateway_id IS NULL AND status = 'queued' RETURNING to_e164, from_e164`,
+      [callId, id],
+    );
+    const call = rows[0];
+    if (!call) return; // dialed by another gateway, or ended before it was dialed
+    try {
+      await sip.place({ key: callId, target: targetOf(peer, callee?.address ?? null, call.to_e164), from: call.from_e164 });
+    } catch (err) {
+      log.error({ err, callId }, 'cannot place call');
+      onEvent(callId, { type: 'no_response' });
+    }
+  };
+
+  return {
+    id,
+    address: sip.address,
+    active: () => sip.active(),
+    dial,
+    sweep,
+    stop: async () => {
+      clearInterval(timer);
+      await beating;
+      await listener.close();
+      // The dialogs this process holds cannot go on without it.
+      for (const callId of sip.active()) {
+        await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, { type: 'FAILED', reason: 'gateway_lost' })).catch(() => {});
+      }
+      await sip.close();
+      await Promise.allSettled([...chains.values()]);
+      await callee?.close();
+      await s.pool.query(`DELETE FROM gateways WHERE id = $1`, [id]).catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { withTx } from '../db/pool.ts';
+import { deleteWhere, type CapabilityJobs } from '../jobs/registry.ts';
+import { endCall } from './calls.ts';
+import { DIAL_QUEUE, MAX_DURATION_QUEUE } from './dialer.ts';
+
+/**
+ * Calls' durable work: the dial job (the fallback when the process that
+ * accepted a call did not dial it), the per-call limit's timer, and the
+ * retention of what was said on calls' lines (their transcripts keep it).
+ */
+export const callJobs: CapabilityJobs = {
+  queues: [
+    {
+      name: DIAL_QUEUE,
+      // Sent without delay when the accepting process has no gateway (notify
+      // wakes a worker at once); the delayed fallback is found by polling.
+      options: { notify: true, expireInSeconds: 60, retryLimit: 3, retryDelay: 2, deleteAfterSeconds: 3600 },
+      work: { batchSize: 20, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
+      handle: async (s, jobs) => {
+        // Every worker process runs a gateway (jobs/workers.ts); without one the job is retried elsewhere.
+        if (!s.gateway) throw new Error('no call gateway in this process');
+        for (const j of jobs) await s.gateway.dial(j.data.callId);
+      },
+    },
+    {
+      name: MAX_DURATION_QUEUE,
+      // Always delayed (the limit's length): found by polling, within half a second.
+      options: { notify: false, expireInSeconds: 60, retryLimit: 5, retryDelay: 1, deleteAfterSeconds: 3600 },
+      work: { batchSize: 20, pollingIntervalSeconds: 0.5 },
+      handle: async (s, jobs) => {
+        // Accepted only while answered: a call that ended meanwhile is left as it is.
+        for (const j of jobs) await withTx(s.pool, (tx) => endCall(s, tx, j.data.callId, { type: 'MAX_DURATION' }));
+      },
+    },
+  ],
+  retention: [
+    deleteWhere(
+      'callSegments',
+      `DELETE FROM room_segments g USING calls c
+        WHERE g.room_id = c.id AND c.ended_at < now() - interval '1 day'`,
+    ),
+    deleteWhere(
+      'callLogs',
+      `DELETE FROM room_logs l USING calls c
+        WHERE l.room_id = c.id AND c.ended_at < now() - interval '1 day'`,
+    ),
+    deleteWhere(
+      'gateways',
+      `DELETE FROM gateways g WHERE g.heartbeat_at < now() - interval '1 day'
+          AND NOT EXISTS (SELECT 1 FROM calls c WHERE c.gateway_id = g.id AND c.status IN ('queued', 'ringing', 'answered'))`,
+    ),
+  ],
+};
