@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createSipSignaling } from './sip-stack.ts';
 import { startSimulatedCallee } from './callee.ts';
 import type { DialogEvent, SignalingOptions, SipSignaling } from './signaling.ts';
-import { startSipp, type Sipp, type SippResult } from '../test/helpers/sipp.ts';
+import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../test/helpers/sipp.ts';
 import { until } from '../test/helpers/wait.ts';
 
 const scenario = (name: string) => new URL(`./sipp/${name}.xml`, import.meta.url).pathname;
@@ -54,49 +54,6 @@ async function sipp(name: string, extraArgs?: string[]): Promise<Sipp> {
   return s;
 }
 
-/** SIPp's result once its call is over (a scenario that stalls fails the test with its trace). */
-async function finished(s: Sipp, timeoutMs = 5_000): Promise<SippResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`SIPp did not finish its scenario in ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([s.done(), timeout]);
-  } catch (err) {
-    await s.stop();
-    const r = await s.done();
-    throw new Error(`${(err as Error).message}\ntrace:\n${r.trace}\nerrors:\n${r.errors}`);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-type WireMessage = { by: 'gateway' | 'sipp'; startLine: string; text: string; header(name: string): string | undefined; body: string };
-
-/** SIPp's -trace_msg file as the list of messages, `by` the side that sent each. */
-function wire(trace: string): WireMessage[] {
-  const out: WireMessage[] = [];
-  for (const block of trace.split(/^-{10,} .*$/m)) {
-    const m = /^\s*UDP message (received|sent) (?:\[\d+\] bytes|\(\d+ bytes\))\s*:[ \t]*\r?\n\r?\n([\s\S]*)$/.exec(block);
-    if (!m) continue;
-    const text = m[2]!.replace(/\n\s*$/, '\n');
-    const [head = '', body = ''] = text.split(/\r?\n\r?\n/, 2);
-    const lines = head.split(/\r?\n/);
-    out.push({
-      by: m[1] === 'received' ? 'gateway' : 'sipp',
-      startLine: lines[0]!.trim(),
-      text,
-      header: (name) => lines.find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.replace(/^[^:]+:\s*/, '').trim(),
-      body,
-    });
-  }
-  return out;
-}
-
-/** The start lines, `>` from the gateway, `<` from SIPp: `> INVITE`, `< 180 Ringing`. */
-function flow(msgs: WireMessage[]): string[] {
-  return msgs.map((m) => `${m.by === 'gateway' ? '>' : '<'} ${m.startLine.startsWith('SIP/2.0 ') ? m.startLine.slice(8) : m.startLine.split(' ')[0]}`);
-}
 
 const branchOf = (m: WireMessage | undefined) => /branch=([^;\s]+)/.exec(m?.header('Via') ?? '')?.[1];
 

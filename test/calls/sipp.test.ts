@@ -1,0 +1,213 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
+import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
+import { until } from '../helpers/wait.ts';
+import { disclosure } from '../../src/sim/phrasebook.ts';
+
+// Calls placed through the API to a foreign SIP stack: SIPp plays the callee
+// (TOLK_SIM_SIP_PEER points test calls at it) with one scenario per test
+// (gateway/sipp/*.xml). Each test checks both sides: the SIP dialog on the
+// wire (SIPp's message trace) and what the API makes of it (status,
+// end_reason, events, bill).
+
+vi.setConfig({ testTimeout: 60_000 });
+
+// A Wednesday, 17:00 UTC, at real speed: US calling hours are open.
+const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
+const clock = () => new Date(Date.now() + offset);
+
+let db: TestDb;
+let key: string;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const t = await startTestApp({ db });
+  key = (await t.key({ rpm: 100_000 })).secret;
+  await t.close();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const scenario = (name: string) => new URL(`../../gateway/sipp/${name}.xml`, import.meta.url).pathname;
+
+/** SIPp on `name`, and an app whose test calls go to it. */
+async function rig(name: string, o: { extraArgs?: string[]; ringTimeoutSeconds?: number } = {}): Promise<{ sipp: Sipp; t: TestApp }> {
+  const sipp = await startSipp({ scenario: scenario(name), extraArgs: o.extraArgs });
+  cleanups.push(() => sipp.stop());
+  const t = await startTestApp({
+    db, workers: true, clock,
+    config: { simSipPeer: `sip:${sipp.address}`, ...(o.ringTimeoutSeconds ? { ringTimeoutSeconds: o.ringTimeoutSeconds } : {}) },
+  });
+  cleanups.push(() => t.close());
+  return { sipp, t };
+}
+
+const TO = '+14155550142';
+
+async function place(t: TestApp) {
+  const res = await t.request('POST', '/v1/calls', {
+    key, headers: { 'idempotency-key': crypto.randomUUID() },
+    body: { to: TO, purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: 'es' },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+  return res.json();
+}
+
+async function callOf(t: TestApp, id: string) {
+  return (await t.request('GET', `/v1/calls/${id}`, { key })).json();
+}
+
+const untilStatus = (t: TestApp, id: string, statuses: string[], ms = 15_000) => {
+  let last: any;
+  return until(`call in ${statuses.join('/')}`, async () => {
+    last = await callOf(t, id);
+    return statuses.includes(last.status) ? last : null;
+  }, { timeoutMs: ms, detail: () => JSON.stringify(last) });
+};
+
+async function types(t: TestApp, id: string): Promise<string[]> {
+  const { rows } = await t.pool.query(`SELECT type FROM outbox WHERE object_id = $1 ORDER BY id`, [id]);
+  return rows.map((r) => r.type);
+}
+
+async function ledger(t: TestApp, id: string): Promise<number[]> {
+  const { rows } = await t.pool.query(`SELECT seconds FROM usage_ledger WHERE ref = $1`, [id]);
+  return rows.map((r) => Number(r.seconds));
+}
+
+/** The INVITE as the callee got it: our caller id in From, the number in the Request-URI and To. */
+function expectInvite(msgs: WireMessage[], sipp: Sipp, via: string) {
+  const invite = msgs[0]!;
+  expect(invite.startLine).toBe(`INVITE ${sipp.uri(TO)} SIP/2.0`);
+  expect(invite.header('From')).toMatch(/^<sip:\+14155550000@/);
+  expect(invite.header('To')).toBe(`<${sipp.uri(TO)}>`);
+  expect(invite.header('Max-Forwards')).toBe('70');
+  expect(invite.header('Via')).toMatch(new RegExp(`^SIP/2.0/UDP ${via};`));
+  expect(invite.header('Content-Type')).toBe('application/sdp');
+  expect(invite.body).toMatch(/m=audio \d+ RTP\/AVP 0 8/);
+}
+
+describe('calls through the gateway to SIPp', () => {
+  it('answered, then the callee hangs up (BYE): completed, remote_hangup, billed', async () => {
+    const { sipp, t } = await rig('answer-then-bye');
+    const c = await place(t);
+    const ended = await untilStatus(t, c.id, ['completed']);
+    expect(ended).toMatchObject({ end_reason: 'remote_hangup' });
+    expect(ended.answered_at).not.toBeNull();
+    // Half a second on the line: each second begun is billed, times the US factor of 1.
+    expect(ended.billed_seconds).toBe(1);
+    expect(await ledger(t, c.id)).toEqual([1]);
+    expect(await types(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
+    // The conversation opened with the AI disclosure, in remote_lang.
+    const tr = await t.pool.query(`SELECT t.id FROM transcripts t WHERE t.session_id = $1`, [c.session_id]);
+    const full = await (await t.request('GET', `/v1/transcripts/${tr.rows[0].id}`, { key })).json();
+    expect(full.room_id).toBeNull();
+    expect(full.segments[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'es'));
+
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    const msgs = wire(r.trace);
+    expect(flow(msgs)).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '< BYE', '> 200 OK']);
+    expectInvite(msgs, sipp, t.services.gateway!.address);
+  });
+
+  it('answered, then hung up through the API: our BYE, completed, agent_hangup', async () => {
+    const { sipp, t } = await rig('answer-wait-bye');
+    const c = await place(t);
+    await untilStatus(t, c.id, ['answered']);
+    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    expect(hung).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
+    expect(await types(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    const msgs = wire(r.trace);
+    expect(flow(msgs)).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '> BYE', '< 200 OK']);
+    expect(msgs[4]!.header('CSeq')).toBe('2 BYE');
+  });
+
+  it('486 Busy Here: busy, nothing billed', async () => {
+    const { sipp, t } = await rig('busy');
+    const c = await place(t);
+    expect(await untilStatus(t, c.id, ['busy'])).toMatchObject({ end_reason: 'busy', billed_seconds: 0, answered_at: null });
+    expect(await types(t, c.id)).toEqual(['call.ended']);
+    expect(await ledger(t, c.id)).toEqual([]);
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 486 Busy Here', '> ACK']);
+  });
+
+  it('180 then 480: no_answer', async () => {
+    const { sipp, t } = await rig('ring-then-480');
+    const c = await place(t);
+    expect(await untilStatus(t, c.id, ['no_answer'])).toMatchObject({ end_reason: 'no_answer', billed_seconds: 0 });
+    expect(await types(t, c.id)).toEqual(['call.ringing', 'call.ended']);
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 180 Ringing', '< 480 Temporarily Unavailable', '> ACK']);
+  });
+
+  it('ringing until the API hangs up: CANCEL, 487, no_answer with agent_hangup', async () => {
+    const { sipp, t } = await rig('ring-until-cancel');
+    const c = await place(t);
+    await untilStatus(t, c.id, ['ringing']);
+    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    expect(hung).toMatchObject({ status: 'no_answer', end_reason: 'agent_hangup', billed_seconds: 0 });
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 180 Ringing', '> CANCEL', '< 200 OK', '< 487 Request Terminated', '> ACK']);
+    // The 487 that follows our CANCEL changes nothing: the call stays as the hangup left it.
+    expect(await callOf(t, c.id)).toMatchObject({ status: 'no_answer', end_reason: 'agent_hangup' });
+    expect(await types(t, c.id)).toEqual(['call.ringing', 'call.ended']);
+  });
+
+  it('ringing past TOLK_RING_TIMEOUT_SECONDS: canceled by the gateway, no_answer', async () => {
+    const { sipp, t } = await rig('ring-until-cancel', { ringTimeoutSeconds: 1 });
+    const c = await place(t);
+    expect(await untilStatus(t, c.id, ['no_answer'])).toMatchObject({ end_reason: 'no_answer' });
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 180 Ringing', '> CANCEL', '< 200 OK', '< 487 Request Terminated', '> ACK']);
+  });
+
+  it('503 Service Unavailable: failed', async () => {
+    const { sipp, t } = await rig('unavailable-503');
+    const c = await place(t);
+    expect(await untilStatus(t, c.id, ['failed'])).toMatchObject({ end_reason: 'failed', billed_seconds: 0 });
+    expect(await types(t, c.id)).toEqual(['call.failed', 'call.ended']);
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 503 Service Unavailable', '> ACK']);
+  });
+
+  it('a retransmitted 200 OK is ACKed again and answers the call once', async () => {
+    const { sipp, t } = await rig('retransmit-200', { extraArgs: ['-nr'] });
+    const c = await place(t);
+    await untilStatus(t, c.id, ['answered']);
+    // SIPp sends the same 200 again 200 ms after our ACK; we wait for it to be ACKed before hanging up.
+    await new Promise((r) => setTimeout(r, 400));
+    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    expect(hung).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    const msgs = wire(r.trace);
+    expect(flow(msgs)).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '< 200 OK', '> ACK', '> BYE', '< 200 OK']);
+    expect(msgs[5]!.text).toBe(msgs[3]!.text);
+    expect(await types(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
+  });
+
+  it('a peer that never answers at all: failed when the ring timeout passes without a word', async () => {
+    const { sipp, t } = await rig('never-answer', { ringTimeoutSeconds: 1 });
+    const c = await place(t);
+    expect(await untilStatus(t, c.id, ['failed'])).toMatchObject({ end_reason: 'failed', answered_at: null });
+    expect(await types(t, c.id)).toEqual(['call.failed', 'call.ended']);
+    await sipp.stop();
+    const msgs = wire((await sipp.done()).trace);
+    expect(flow(msgs)[0]).toBe('> INVITE');
+    expect(msgs.every((m) => m.by === 'gateway')).toBe(true);
+  });
+});
