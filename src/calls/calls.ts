@@ -142,16 +142,17 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   await lockSpending(tx, cred);
   await assertCanSpend(tx, { cred, seconds: 0, callSeconds: 0 }, at);
 
-  // Attempts per number (FR: marketing, 4 in 30 days) are counted under a lock
-  // on the number, so two calls placed at once cannot both be the 4th.
+  // Attempts per number (FR: marketing, 4 in 30 days) are the caller's: this
+  // organization's calls to the number, counted under a lock on the number,
+  // so two calls placed at once cannot both be the 4th.
   const rule = POLICIES[dest.country]?.purposes[input.purpose]?.maxAttempts;
   let attempts = 0;
   if (rule) {
     await tx.query(`SELECT pg_advisory_xact_lock(hashtext('call-attempts:' || $1::text))`, [dest.e164]);
     const { rows } = await tx.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM calls
-        WHERE to_e164 = $1 AND purpose = $2 AND status <> 'blocked' AND created_at > $3::timestamptz - make_interval(days => $4)`,
-      [dest.e164, input.purpose, at, rule.days],
+        WHERE to_e164 = $1 AND purpose = $2 AND org_id = $5 AND status <> 'blocked' AND created_at > $3::timestamptz - make_interval(days => $4)`,
+      [dest.e164, input.purpose, at, rule.days, cred.orgId],
     );
     attempts = rows[0]!.n;
   }

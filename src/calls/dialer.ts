@@ -90,20 +90,22 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const chains = new Map<string, Promise<void>>();
   let signaling: SipSignaling | null = null;
 
-  const apply = async (callId: string, event: CallEvent, dialogUp: boolean) => {
+  const apply = async (callId: string, event: CallEvent) => {
     const r = await withTx(s.pool, (tx) =>
       applyCallEvent(s, tx, callId, event, {
         simulatedCallee: callee !== null,
         maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
       }));
     // The call ended with this event (a voicemail answered, a failure), or had
-    // ended before the answer came (hung up meanwhile): the dialog goes too.
+    // ended before SIP got this far (hung up while the INVITE was on its way,
+    // before this gateway held the dialog): the dialog goes too.
+    const dialogUp = signaling?.active().includes(callId) ?? false;
     if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await signaling?.hangup(callId);
   };
   const onEvent = (callId: string, e: DialogEvent) => {
     const prev = chains.get(callId) ?? Promise.resolve();
     const next = prev
-      .then(() => apply(callId, callEventOf(e), e.type === 'answered'))
+      .then(() => apply(callId, callEventOf(e)))
       .catch((err) => log.error({ err, callId, event: e.type }, 'call event not applied'))
       .finally(() => { if (chains.get(callId) === next) chains.delete(callId); });
     chains.set(callId, next);

@@ -223,6 +223,9 @@ describe('the policy table', () => {
     expect(statuses[4]).toBe('blocked');
     const { rows } = await t.pool.query(`SELECT blocked_code FROM calls WHERE to_e164 = '+33144556677' AND status = 'blocked'`);
     expect(rows).toEqual([{ blocked_code: 'too_many_attempts' }]);
+    // The attempts are the caller's: another organization's first call to the number goes ahead.
+    const other = await t.key({ rpm: 100_000 });
+    expect((await placed(body, other.secret)).status).toBe('queued');
   });
 
   it('remote_lang defaults to the destination country\'s language', async () => {
