@@ -245,12 +245,18 @@ export type Applied = {
  * current state refuses (the call ended meanwhile) changes nothing.
  */
 export async function applyCallEvent(
-  s: Services, tx: Client, id: string, event: CallEvent, opts: { simulatedCallee?: boolean; maxDurationJob?: (tx: Client, id: string, seconds: number) => Promise<void> } = {},
+  s: Services, tx: Client, id: string, event: CallEvent,
+  opts: {
+    simulatedCallee?: boolean;
+    maxDurationJob?: (tx: Client, id: string, seconds: number) => Promise<void>;
+    /** When the call ended, if earlier than now (a lost gateway's last heartbeat); never before its answer. */
+    endedAt?: Date;
+  } = {},
 ): Promise<Applied> {
   // The line's speaker row first, then the call's and the session's rows:
   // the simulator locks in that order too (sim/robots.ts lockRobots).
   await lockRobots(tx, id);
-  const at = now(s);
+  const at = opts.endedAt && opts.endedAt < now(s) ? opts.endedAt : now(s);
   const t = await transition<CallRow>(tx, 'call', id, event, {
     returning: CALL_COLUMNS,
     objectFor: (r) => eventObject(r),
@@ -260,10 +266,11 @@ export async function applyCallEvent(
     set: (after, before) => {
       if (after.state === 'answered') return { answered_at: at };
       if (!after.done) return {};
-      const answered = before.answered_at ? Math.max(0, Math.ceil((at.getTime() - before.answered_at.getTime()) / 1000)) : 0;
+      const end = before.answered_at && at < before.answered_at ? before.answered_at : at;
+      const answered = before.answered_at ? Math.ceil((end.getTime() - before.answered_at.getTime()) / 1000) : 0;
       return {
         end_reason: (after.context as CallContext).endReason,
-        ended_at: at,
+        ended_at: end,
         billed_seconds: Math.round(answered * Number(before.minute_factor)),
       };
     },
@@ -326,9 +333,9 @@ export async function hangupCall(s: Services, cred: Caller, id: string) {
   });
 }
 
-/** Hangs the call up in tx (nothing when it has ended) and tells the gateways, on commit. */
-export async function endCall(s: Services, tx: Client, id: string, event: CallEvent = { type: 'HANGUP' }): Promise<CallRow> {
-  const r = await applyCallEvent(s, tx, id, event);
+/** Ends the call in tx (nothing when it has ended) and tells the gateways, on commit, to hang up its dialog. */
+export async function endCall(s: Services, tx: Client, id: string, event: CallEvent = { type: 'HANGUP' }, opts: { endedAt?: Date } = {}): Promise<CallRow> {
+  const r = await applyCallEvent(s, tx, id, event, opts);
   if (r.changed && r.hangUp) await tx.query(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, id]);
   return r.row;
 }

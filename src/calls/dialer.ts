@@ -2,12 +2,12 @@ import { randomBase62 } from '../ids.ts';
 import { withTx, type Client } from '../db/pool.ts';
 import { PgListener } from '../db/listener.ts';
 import { inTx } from '../jobs/in-tx.ts';
-import type { Services } from '../services.ts';
+import { now, type Services } from '../services.ts';
 import type { CallEvent } from '../../machines/call.ts';
 import { createSipSignaling } from '../../gateway/sip-stack.ts';
 import { startSimulatedCallee } from '../../gateway/callee.ts';
 import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
-import { CALLS_CHANNEL, ENDED, applyCallEvent } from './calls.ts';
+import { CALLS_CHANNEL, ENDED, applyCallEvent, endCall } from './calls.ts';
 
 // The call gateway of one process: its SIP stack (gateway/), the built-in
 // simulated callee (unless TOLK_SIM_SIP_PEER sends test calls elsewhere), and
@@ -147,28 +147,42 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   await listener.start();
 
   const sweep = async (): Promise<number> => {
-    const { rows } = await s.pool.query<{ id: string }>(
-      `SELECT c.id FROM calls c LEFT JOIN gateways g ON g.id = c.gateway_id
+    // silent_s: how long ago the lost gateway last beat (null: its row is gone).
+    const { rows } = await s.pool.query<{ id: string; silent_s: number | null }>(
+      `SELECT c.id, extract(epoch FROM now() - g.heartbeat_at)::float8 AS silent_s
+         FROM calls c LEFT JOIN gateways g ON g.id = c.gateway_id
         WHERE c.status IN ('queued', 'ringing', 'answered') AND c.gateway_id IS NOT NULL AND c.gateway_id <> $1
           AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
         ORDER BY c.created_at LIMIT 100`,
       [id, s.config.gatewayLostSeconds],
     );
     for (const r of rows) {
-      await withTx(s.pool, (tx) => applyCallEvent(s, tx, r.id, { type: 'FAILED', reason: 'gateway_lost' }));
+      // The line is billed up to the gateway's last sign of life, not the
+      // seconds it took to notice it was gone. endCall also tells the gateway,
+      // should it only have been late, to hang up.
+      const endedAt = r.silent_s === null ? undefined : new Date(now(s).getTime() - r.silent_s * 1000);
+      await withTx(s.pool, (tx) => endCall(s, tx, r.id, { type: 'FAILED', reason: 'gateway_lost' }, { endedAt }));
     }
     return rows.length;
   };
-  const beatEvery = Math.max(200, (s.config.gatewayLostSeconds * 1000) / 4);
+  // The heartbeat and the sweep on timers of their own: a long sweep never
+  // delays this gateway's own beat (and makes it look lost).
+  const every = Math.max(200, (s.config.gatewayLostSeconds * 1000) / 4);
   let beating: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
+  let sweeping: Promise<unknown> | null = null;
+  const beat = setInterval(() => {
     beating ??= s.pool
       .query(`UPDATE gateways SET heartbeat_at = now() WHERE id = $1`, [id])
-      .then(() => sweep())
       .catch((err) => log.error({ err }, 'gateway heartbeat failed'))
       .finally(() => { beating = null; });
-  }, beatEvery);
-  timer.unref();
+  }, every);
+  beat.unref();
+  const sweeper = setInterval(() => {
+    sweeping ??= sweep()
+      .catch((err) => log.error({ err }, 'sweep of lost gateways failed'))
+      .finally(() => { sweeping = null; });
+  }, every);
+  sweeper.unref();
 
   const dial = async (callId: string): Promise<void> => {
     const { rows } = await s.pool.query<{ to_e164: string; from_e164: string }>(
@@ -192,8 +206,10 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     dial,
     sweep,
     stop: async () => {
-      clearInterval(timer);
+      clearInterval(beat);
+      clearInterval(sweeper);
       await beating;
+      await sweeping;
       await listener.close();
       // The dialogs this process holds cannot go on without it.
       for (const callId of sip.active()) {

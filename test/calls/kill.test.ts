@@ -1,0 +1,328 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
+import { createPool } from '../../src/db/pool.ts';
+import { createTestDatabase, type TestDb } from '../helpers/app.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { until } from '../helpers/wait.ts';
+import { createKey, createOrg } from '../../src/cli/admin.ts';
+import { disclosure } from '../../src/sim/phrasebook.ts';
+import { CALL_AGENT_NAME } from '../../src/calls/calls.ts';
+import { DIAL_QUEUE } from '../../src/calls/dialer.ts';
+
+// Server processes killed (SIGKILL) with calls up: the call gateway of a
+// process that died stops beating in `gateways`; a surviving process's sweep
+// ends its calls failed/gateway_lost (call.failed, call.ended once), with the
+// call's agent session ended, its transcript written (room_id null) and the
+// answered time billed once. A call accepted by a process that dies before it
+// dials is dialed by another process through its dial job.
+//
+// Every process: the simulated callee 10× faster (answers after 0.1 s) unless
+// said otherwise, a gateway lost after 2 s without a heartbeat (beats every
+// 0.5 s), SIP on a free port, dead job workers looked for every 2 s.
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 90_000 });
+
+const ENV = {
+  TOLK_SIM_SPEED: '10',
+  TOLK_GATEWAY_LOST_SECONDS: '2',
+  TOLK_SIP_LISTEN: '127.0.0.1:0',
+  TOLK_JOB_MONITOR_SECONDS: '2',
+};
+const LOST_MS = 2000;
+
+// US support calls with prior express consent have no calling window
+// (policies/countries/US.ts: only marketing does): callable at any hour.
+// The quote is asked first, so a change of the table fails with a reason.
+const US = (last4: string) => `+1415555${last4}`;
+const SUPPORT = { purpose: 'support', consent: { kind: 'prior_express' } };
+
+let db: TestDb;
+let pool: pg.Pool;
+let secret: string;
+const servers: ServerProcess[] = [];
+/** The gateway (gateways.id) of each server process. */
+const gatewayOf = new Map<ServerProcess, string>();
+let A: ServerProcess;
+let B: ServerProcess;
+let C: ServerProcess;
+
+/** A server process and the gateway it registered (the one row that was not there before). */
+async function start(env: Record<string, string>): Promise<ServerProcess> {
+  const known = new Set([...gatewayOf.values()]);
+  const s = await startServerProcess(db.url, env);
+  servers.push(s);
+  const { rows } = await pool.query<{ id: string }>(`SELECT id FROM gateways`);
+  const fresh = rows.map((r) => r.id).filter((id) => !known.has(id));
+  expect(fresh, 'the new process registered one gateway').toHaveLength(1);
+  gatewayOf.set(s, fresh[0]!);
+  return s;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPool(db.url, 4);
+  const org = await createOrg(pool, { name: 'Kill calls' });
+  ({ secret } = await createKey(pool, { org: org.id, mode: 'test', rpm: 100_000 }));
+  // One at a time: each start migrates, and the new gateways row names the process.
+  A = await start(ENV);
+  B = await start(ENV);
+  // C's callee keeps real time (a `0101` call rings 5 s before its 480).
+  C = await start({ ...ENV, TOLK_SIM_SPEED: '1' });
+});
+afterAll(async () => {
+  for (const s of servers) await s.kill();
+  await pool?.end();
+  await db?.drop();
+});
+
+function api(s: ServerProcess, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${s.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+async function json(res: Response): Promise<any> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${res.status}: ${text}`);
+  }
+}
+
+async function quote(s: ServerProcess, to: string) {
+  const res = await api(s, 'GET', `/v1/calls/quote?to=${encodeURIComponent(to)}&purpose=support&consent=prior_express`);
+  expect(res.status).toBe(200);
+  return json(res);
+}
+
+async function place(s: ServerProcess, to: string) {
+  const res = await api(s, 'POST', '/v1/calls', { to, ...SUPPORT }, { 'idempotency-key': crypto.randomUUID() });
+  const c = await json(res);
+  expect(res.status, JSON.stringify(c)).toBe(201);
+  expect(c.status).toBe('queued');
+  return c;
+}
+
+async function getCall(s: ServerProcess, id: string) {
+  const res = await api(s, 'GET', `/v1/calls/${id}`);
+  expect(res.status).toBe(200);
+  return json(res);
+}
+
+/**
+ * Polls the call through `s` until its status is one of `statuses`; every
+ * 100 ms, not faster: a test key has 1,000 requests a day (test_daily_limit).
+ */
+async function untilStatus(s: ServerProcess, id: string, statuses: string[], ms: number, intervalMs = 100) {
+  let last: any;
+  return until(`call ${id} in ${statuses.join('/')}`, async () => {
+    last = await getCall(s, id);
+    return statuses.includes(last.status) ? last : null;
+  }, { timeoutMs: ms, intervalMs, detail: () => `last seen: ${JSON.stringify(last)}` });
+}
+
+async function gatewayIdOf(callId: string): Promise<string | null> {
+  const { rows } = await pool.query<{ gateway_id: string | null }>(`SELECT gateway_id FROM calls WHERE id = $1`, [callId]);
+  return rows[0]!.gateway_id;
+}
+
+/** The call's domain events, in order. */
+async function outbox(callId: string): Promise<string[]> {
+  const { rows } = await pool.query<{ type: string }>(`SELECT type FROM outbox WHERE object_id = $1 ORDER BY id`, [callId]);
+  return rows.map((r) => r.type);
+}
+
+async function ledger(callId: string) {
+  const { rows } = await pool.query<{ kind: string; seconds: number }>(`SELECT kind, seconds FROM usage_ledger WHERE ref = $1`, [callId]);
+  return rows.map((r) => ({ kind: r.kind, seconds: Number(r.seconds) }));
+}
+
+/** The transcript of the session, read back through the API. */
+async function transcriptOf(s: ServerProcess, sessionId: string) {
+  const { rows } = await pool.query<{ id: string }>(`SELECT id FROM transcripts WHERE session_id = $1`, [sessionId]);
+  expect(rows, `one transcript for ${sessionId}`).toHaveLength(1);
+  const res = await api(s, 'GET', `/v1/transcripts/${rows[0]!.id}`);
+  expect(res.status).toBe(200);
+  return json(res);
+}
+
+/** `check` keeps passing for `ms` (an absence can only be watched for a while). */
+async function holds(ms: number, check: () => Promise<void>) {
+  const end = Date.now() + ms;
+  do {
+    await check();
+    await new Promise((r) => setTimeout(r, 250));
+  } while (Date.now() < end);
+}
+
+describe('a gateway killed with its calls up', () => {
+  it('an answered call ends failed/gateway_lost through another process: session ended, transcript kept, billed once', async () => {
+    const to = US('0142');
+    expect(await quote(B, to), 'a destination callable at any hour').toMatchObject({ allowed: true, simulator: 'answered' });
+    const c = await place(A, to);
+    const answered = await untilStatus(B, c.id, ['answered'], 15_000);
+    expect(answered.answered_at).not.toBeNull();
+    expect(await gatewayIdOf(c.id), 'dialed by the process that accepted it').toBe(gatewayOf.get(A));
+    const live = await json(await api(B, 'GET', `/v1/sessions/${c.session_id}`));
+    expect(live).toMatchObject({ status: 'active', room_id: null });
+
+    // A beats every 0.5 s: after 1.5 s on the line its last beat is a second past the answer.
+    await new Promise((r) => setTimeout(r, 1500));
+    await A.kill();
+
+    // B and C both sweep every 0.5 s; A's heartbeat is old after 2 s.
+    const ended = await untilStatus(B, c.id, ['failed', 'completed', 'busy', 'voicemail', 'no_answer'], 15_000);
+    expect(ended).toMatchObject({ status: 'failed', end_reason: 'gateway_lost', answered_at: answered.answered_at });
+    expect(ended.ended_at).not.toBeNull();
+    // The call ended at A's last sign of life, not when the loss was noticed
+    // (TOLK_GATEWAY_LOST_SECONDS later): the dead line is not billed.
+    // (heartbeat_at is PostgreSQL's clock, ended_at the sweeper's: a little slack.)
+    const { rows: [gw] } = await pool.query<{ heartbeat_at: Date }>(`SELECT heartbeat_at FROM gateways WHERE id = $1`, [gatewayOf.get(A)]);
+    expect(Math.abs(Date.parse(ended.ended_at) - gw!.heartbeat_at.getTime())).toBeLessThan(LOST_MS / 2);
+
+    // The answered time until then, each second begun counted (minute factor 1), billed once.
+    const answeredMs = Date.parse(ended.ended_at) - Date.parse(answered.answered_at);
+    expect(Number.isInteger(ended.billed_seconds)).toBe(true);
+    expect(ended.billed_seconds).toBeGreaterThanOrEqual(1);
+    expect(ended.billed_seconds).toBeLessThanOrEqual(Math.ceil(answeredMs / 1000));
+    const bill = await ledger(c.id);
+    expect(bill.length).toBeLessThanOrEqual(1);
+    expect(bill).toEqual([{ kind: 'call', seconds: ended.billed_seconds }]);
+
+    // Two surviving sweepers, one end: call.failed and call.ended once each.
+    expect(await outbox(c.id)).toEqual(['call.ringing', 'call.answered', 'call.failed', 'call.ended']);
+
+    // The session ended with it; what was said on the line (the disclosure first) is a transcript with no room.
+    const ses = await json(await api(B, 'GET', `/v1/sessions/${c.session_id}`));
+    expect(ses.status).toBe('ended');
+    const tr = await transcriptOf(B, c.session_id);
+    expect(tr.room_id).toBeNull();
+    expect(tr.segments[0]).toMatchObject({ untrusted_content: { text: disclosure(CALL_AGENT_NAME, c.remote_lang) } });
+
+    // Final: later sweeps (and the other survivor) leave it as it is.
+    await holds(3000, async () => {
+      expect(await getCall(B, c.id)).toEqual(ended);
+      expect(await getCall(C, c.id)).toEqual(ended);
+    });
+    expect(await outbox(c.id)).toEqual(['call.ringing', 'call.answered', 'call.failed', 'call.ended']);
+    expect(await ledger(c.id)).toEqual(bill);
+  });
+
+  it('a ringing call ends failed/gateway_lost: ringing, failed, ended; nothing billed', async () => {
+    const to = US('0101');
+    expect(await quote(B, to)).toMatchObject({ allowed: true, simulator: 'no_answer' });
+    const c = await place(C, to);
+    // C's callee rings 5 s before its 480: C dies while it rings.
+    const ringing = await untilStatus(B, c.id, ['ringing'], 4000);
+    expect(ringing.answered_at).toBeNull();
+    expect(await gatewayIdOf(c.id)).toBe(gatewayOf.get(C));
+
+    await C.kill();
+
+    const ended = await untilStatus(B, c.id, ['failed', 'completed', 'busy', 'voicemail', 'no_answer'], 15_000);
+    expect(ended).toMatchObject({ status: 'failed', end_reason: 'gateway_lost', answered_at: null, billed_seconds: 0 });
+    expect(ended.ended_at).not.toBeNull();
+    expect(await outbox(c.id)).toEqual(['call.ringing', 'call.failed', 'call.ended']);
+    expect(await ledger(c.id)).toEqual([]);
+    expect((await json(await api(B, 'GET', `/v1/sessions/${c.session_id}`))).status).toBe('ended');
+    expect((await transcriptOf(B, c.session_id)).room_id).toBeNull();
+
+    // Past the moment the callee would have given up (5 s after the INVITE): still failed, once.
+    await holds(3000, async () => {
+      expect(await getCall(B, c.id)).toEqual(ended);
+    });
+    expect(await outbox(c.id)).toEqual(['call.ringing', 'call.failed', 'call.ended']);
+  });
+});
+
+describe('a process killed before it dials', () => {
+  it('the call it accepted is dialed by another process (its dial job), and answers there', async () => {
+    // D's connections ask PostgreSQL to look for a vanished client while a
+    // query waits, so D's statement stuck behind the lock below is canceled
+    // when D dies, as a crashed process's would be once the server notices.
+    const D = await start({ ...ENV, PGOPTIONS: '-c client_connection_check_interval=100' });
+    const to = US('0147');
+    expect(await quote(B, to)).toMatchObject({ allowed: true, simulator: 'answered' });
+    const { rows: [q] } = await pool.query<{ table_name: string }>(`SELECT table_name FROM pgboss.queue WHERE name = $1`, [DIAL_QUEUE]);
+    const jobTable = `pgboss.${pg.escapeIdentifier(q!.table_name)}`;
+
+    // Hold D between its commit and its dial: D's transaction waits to write
+    // the dial job while it holds the call's row; a SHARE lock on `calls`
+    // queued behind that transaction is granted when it commits, before D's
+    // dial (an UPDATE of calls) can run.
+    const jobs = await pool.connect();
+    const calls = await pool.connect();
+    let callsHeld = false;
+    try {
+      const { rows: [me] } = await calls.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
+      await jobs.query('BEGIN');
+      await jobs.query(`LOCK TABLE ${jobTable} IN SHARE MODE`);
+      const posting = api(D, 'POST', '/v1/calls', { to, ...SUPPORT }, { 'idempotency-key': crypto.randomUUID() });
+      posting.catch(() => {});
+      await until('D\'s transaction to wait for the dial job, the call written', async () => {
+        const { rows } = await pool.query(
+          `SELECT a.pid FROM pg_stat_activity a
+            WHERE a.datname = current_database() AND a.wait_event_type = 'Lock'
+              AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.granted
+                            AND l.relation = 'calls'::regclass AND l.mode = 'RowExclusiveLock')`);
+        return rows.length === 1;
+      }, 10_000);
+      await calls.query('BEGIN');
+      callsHeld = true;
+      const locking = calls.query('LOCK TABLE calls IN SHARE MODE');
+      await until('the SHARE lock on calls to queue', async () => {
+        const { rows } = await pool.query(`SELECT wait_event_type FROM pg_stat_activity WHERE pid = $1`, [me!.pid]);
+        return rows[0]?.wait_event_type === 'Lock';
+      }, 10_000);
+      await jobs.query('COMMIT');
+      await locking;
+      const res = await posting;
+      const c = await json(res);
+      expect(res.status, JSON.stringify(c)).toBe(201);
+
+      // D tries to claim the call now, and waits.
+      const dialing = await until('D\'s dial to wait for the lock', async () => {
+        const { rows } = await pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE calls SET gateway_id%'`);
+        return rows[0]?.pid;
+      }, 10_000);
+      expect(await gatewayIdOf(c.id)).toBeNull();
+      const { rows: [job] } = await pool.query<{ state: string }>(
+        `SELECT state FROM ${jobTable} WHERE name = $1 AND data->>'callId' = $2`, [DIAL_QUEUE, c.id]);
+      expect(job, 'the dial job was committed with the call').toBeDefined();
+      expect(job!.state, 'nobody took the dial job yet').toBe('created');
+
+      await D.kill();
+      await until('D\'s waiting statement to end with D', async () => {
+        const { rows } = await pool.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [dialing]);
+        return rows.length === 0;
+      }, 15_000);
+      await calls.query('COMMIT');
+      callsHeld = false;
+      expect(await gatewayIdOf(c.id), 'D never claimed the call').toBeNull();
+
+      // D's dial job (due 3 s after the call) is taken by B, the one gateway left, which dials it.
+      // (Had D taken the job before dying, pg-boss would hand it over once it expired: hence the long wait.)
+      const answered = await untilStatus(B, c.id, ['answered', 'failed', 'completed', 'busy', 'voicemail', 'no_answer'], 90_000, 250);
+      expect(answered.status).toBe('answered');
+      expect(await gatewayIdOf(c.id)).toBe(gatewayOf.get(B));
+      await new Promise((r) => setTimeout(r, 1100)); // one answered second at least
+      const hung = await json(await api(B, 'POST', `/v1/calls/${c.id}/hangup`));
+      expect(hung).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
+      expect(hung.billed_seconds).toBeGreaterThanOrEqual(1);
+      expect(await outbox(c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
+      expect(await ledger(c.id)).toEqual([{ kind: 'call', seconds: hung.billed_seconds }]);
+      expect((await json(await api(B, 'GET', `/v1/sessions/${c.session_id}`))).status).toBe('ended');
+    } finally {
+      // The job table first: a LOCK on calls still queued waits for D's transaction, which waits for it.
+      await jobs.query('ROLLBACK').catch(() => {});
+      if (callsHeld) await calls.query('ROLLBACK').catch(() => {});
+      calls.release();
+      jobs.release();
+    }
+  });
+});
