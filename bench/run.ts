@@ -16,6 +16,7 @@ import { startBare } from './bare.ts';
 import { procCpu } from './proc.ts';
 import { printWebhookReport, runWebhookBench, type WebhookResult } from './webhooks.ts';
 import { printLongpollReport, runLongpollBench, type LongpollResult } from './longpoll.ts';
+import { printCallsReport, runCallsBench, type CallsResult } from './calls.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
@@ -28,16 +29,19 @@ import type { LoadJob, LoadResult } from './load.ts';
 // live here, one measured at a time) and of the database backends (/proc).
 //
 // Then webhook delivery, outbox to a local receiver (bench/webhooks.ts), and
-// the fan-out of one phrase to 5,000 waiting long-polls (bench/longpoll.ts).
+// the fan-out of one phrase to 5,000 waiting long-polls (bench/longpoll.ts),
+// and calls placed through the API to a SIPp callee, with the gateway's CPU
+// per call against SIPp's own caller (bench/calls.ts).
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post, webhooks, longpoll), BENCH_WEBHOOK_*
-// (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_ADMIN_URL (default
+// platform_get, bare_post, platform_post, webhooks, longpoll, calls), BENCH_WEBHOOK_*
+// (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
+// (bench/calls.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
-// met; 1 when more than 1% of requests failed or webhook events went missing;
-// 2 when setup failed.
+// met; 1 when more than 1% of requests failed, webhook events went missing or
+// a call failed; 2 when setup failed.
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = path.join(HERE, 'results');
@@ -58,7 +62,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const EXTRA = ['webhooks', 'longpoll'];
+const EXTRA = ['webhooks', 'longpoll', 'calls'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -187,6 +191,9 @@ async function main(): Promise<number> {
     // --- Long-poll fan-out, with this process as the API server.
     let longpoll: LongpollResult | null = null;
     if (only.has('longpoll')) longpoll = await runLongpollBench(databaseUrl, log);
+    // --- Calls end to end, with this process as the API server and its SIP gateway.
+    let calls: CallsResult | null = null;
+    if (only.has('calls')) calls = await runCallsBench(databaseUrl, log);
 
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
@@ -204,6 +211,7 @@ async function main(): Promise<number> {
     }
     if (replayed > 0) failures.push(`platform_post: ${replayed} responses were idempotent replays, not creates`);
     if (longpoll && longpoll.failures > 0) failures.push(`longpoll: ${longpoll.failures} of ${longpoll.listeners} listeners failed`);
+    if (calls && calls.failures > 0) failures.push(`calls: ${calls.failures} calls failed`);
     const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
 
     const table: Record<string, Record<string, string | number>> = {};
@@ -225,6 +233,7 @@ async function main(): Promise<number> {
     if (failures.length) console.log(`ERRORS: ${failures.join('; ')}`);
     if (webhooks) printWebhookReport(webhooks);
     if (longpoll) printLongpollReport(longpoll);
+    if (calls) printCallsReport(calls);
 
     const date = new Date();
     const out = {
@@ -244,6 +253,7 @@ async function main(): Promise<number> {
       replayed,
       webhooks,
       longpoll,
+      calls,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -257,6 +267,10 @@ async function main(): Promise<number> {
     }
     if (webhooks && webhooks.missing > 0) {
       console.log(`FAILED: ${webhooks.missing} webhook events never reached the receiver`);
+      return 1;
+    }
+    if (calls && calls.failures > 0) {
+      console.log(`FAILED: ${calls.failures} calls did not complete`);
       return 1;
     }
     return 0;
