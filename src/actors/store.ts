@@ -64,10 +64,10 @@ function outboxRows(emitted: string[], objectFor: ObjectFor) {
  * so do events that belong to no actor (usage.threshold, transcript.ready).
  */
 export async function writeEvent(tx: Client, owner: Owner, type: string, object: Record<string, unknown> & { id: string }): Promise<void> {
-  await tx.query(
+  await tx.query(prepared(
     `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data) VALUES ($1, $2, $3, $4, $5, $6)`,
     [newId('evt'), owner.orgId, owner.livemode, type, object.id, JSON.stringify({ object })],
-  );
+  ));
 }
 
 /**
@@ -168,36 +168,51 @@ export async function transition<Row extends Record<string, unknown>>(
   },
 ): Promise<Transition<Row>> {
   const { table } = OBJECT_TABLES[machineName];
-  const locked = await tx.query<Row>(`SELECT ${opts.returning} FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
-  const { rows: actors } = await tx.query(
+  // Three round trips, each a named prepared statement: the object's row
+  // (locked, with the transaction's now(), the time PostgreSQL stamps ended_at
+  // with), the actor (locked), then one statement writing the row, the
+  // snapshot, the history row and the events. The events are built from the
+  // row as that statement leaves it, computed here from the row read and the
+  // values written.
+  const locked = await tx.query<Row & { __now: Date }>(prepared(
+    `SELECT ${opts.returning}, now() AS __now FROM ${table} WHERE id = $1 FOR UPDATE`, [id]));
+  const { rows: actors } = await tx.query(prepared(
     `SELECT machine, org_id, livemode, snapshot, version FROM actors WHERE id = $1 FOR UPDATE`,
     [id],
-  );
+  ));
   const actor = actors[0];
   if (!actor || actor.machine !== machineName) throw new ApiError('not_found', `No such object: '${id}'`);
+  const { __now: txNow, ...rest } = locked.rows[0]!;
+  const before = rest as unknown as Row;
   const machine = machines[machineName] as AnyStateMachine;
   const r = run(machine, actor.snapshot, event);
-  if (!r.changed) return { state: r.after, version: actor.version, emitted: [], changed: false, context: r.context, row: locked.rows[0]! };
+  if (!r.changed) return { state: r.after, version: actor.version, emitted: [], changed: false, context: r.context, row: before };
   const version = actor.version + 1;
-  const extra = opts.set?.({ state: r.after, done: r.done, context: r.context }, locked.rows[0]!) ?? {};
-  const values: unknown[] = [id, r.status];
-  const sets = ['status = $2'];
-  if (!('ended_at' in extra)) {
-    values.push(r.done);
-    sets.push(`ended_at = CASE WHEN $3::boolean THEN coalesce(ended_at, now()) ELSE ended_at END`);
+  const extra = opts.set?.({ state: r.after, done: r.done, context: r.context }, before) ?? {};
+  // The row after the transition: status, ended_at on reaching a final state
+  // (kept if it was set; unless the caller sets it), and the caller's columns.
+  const sets: string[] = [];
+  const values: unknown[] = [];
+  const write = (column: string, value: unknown, expr = (p: string) => p) => {
+    values.push(value);
+    sets.push(`${column} = ${expr(`$${14 + values.length}`)}`);
+  };
+  const after: Record<string, unknown> = { ...before, status: r.status };
+  write('status', r.status);
+  if (r.done && !('ended_at' in extra)) {
+    write('ended_at', txNow, (p) => `coalesce(ended_at, ${p}::timestamptz)`);
+    if ('ended_at' in before) after.ended_at = before.ended_at ?? txNow;
   }
   for (const [column, value] of Object.entries(extra)) {
-    values.push(value);
-    sets.push(`${column} = $${values.length}`);
+    write(column, value);
+    after[column] = value;
   }
-  const { rows: updated } = await tx.query<Row>(
-    `UPDATE ${table} SET ${sets.join(', ')} WHERE id = $1 RETURNING ${opts.returning}`,
-    values,
-  );
-  const row = updated[0]!;
+  const row = after as Row;
   const events = outboxRows(r.emitted, (type) => opts.objectFor(row, type));
-  const upd = await tx.query(
-    `WITH actor AS (
+  const upd = await tx.query(prepared(
+    `WITH obj AS (
+       UPDATE ${table} SET ${sets.join(', ')} WHERE id = $1 RETURNING id
+     ), actor AS (
        UPDATE actors SET state = $2, snapshot = $3, version = $4, updated_at = now() WHERE id = $1 AND version = $5 RETURNING id
      ), history AS (
        INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
@@ -208,14 +223,15 @@ export async function transition<Row extends Record<string, unknown>>(
          FROM actor, unnest($11::text[], $12::text[], $13::text[], $14::text[]) WITH ORDINALITY AS e(event_id, type, object_id, data, n)
         ORDER BY e.n
      )
-     SELECT count(*)::int AS n FROM actor`,
+     SELECT (SELECT count(*)::int FROM actor) + (SELECT count(*)::int FROM obj) AS n`,
     [
       id, r.after, JSON.stringify(r.persisted), version, actor.version, JSON.stringify(event), r.before, r.emitted,
       actor.org_id, actor.livemode,
       events.map((e) => e.eventId), events.map((e) => e.type), events.map((e) => e.objectId), events.map((e) => e.data),
+      ...values,
     ],
-  );
-  if (upd.rows[0].n !== 1) throw new ApiError('conflict', `'${id}' was changed concurrently; retry`);
+  ));
+  if (upd.rows[0].n !== 2) throw new ApiError('conflict', `'${id}' was changed concurrently; retry`);
   return { state: r.after, version, emitted: r.emitted, changed: true, context: r.context, row };
 }
 

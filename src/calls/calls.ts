@@ -5,7 +5,7 @@ import { ApiError, invalid, notFound } from '../errors.ts';
 import { createPersistedActor, transition } from '../actors/store.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
-import { assertCanSpend, lockSpending } from '../billing/limits.ts';
+import { assertCanSpend } from '../billing/limits.ts';
 import { recordUsage } from '../billing/ledger.ts';
 import { destinationOf, evaluate, maskNumber } from '../../policies/evaluate.ts';
 import { POLICIES } from '../../policies/index.ts';
@@ -94,8 +94,8 @@ export type PlaceInput = {
 /** The caller id: one of the organization's numbers by id, or its default (the shared number when it has none). */
 async function callerId(tx: Client, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }> {
   if (from === undefined || from === '') {
-    const { rows } = await tx.query<{ id: string; e164: string }>(
-      `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND is_default LIMIT 1`, [cred.orgId]);
+    const { rows } = await tx.query<{ id: string; e164: string }>(prepared(
+      `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND is_default LIMIT 1`, [cred.orgId]));
     return rows[0] ?? { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
   }
   if (from === SHARED_NUMBER.id) return { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
@@ -139,7 +139,8 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   // The default number (the organization's, or the shared one) is a caller id too: a key limited to some numbers uses no other.
   if (!input.from) assertNumberAllowed(cred, 'from', from.id);
   const at = now(s);
-  await lockSpending(tx, cred);
+  // Placing spends nothing yet (the answered time is billed at the end), so
+  // no spending lock: only a limit already reached refuses the call.
   await assertCanSpend(tx, { cred, seconds: 0, callSeconds: 0 }, at);
 
   // Attempts per number (FR: marketing, 4 in 30 days) are the caller's: this
@@ -254,8 +255,10 @@ export async function applyCallEvent(
   } = {},
 ): Promise<Applied> {
   // The line's speaker row first, then the call's and the session's rows:
-  // the simulator locks in that order too (sim/robots.ts lockRobots).
-  await lockRobots(tx, id);
+  // the simulator locks in that order too (sim/robots.ts lockRobots). With
+  // TOLK_SIM_SIP_PEER nobody simulated speaks on calls' lines: no such row.
+  const simulatedLine = !s.config.simSipPeer;
+  if (simulatedLine) await lockRobots(tx, id);
   const at = opts.endedAt && opts.endedAt < now(s) ? opts.endedAt : now(s);
   const t = await transition<CallRow>(tx, 'call', id, event, {
     returning: CALL_COLUMNS,
@@ -295,7 +298,7 @@ export async function applyCallEvent(
   if (billed > 0) {
     await recordUsage(tx, { orgId: row.org_id, credentialId: row.credential_id, livemode: row.livemode, kind: 'call', seconds: billed, ref: row.id }, at);
   }
-  await stopRobots(tx, row.id);
+  if (simulatedLine) await stopRobots(tx, row.id);
   if (row.session_id) await endCallSession(tx, row.session_id, row.id);
   // Ended by us (hangup, the per-call limit, the gateway lost) or answered by
   // a voicemail system: the dialog may still be up, so the gateway hangs up.
@@ -307,11 +310,11 @@ export async function applyCallEvent(
 async function endCallSession(tx: Client, sessionId: string, callId: string): Promise<void> {
   const t = await transition<SessionRow>(tx, 'session', sessionId, { type: 'CALL_ENDED' }, { returning: SESSION_COLUMNS, objectFor: toSession });
   if (!t.changed) return;
-  const { rows } = await tx.query<{ to_seq: string }>(
+  const { rows } = await tx.query<{ to_seq: string }>(prepared(
     `UPDATE agent_sessions SET to_seq = greatest(from_seq, coalesce((SELECT seq FROM room_logs WHERE room_id = $2), 0))
       WHERE id = $1 RETURNING to_seq`,
     [sessionId, callId],
-  );
+  ));
   await writeTranscript(tx, { ...t.row, to_seq: Number(rows[0]!.to_seq) });
   // Whoever is listening on the line wakes up to see the session ended.
   await notifyRoom(tx, callId);

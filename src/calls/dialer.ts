@@ -1,5 +1,5 @@
 import { randomBase62 } from '../ids.ts';
-import { withTx, type Client } from '../db/pool.ts';
+import { prepared, withTx, type Client } from '../db/pool.ts';
 import { PgListener } from '../db/listener.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { now, type Services } from '../services.ts';
@@ -36,8 +36,8 @@ export type CallGateway = {
   id: string;
   /** The SIP address this gateway's stack bound. */
   address: string;
-  /** Dials a queued call if no gateway has claimed it yet. */
-  dial: (callId: string) => Promise<void>;
+  /** Dials the queued calls no gateway has claimed yet. */
+  dial: (...callIds: string[]) => Promise<void>;
   /** The calls whose SIP dialog this gateway holds now. */
   active: () => string[];
   /** Ends the calls of lost gateways; returns how many. */
@@ -184,18 +184,20 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   }, every);
   sweeper.unref();
 
-  const dial = async (callId: string): Promise<void> => {
-    const { rows } = await s.pool.query<{ to_e164: string; from_e164: string }>(
-      `UPDATE calls SET gateway_id = $2 WHERE id = $1 AND gateway_id IS NULL AND status = 'queued' RETURNING to_e164, from_e164`,
-      [callId, id],
-    );
-    const call = rows[0];
-    if (!call) return; // dialed by another gateway, or ended before it was dialed
-    try {
-      await sip.place({ key: callId, target: targetOf(peer, callee?.address ?? null, call.to_e164), from: call.from_e164 });
-    } catch (err) {
-      log.error({ err, callId }, 'cannot place call');
-      onEvent(callId, { type: 'no_response' });
+  /** Claims the calls no gateway has dialed yet (one statement for many: the dial jobs come in batches) and dials them. */
+  const dial = async (...callIds: string[]): Promise<void> => {
+    const { rows } = await s.pool.query<{ id: string; to_e164: string; from_e164: string }>(prepared(
+      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164`,
+      [callIds, id],
+    ));
+    // The others were dialed by another gateway (most often: the one that accepted them), or ended before.
+    for (const call of rows) {
+      try {
+        await sip.place({ key: call.id, target: targetOf(peer, callee?.address ?? null, call.to_e164), from: call.from_e164 });
+      } catch (err) {
+        log.error({ err, callId: call.id }, 'cannot place call');
+        onEvent(call.id, { type: 'no_response' });
+      }
     }
   };
 

@@ -1,4 +1,4 @@
-import type { Client } from '../db/pool.ts';
+import { prepared, type Client } from '../db/pool.ts';
 import type { Services } from '../services.ts';
 
 // The robots' side of a room in test mode (operator.md, Test-mode simulator):
@@ -54,14 +54,14 @@ export async function scheduleReply(s: Services, tx: Client, roomId: string, lan
  * never deadlock.
  */
 export async function lockRobots(tx: Client, roomId: string): Promise<void> {
-  await tx.query(`SELECT 1 FROM sim_rooms WHERE room_id = $1 FOR UPDATE`, [roomId]);
+  await tx.query(prepared(`SELECT 1 FROM sim_rooms WHERE room_id = $1 FOR UPDATE`, [roomId]));
 }
 
 /** The robots stop: nobody is left to listen, or the room ended. */
 export async function stopRobots(tx: Client, roomId: string): Promise<void> {
-  await tx.query(
+  await tx.query(prepared(
     `WITH gone AS (DELETE FROM sim_rooms WHERE room_id = $1 RETURNING room_id)
      DELETE FROM sim_replies WHERE room_id = $1`,
     [roomId],
-  );
+  ));
 }

@@ -1,4 +1,4 @@
-import type { Client } from '../db/pool.ts';
+import { prepared, type Client } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
 import { writeEvent } from '../actors/store.ts';
@@ -28,7 +28,7 @@ export type EndedSession = {
  */
 export async function writeTranscript(tx: Client, session: EndedSession): Promise<void> {
   const id = newId('tr');
-  const { rows } = await tx.query<{ n: number }>(
+  const { rows } = await tx.query<{ n: number }>(prepared(
     `WITH seg AS (
        INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
        SELECT $1, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
@@ -40,7 +40,7 @@ export async function writeTranscript(tx: Client, session: EndedSession): Promis
      RETURNING segments AS n`,
     [id, session.room_id, session.from_seq, session.to_seq, session.org_id, session.livemode, session.credential_id, session.id,
       session.hear_lang, session.started_at, session.ended_at, session.log_id],
-  );
+  ));
   const n = rows[0]!.n;
   const object = { id, object: 'transcript', room_id: session.room_id, session_id: session.id, segment_count: n };
   await writeEvent(tx, { orgId: session.org_id, livemode: session.livemode }, 'transcript.ready', object);
