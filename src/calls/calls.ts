@@ -12,7 +12,8 @@ import { POLICIES } from '../../policies/index.ts';
 import type { ConsentKind, Purpose } from '../../policies/types.ts';
 import { SHARED_NUMBER } from '../catalog/numbers.ts';
 import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from '../sessions/sessions.ts';
-import { publishSegment, notifyRoom } from '../sessions/publish.ts';
+import { publishSegment } from '../sessions/publish.ts';
+import { SESSION_CHANNEL } from '../sessions/bus.ts';
 import { startCallee, stopRobots, lockRobots } from '../sim/robots.ts';
 import { writeTranscript } from '../transcripts/transcripts.ts';
 import type { CallContext, CallEvent } from '../../machines/call.ts';
@@ -310,14 +311,13 @@ export async function applyCallEvent(
 async function endCallSession(tx: Client, sessionId: string, callId: string): Promise<void> {
   const t = await transition<SessionRow>(tx, 'session', sessionId, { type: 'CALL_ENDED' }, { returning: SESSION_COLUMNS, objectFor: toSession });
   if (!t.changed) return;
+  // Whoever is listening on the line wakes up (on commit) to see the session ended.
   const { rows } = await tx.query<{ to_seq: string }>(prepared(
     `UPDATE agent_sessions SET to_seq = greatest(from_seq, coalesce((SELECT seq FROM room_logs WHERE room_id = $2), 0))
-      WHERE id = $1 RETURNING to_seq`,
-    [sessionId, callId],
+      WHERE id = $1 RETURNING to_seq, pg_notify($3, $2)`,
+    [sessionId, callId, SESSION_CHANNEL],
   ));
   await writeTranscript(tx, { ...t.row, to_seq: Number(rows[0]!.to_seq) });
-  // Whoever is listening on the line wakes up to see the session ended.
-  await notifyRoom(tx, callId);
 }
 
 /** The channel every gateway listens on: a call ended by the API (or a timer) whose dialog it may hold. */

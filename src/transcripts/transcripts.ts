@@ -1,7 +1,6 @@
 import { prepared, type Client } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
-import { writeEvent } from '../actors/store.ts';
 import { translatorOf, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 
@@ -24,26 +23,30 @@ export type EndedSession = {
  * The session's conversation becomes a transcript: what was said in the room
  * while it was there (its window of the room's log), its own lines included, in the speakers'
  * languages (GET /v1/transcripts/{id}?lang= translates). transcript.ready
- * carries ids and counts only, never text.
+ * carries ids and counts only, never text. One statement: the segments, the
+ * transcript, and its event in the outbox.
  */
 export async function writeTranscript(tx: Client, session: EndedSession): Promise<void> {
   const id = newId('tr');
-  const { rows } = await tx.query<{ n: number }>(prepared(
+  await tx.query(prepared(
     `WITH seg AS (
        INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
        SELECT $1, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
          FROM room_segments WHERE room_id = $12 AND seq > $3 AND seq <= $4
        RETURNING 1
+     ), tr AS (
+       INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
+       SELECT $1, $5, $6, $7, $8, $2, $9, $10, $11, count(*)::int FROM seg
+       RETURNING segments
      )
-     INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
-     SELECT $1, $5, $6, $7, $8, $2, $9, $10, $11, count(*)::int FROM seg
-     RETURNING segments AS n`,
+     INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
+     SELECT $13, $5, $6, 'transcript.ready', $1,
+            jsonb_build_object('object', jsonb_build_object(
+              'id', $1::text, 'object', 'transcript', 'room_id', $2::text, 'session_id', $8::text, 'segment_count', tr.segments))
+       FROM tr`,
     [id, session.room_id, session.from_seq, session.to_seq, session.org_id, session.livemode, session.credential_id, session.id,
-      session.hear_lang, session.started_at, session.ended_at, session.log_id],
+      session.hear_lang, session.started_at, session.ended_at, session.log_id, newId('evt')],
   ));
-  const n = rows[0]!.n;
-  const object = { id, object: 'transcript', room_id: session.room_id, session_id: session.id, segment_count: n };
-  await writeEvent(tx, { orgId: session.org_id, livemode: session.livemode }, 'transcript.ready', object);
 }
 
 type TranscriptRow = { id: string; room_id: string | null; lang: string; started_at: Date; ended_at: Date | null; segments: number; livemode: boolean };

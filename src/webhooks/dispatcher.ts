@@ -12,6 +12,7 @@ import { dispatchOutbox } from './delivery.ts';
 export const OUTBOX_CHANNEL = 'tolk_outbox';
 const SWEEP_MS = 3000;
 const BATCH = 500;
+const COALESCE_MS = 10;
 
 export type Dispatcher = { stop: () => Promise<void>; /** Dispatches now; resolves when the outbox is empty. */ kick: () => Promise<void> };
 
@@ -22,6 +23,10 @@ export function startDispatcher(s: Services, databaseUrl: string, log: { error: 
 
   const drain = async () => {
     do {
+      // Events committed within a few milliseconds of each other are taken in
+      // one pass: under load a pass per notification would cost more
+      // statements than the events it moves (each pass is a transaction).
+      await new Promise((r) => setTimeout(r, COALESCE_MS));
       again = false;
       try {
         while (!stopped && (await dispatchOutbox(s, BATCH)) === BATCH) { /* a full batch: more may wait */ }

@@ -146,6 +146,12 @@ describe('an answered call', () => {
     const full = await (await t.request('GET', `/v1/transcripts/${tr.id}`, { key })).json();
     expect(full.segments[0]).toMatchObject({ src_lang: 'pt', untrusted_content: { text: disclosure('Tolk Assistant', 'pt') } });
     expect(full.segments.some((s: any) => s.untrusted_content.text === 'Guten Tag, wie geht es Ihnen?')).toBe(true);
+    // transcript.ready: ids and counts, never text.
+    const ready = await outbox(tr.id);
+    expect(ready.map((e) => e.type)).toEqual(['transcript.ready']);
+    expect(ready[0]!.data.object).toEqual({
+      id: tr.id, object: 'transcript', room_id: null, session_id: c.session_id, segment_count: full.segments.length,
+    });
   });
 
   it('leaving the call session hangs the call up', async () => {
