@@ -59,7 +59,7 @@ export async function pass(s: Services): Promise<number> {
       // A call's line has one speaker (robot_b_lang null); a room's two take turns.
       const robot = r.phrase_n % 2 === 0 || r.robot_b_lang === null ? 'a' : 'b';
       const lang = robot === 'a' ? r.robot_a_lang : r.robot_b_lang!;
-      await say(s, tx, r.room_id, robot, robot === 'a' ? r.robot_a_name : 'Robot B', lang, robotPhrase(r.phrase_n, lang).text);
+      await say(s, tx, r.room_id, robot, robot === 'a' ? r.robot_a_name : 'Robot B', r.robot_b_lang === null, lang, robotPhrase(r.phrase_n, lang).text);
       await tx.query(
         `UPDATE sim_rooms SET phrase_n = phrase_n + 1, next_phrase_at = now() + make_interval(secs => $2) WHERE room_id = $1`,
         [r.room_id, robotPauseSeconds(s)],
@@ -75,20 +75,20 @@ export async function pass(s: Services): Promise<number> {
     );
     for (const r of replies) {
       const lang = r.robot === 'a' || r.robot_b_lang === null ? r.robot_a_lang : r.robot_b_lang;
-      await say(s, tx, r.room_id, r.robot, r.robot === 'a' ? r.robot_a_name : 'Robot B', lang, robotReply(r.reply_n, lang).text);
+      await say(s, tx, r.room_id, r.robot, r.robot === 'a' ? r.robot_a_name : 'Robot B', r.robot_b_lang === null, lang, robotReply(r.reply_n, lang).text);
       said++;
     }
     return said;
   });
 }
 
-async function say(s: Services, tx: Client, roomId: string, robot: 'a' | 'b', speaker: string, lang: string, text: string) {
+/** A robot's phrase on the line; `onCall`: the callee of a call's line (one speaker), whose words the call's minutes pay for. */
+async function say(s: Services, tx: Client, roomId: string, robot: 'a' | 'b', speaker: string, onCall: boolean, lang: string, text: string) {
   await publishSegment(s, tx, {
     roomId,
     kind: 'robot',
     speaker,
-    // A call's callee (one speaker): the call's minutes pay for the line.
-    metered: robot === 'b' || !roomId.startsWith('call_'),
+    metered: !onCall,
     participantId: `robot_${robot}`,
     srcLang: lang,
     text,

@@ -120,8 +120,9 @@ describe('an answered call', () => {
     const again = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
     expect(again).toEqual(ended);
 
-    // The session ended with it, and say is refused.
-    expect((await (await t.request('GET', `/v1/sessions/${c.session_id}`, { key })).json()).status).toBe('ended');
+    // The session ended with it, and say is refused. Listening and speaking on
+    // the call cost nothing of their own: the session billed nothing.
+    expect(await (await t.request('GET', `/v1/sessions/${c.session_id}`, { key })).json()).toMatchObject({ status: 'ended', billed_seconds: 0 });
     const late = await t.request('POST', `/v1/sessions/${c.session_id}/say`, { key, body: { text: 'Hallo?' } });
     expect((await late.json()).code).toBe('session_ended');
 
