@@ -132,6 +132,9 @@ export async function createPersistedActor(
   return { state: r.after, version: 1, emitted: r.emitted, changed: true, context: r.context };
 }
 
+/** The actor's columns read with the object's row (prefixed: the row has columns of the same names). */
+type ActorColumns = { __now: Date; __machine: string | null; __org_id: string; __livemode: boolean; __snapshot: unknown; __version: number };
+
 export type Transition<Row> = TransitionResult & {
   /** The object's row after the transition (as it was, when the event was refused). */
   row: Row;
@@ -168,21 +171,23 @@ export async function transition<Row extends Record<string, unknown>>(
   },
 ): Promise<Transition<Row>> {
   const { table } = OBJECT_TABLES[machineName];
-  // Three round trips, each a named prepared statement: the object's row
-  // (locked, with the transaction's now(), the time PostgreSQL stamps ended_at
-  // with), the actor (locked), then one statement writing the row, the
-  // snapshot, the history row and the events. The events are built from the
-  // row as that statement leaves it, computed here from the row read and the
-  // values written.
-  const locked = await tx.query<Row & { __now: Date }>(prepared(
-    `SELECT ${opts.returning}, now() AS __now FROM ${table} WHERE id = $1 FOR UPDATE`, [id]));
-  const { rows: actors } = await tx.query(prepared(
-    `SELECT machine, org_id, livemode, snapshot, version FROM actors WHERE id = $1 FOR UPDATE`,
+  // Two round trips, each a named prepared statement. The first locks the
+  // object's row, then its actor's (the lateral join runs once the row is
+  // locked, so every transition takes the two locks in that order), and reads
+  // both with the transaction's now(), the time PostgreSQL stamps ended_at
+  // with. The second writes the row, the snapshot, the history row and the
+  // events; the events are built from the row as that statement leaves it,
+  // computed here from the row read and the values written.
+  const { rows: locked } = await tx.query<Row & ActorColumns>(prepared(
+    `WITH r AS MATERIALIZED (SELECT ${opts.returning}, now() AS __now FROM ${table} WHERE id = $1 FOR UPDATE)
+     SELECT r.*, a.machine AS __machine, a.org_id AS __org_id, a.livemode AS __livemode, a.snapshot AS __snapshot, a.version AS __version
+       FROM r LEFT JOIN LATERAL (SELECT machine, org_id, livemode, snapshot, version FROM actors WHERE actors.id = r.id FOR UPDATE) a ON true`,
     [id],
   ));
-  const actor = actors[0];
-  if (!actor || actor.machine !== machineName) throw new ApiError('not_found', `No such object: '${id}'`);
-  const { __now: txNow, ...rest } = locked.rows[0]!;
+  const found = locked[0];
+  if (!found || found.__machine !== machineName) throw new ApiError('not_found', `No such object: '${id}'`);
+  const { __now: txNow, __machine: _m, __org_id, __livemode, __snapshot, __version, ...rest } = found;
+  const actor = { org_id: __org_id, livemode: __livemode, snapshot: __snapshot, version: __version };
   const before = rest as unknown as Row;
   const machine = machines[machineName] as AnyStateMachine;
   const r = run(machine, actor.snapshot, event);

@@ -329,11 +329,21 @@ export async function ensureEmbeddedPostgres(
       await withFolderLock(root, async () => {
         const presence = current.presence;
         try {
-          const { rows } = await presence.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
-          );
+          // This process closed its own connections just before (pools, the
+          // job queue's), but their backends leave a few milliseconds after
+          // the sockets close: give them a moment before deciding that
+          // another process still uses the cluster.
+          let others = 0;
+          for (let i = 0; i < 15; i++) {
+            const { rows } = await presence.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+            );
+            others = rows[0].n;
+            if (others === 0) break;
+            await new Promise((r) => setTimeout(r, 100));
+          }
           await presence.end().catch(() => {});
-          if (rows[0].n > 0) return;
+          if (others > 0) return;
         } catch {
           await presence.end().catch(() => {});
           if (!runningCluster(dir)) return;
