@@ -21,6 +21,7 @@ import type { DialogEvent } from '../gateway/signaling.ts';
 import { SIPP } from '../test/helpers/sipp.ts';
 import { until } from '../test/helpers/wait.ts';
 import { procCpu } from './proc.ts';
+import { envNumber, machineBusy, round, sleep, stats, type LatencyStats } from './stats.ts';
 
 // The `calls` target of npm run bench (bench/run.ts): phone calls placed
 // through the API end to end, POST /v1/calls (auth, idempotency, the policy
@@ -117,7 +118,7 @@ const IDLE_MS = 3000;
 /** monitorEventLoopDelay's timer; what it records includes it, so it is taken off. */
 const LOOP_RESOLUTION_MS = 2;
 
-export type LatencyStats = { p50_ms: number; p90_ms: number; p99_ms: number; max_ms: number; mean_ms: number; n: number };
+export type { LatencyStats };
 
 export type CallsPhase = {
   /** Calls the client sent (POSTs). */
@@ -203,34 +204,6 @@ export type CallsResult = {
   errors: string[];
 };
 
-function envNumber(name: string, dflt: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, not ${raw}`);
-  return n;
-}
-
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function stats(values: number[]): LatencyStats {
-  if (values.length === 0) return { p50_ms: NaN, p90_ms: NaN, p99_ms: NaN, max_ms: NaN, mean_ms: NaN, n: 0 };
-  const v = [...values].sort((a, b) => a - b);
-  // Nearest rank.
-  const q = (p: number) => v[Math.min(v.length - 1, Math.max(0, Math.ceil(p * v.length) - 1))]!;
-  return { p50_ms: round(q(0.5)), p90_ms: round(q(0.9)), p99_ms: round(q(0.99)), max_ms: round(v[v.length - 1]!), mean_ms: round(v.reduce((a, b) => a + b, 0) / v.length), n: v.length };
-}
-
-/** CPU seconds the whole machine has been busy (all CPUs), from /proc/stat; null elsewhere. */
-function machineBusy(): number | null {
-  try {
-    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + f[7]!) / 100;
-  } catch {
-    return null;
-  }
-}
 
 /** Calls `fire(i)` for i in [0, n) at `rate` per second from now, on schedule whatever the answers. */
 async function paced(n: number, rate: number, fire: (i: number) => void): Promise<void> {

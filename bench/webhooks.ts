@@ -1,5 +1,4 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +11,7 @@ import { createOrg } from '../src/cli/admin.ts';
 import { newId } from '../src/ids.ts';
 import { newSecret } from '../src/webhooks/signing.ts';
 import { procCpu } from './proc.ts';
+import { envNumber, machineBusy, round, sleep, stats, type LatencyStats } from './stats.ts';
 import { ignoreTimeout, until } from '../test/helpers/wait.ts';
 
 // The `webhooks` target of npm run bench (bench/run.ts): webhook delivery from
@@ -47,7 +47,7 @@ const BURST_STATEMENT_ROWS = 100;
 const STALL_MS = 10_000;
 const PHASE_CAP_MS = 180_000;
 
-export type LatencyStats = { p50_ms: number; p90_ms: number; p99_ms: number; max_ms: number; mean_ms: number };
+export type { LatencyStats };
 
 export type WebhookPhase = {
   events: number;
@@ -84,35 +84,6 @@ export type WebhookResult = {
   errors: string[];
 };
 
-function envNumber(name: string, dflt: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, not ${raw}`);
-  return n;
-}
-
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function stats(values: number[]): LatencyStats {
-  if (values.length === 0) return { p50_ms: NaN, p90_ms: NaN, p99_ms: NaN, max_ms: NaN, mean_ms: NaN };
-  const v = [...values].sort((a, b) => a - b);
-  // Nearest rank.
-  const q = (p: number) => v[Math.min(v.length - 1, Math.max(0, Math.ceil(p * v.length) - 1))]!;
-  return { p50_ms: round(q(0.5)), p90_ms: round(q(0.9)), p99_ms: round(q(0.99)), max_ms: round(v[v.length - 1]!), mean_ms: round(v.reduce((a, b) => a + b, 0) / v.length) };
-}
-
-/** CPU seconds the whole machine has been busy (all CPUs), from /proc/stat; null elsewhere. */
-function machineBusy(): number | null {
-  try {
-    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-    // user nice system idle iowait irq softirq steal
-    return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + f[7]!) / 100;
-  } catch {
-    return null;
-  }
-}
 
 // ---------------------------------------------------------------------------
 // The receiver (child process)
