@@ -13,9 +13,8 @@ import type { ConsentKind, Purpose } from '../../policies/types.ts';
 import { SHARED_NUMBER } from '../catalog/numbers.ts';
 import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from '../sessions/sessions.ts';
 import { publishSegment } from '../sessions/publish.ts';
-import { SESSION_CHANNEL } from '../sessions/bus.ts';
+import { endSession } from '../sessions/leave.ts';
 import { startCallee, stopRobots, lockRobots } from '../sim/robots.ts';
-import { writeTranscript } from '../transcripts/transcripts.ts';
 import type { CallContext, CallEvent } from '../../machines/call.ts';
 import { disclosure } from '../sim/phrasebook.ts';
 import type { Call } from './schemas.ts';
@@ -34,7 +33,7 @@ export type CallRow = {
   to_e164: string; from_number_id: string; from_e164: string; country: string; kind: string; purpose: Purpose;
   consent_kind: string | null; consent_ref: string | null; agent_lang: string; remote_lang: string; voice_id: string | null;
   minute_factor: string; max_answered_seconds: string | null;
-  status: z.infer<typeof Call>['status'] | 'created'; end_reason: string | null; blocked_code: string | null; blocked_reason: string | null;
+  status: z.infer<typeof Call>['status']; end_reason: string | null; blocked_code: string | null; blocked_reason: string | null;
   session_id: string | null; billed_seconds: string; gateway_id: string | null;
   created_at: Date; answered_at: Date | null; ended_at: Date | null;
 };
@@ -62,7 +61,7 @@ export function toCall(r: CallRow, opts: { mask?: boolean } = {}): z.infer<typeo
     from: opts.mask ? maskNumber(r.from_e164) : r.from_e164,
     country: r.country,
     purpose: r.purpose,
-    status: r.status === 'created' ? 'queued' : r.status,
+    status: r.status,
     ai_disclosure: true,
     billed_seconds: Math.round(Number(r.billed_seconds)),
     created_at: r.created_at.toISOString(),
@@ -300,24 +299,12 @@ export async function applyCallEvent(
     await recordUsage(tx, { orgId: row.org_id, credentialId: row.credential_id, livemode: row.livemode, kind: 'call', seconds: billed, ref: row.id }, at);
   }
   if (simulatedLine) await stopRobots(tx, row.id);
-  if (row.session_id) await endCallSession(tx, row.session_id, row.id);
+  // The call's session ends with it: what was said on the line becomes a transcript (room_id null).
+  if (row.session_id) await endSession(tx, { id: row.session_id, log_id: row.id }, 'CALL_ENDED');
   // Ended by us (hangup, the per-call limit, the gateway lost) or answered by
   // a voicemail system: the dialog may still be up, so the gateway hangs up.
   const hangUp = event.type === 'HANGUP' || event.type === 'MAX_DURATION' || event.type === 'VOICEMAIL' || event.type === 'FAILED';
   return { row, changed: true, hangUp };
-}
-
-/** The call's session ends with it: what was said on the line becomes a transcript (room_id null). */
-async function endCallSession(tx: Client, sessionId: string, callId: string): Promise<void> {
-  const t = await transition<SessionRow>(tx, 'session', sessionId, { type: 'CALL_ENDED' }, { returning: SESSION_COLUMNS, objectFor: toSession });
-  if (!t.changed) return;
-  // Whoever is listening on the line wakes up (on commit) to see the session ended.
-  const { rows } = await tx.query<{ to_seq: string }>(prepared(
-    `UPDATE agent_sessions SET to_seq = greatest(from_seq, coalesce((SELECT seq FROM room_logs WHERE room_id = $2), 0))
-      WHERE id = $1 RETURNING to_seq, pg_notify($3, $2)`,
-    [sessionId, callId, SESSION_CHANNEL],
-  ));
-  await writeTranscript(tx, { ...t.row, to_seq: Number(rows[0]!.to_seq) });
 }
 
 /** The channel every gateway listens on: a call ended by the API (or a timer) whose dialog it may hold. */

@@ -136,8 +136,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const hangUpEnded = async () => {
     const keys = sip.active();
     if (keys.length === 0) return;
-    const { rows } = await s.pool.query<{ id: string }>(
-      `SELECT id FROM calls WHERE id = ANY($1) AND status IN ('completed', 'busy', 'voicemail', 'no_answer', 'failed', 'blocked')`, [keys]);
+    const { rows } = await s.pool.query<{ id: string }>(`SELECT id FROM calls WHERE id = ANY($1) AND status = ANY($2)`, [keys, [...ENDED]]);
     for (const r of rows) await sip.hangup(r.id);
   };
   const listener = new PgListener(databaseUrl, CALLS_CHANNEL, {

@@ -1,4 +1,4 @@
-import { withTx, type Client } from '../db/pool.ts';
+import { prepared, withTx, type Client } from '../db/pool.ts';
 import { ID_PATTERN } from '../ids.ts';
 import { transition } from '../actors/store.ts';
 import type { Caller, Services } from '../services.ts';
@@ -6,7 +6,7 @@ import { lockRobots, stopRobots } from '../sim/robots.ts';
 import { writeTranscript } from '../transcripts/transcripts.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertTestMode, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
-import { notifyRoom } from './publish.ts';
+import { SESSION_CHANNEL } from './bus.ts';
 import { endCall } from '../calls/calls.ts';
 
 /**
@@ -50,18 +50,23 @@ export async function endRoomSessions(tx: Client, roomId: string): Promise<void>
   await stopRobots(tx, roomId);
 }
 
-/** Sends the session its end; null when it had ended already (the machine refused). */
-async function endSession(tx: Client, session: SessionRow, event: 'LEAVE' | 'ROOM_ENDED'): Promise<Session | null> {
+/**
+ * Sends the session its end (it left, its room ended, or its call ended) and
+ * writes its transcript; null when it had ended already (the machine refused).
+ */
+export async function endSession(
+  tx: Client, session: Pick<SessionRow, 'id' | 'log_id'>, event: 'LEAVE' | 'ROOM_ENDED' | 'CALL_ENDED',
+): Promise<Session | null> {
   const t = await transition<SessionRow>(tx, 'session', session.id, { type: event }, { returning: COLUMNS, objectFor: toSession });
   if (!t.changed) return null;
-  // It heard the room's log up to the last number committed now (a phrase
-  // still being published comes after it left).
-  const { rows } = await tx.query<{ to_seq: string }>(
+  // It heard its log up to the last number committed now (a phrase still
+  // being published comes after it left). Whoever listens on the log wakes
+  // up (NOTIFY, on commit) to see it ended.
+  const { rows } = await tx.query<{ to_seq: string }>(prepared(
     `UPDATE agent_sessions SET to_seq = greatest(from_seq, coalesce((SELECT seq FROM room_logs WHERE room_id = $2), 0))
-      WHERE id = $1 RETURNING to_seq`,
-    [session.id, session.log_id],
-  );
+      WHERE id = $1 RETURNING to_seq, pg_notify($3, $2)`,
+    [session.id, session.log_id, SESSION_CHANNEL],
+  ));
   await writeTranscript(tx, { ...t.row, to_seq: Number(rows[0]!.to_seq) });
-  await notifyRoom(tx, session.log_id);
   return toSession(t.row);
 }

@@ -68,12 +68,3 @@ export async function roomHead(tx: Client, roomId: string): Promise<number> {
   const { rows } = await tx.query<{ seq: string }>(`SELECT seq FROM room_logs WHERE room_id = $1`, [roomId]);
   return rows[0] ? Number(rows[0].seq) : 0;
 }
-
-/**
- * One notification per room, whatever the number of listeners: it wakes every
- * listener of the room in every process, and each reads its own events (the
- * ones with nothing new wait again). Sent on commit, folded per transaction.
- */
-export async function notifyRoom(tx: Client, roomId: string): Promise<void> {
-  await tx.query(`SELECT pg_notify($1, $2)`, [SESSION_CHANNEL, roomId]);
-}
