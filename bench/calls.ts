@@ -1,5 +1,6 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,13 +208,33 @@ export type CallsResult = {
 
 /** Calls `fire(i)` for i in [0, n) at `rate` per second from now, on schedule whatever the answers. */
 async function paced(n: number, rate: number, fire: (i: number) => void): Promise<void> {
+  return scheduled(n, (i) => (i * 1000) / rate, fire);
+}
+
+/** Calls `fire(i)` for i in [0, n) at `at(i)` ms from now (non-decreasing), on a monotonic clock, whatever the answers. */
+async function scheduled(n: number, at: (i: number) => number, fire: (i: number) => void): Promise<void> {
   const start = performance.now();
   let i = 0;
   while (i < n) {
-    const due = Math.min(n, Math.floor(((performance.now() - start) * rate) / 1000) + 1);
-    while (i < due) fire(i++);
-    if (i < n) await sleep(Math.max(0, start + (i * 1000) / rate - performance.now()));
+    const elapsed = performance.now() - start;
+    while (i < n && at(i) <= elapsed) fire(i++);
+    if (i < n) await sleep(Math.max(0, start + at(i) - performance.now()));
   }
+}
+
+/**
+ * The warm-up's ramp: the rate grows linearly from rate/10 to `rate` over
+ * `seconds`, then stays there. Returns the time of the i-th call (ms) and
+ * how many calls the ramp holds.
+ */
+export function ramp(rate: number, seconds: number): { at: (i: number) => number; calls: number } {
+  const r0 = rate / 10;
+  if (seconds <= 0) return { at: (i) => (i * 1000) / rate, calls: 0 };
+  const a = (rate - r0) / seconds; // calls/s²
+  const calls = Math.round(r0 * seconds + (a * seconds * seconds) / 2);
+  // Within the ramp, i = r0 t + a t²/2; after it, at `rate`.
+  const at = (i: number) => (i < calls ? ((-r0 + Math.sqrt(r0 * r0 + 2 * a * i)) / a) * 1000 : (seconds + (i - calls) / rate) * 1000);
+  return { at, calls };
 }
 
 /** The key of the g-th call: `spread` keys in turn, each used for at most PER_KEY calls. */
@@ -350,8 +371,8 @@ async function startSipp(name: string, dir: string, args: string[], opts: { uas:
 
 type Attempt = { i: number; sent: number; ms: number; status: number; id: string | null; error: string | null };
 type ClientSetup = { base: string; keys: string[]; spread: number; databaseUrl: string; runId: string };
-/** Places warm + n calls from index `from` at `rate`, without a pause between the warm-up and the measured ones. */
-type ToClient = { cmd: 'run'; from: number; warm: number; n: number; rate: number } | { cmd: 'notes'; ids: string[] };
+/** Places warm + n calls from index `from`: the warm-up ramping up to `rate` (ramp()), then at once the measured ones at `rate`. */
+type ToClient = { cmd: 'run'; from: number; warm: number; warmSeconds: number; n: number; rate: number } | { cmd: 'notes'; ids: string[] };
 /** `mark`: the first measured POST has just been sent (start), the last one (end). */
 type FromClient = { ready: true } | { mark: 'start' | 'end' } | { attempts: Attempt[] } | { notes: Record<string, number> };
 
@@ -368,32 +389,47 @@ async function runClient(): Promise<void> {
   await listener.connect();
   await listener.query(`LISTEN ${SESSION_CHANNEL}`);
 
-  const post = async (g: number): Promise<Attempt> => {
+  // node:http with a keep-alive agent: fetch (undici) costs this process
+  // several times the CPU per request, on the machine the platform runs on.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const target = new URL(`${setup.base}/v1/calls`);
+  const post = (g: number): Promise<Attempt> => {
     const key = setup.keys[keyIndex(g, setup.spread)]!;
     const body = JSON.stringify({ to: numberOf(g), purpose: 'support', consent: { kind: 'prior_express' } });
     const sent = Date.now();
     const t0 = performance.now();
-    try {
-      const res = await fetch(`${setup.base}/v1/calls`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': `bench-calls-${setup.runId}-${g}` },
-        body,
+    return new Promise<Attempt>((resolve) => {
+      const fail = (err: unknown) => resolve({ i: g, sent, ms: performance.now() - t0, status: 0, id: null, error: String(err) });
+      const req = http.request({
+        agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body),
+          'idempotency-key': `bench-calls-${setup.runId}-${g}`,
+        },
+      }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', fail);
+        res.on('end', () => {
+          const ms = performance.now() - t0;
+          const text = Buffer.concat(chunks).toString();
+          const status = res.statusCode ?? 0;
+          let id: string | null = null;
+          try { id = (JSON.parse(text) as { id?: string }).id ?? null; } catch { /* not JSON */ }
+          resolve({ i: g, sent, ms, status, id: status === 201 ? id : null, error: status === 201 ? null : text.slice(0, 300) });
+        });
       });
-      const text = await res.text();
-      const ms = performance.now() - t0;
-      let id: string | null = null;
-      try { id = (JSON.parse(text) as { id?: string }).id ?? null; } catch { /* not JSON */ }
-      return { i: g, sent, ms, status: res.status, id: res.status === 201 ? id : null, error: res.status === 201 ? null : text.slice(0, 300) };
-    } catch (err) {
-      return { i: g, sent, ms: performance.now() - t0, status: 0, id: null, error: String(err) };
-    }
+      req.on('error', fail);
+      req.end(body);
+    });
   };
 
   process.on('message', (m: ToClient) => {
     if (m.cmd === 'run') {
       const all: Array<Promise<Attempt>> = [];
       const total = m.warm + m.n;
-      void paced(total, m.rate, (i) => {
+      const { at } = ramp(m.rate, m.warmSeconds);
+      void scheduled(total, at, (i) => {
         all.push(post(m.from + i));
         if (i === m.warm) process.send!({ mark: 'start' } satisfies FromClient);
         if (i === total - 1) process.send!({ mark: 'end' } satisfies FromClient);
@@ -680,9 +716,9 @@ export async function runCallsBench(databaseUrl: string, log: (m: string) => voi
   const rate = envNumber('BENCH_CALLS_RATE', 100);
   if (rate <= 0) throw new Error('BENCH_CALLS_RATE must be positive');
   const seconds = envNumber('BENCH_CALLS_SECONDS', 10);
-  const warmupS = envNumber('BENCH_CALLS_WARMUP', 2);
+  const warmupS = envNumber('BENCH_CALLS_WARMUP', 4);
   const cpuCalls = Math.round(envNumber('BENCH_CALLS_CPU_N', 1000));
-  const warmN = Math.round(rate * warmupS);
+  const warmN = ramp(rate, warmupS).calls;
   const n = Math.max(1, Math.round(rate * seconds));
   const total = 1 + warmN + n; // the sanity call, the warm-up, the steady phase
   const spread = Math.max(1, Math.round(envNumber('BENCH_CALLS_KEYS', 1)));
@@ -784,7 +820,7 @@ export async function runCallsBench(databaseUrl: string, log: (m: string) => voi
     const poolSampler = setInterval(() => waiting.push(pool.waitingCount), 50);
     const waits = process.env.BENCH_CALLS_DIAG ? await sampleWaits(databaseUrl) : null;
     sql.start();
-    child.send({ cmd: 'run', from: 1, warm: warmN, n, rate } satisfies ToClient);
+    child.send({ cmd: 'run', from: 1, warm: warmN, warmSeconds: warmupS, n, rate } satisfies ToClient);
     await next((m): m is { mark: 'start' } => 'mark' in m && m.mark === 'start');
     const steadyFrom = meter.machineSoFar();
     await next((m): m is { mark: 'end' } => 'mark' in m && m.mark === 'end');

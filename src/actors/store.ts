@@ -2,6 +2,7 @@ import { createActor, type AnyStateMachine, type EventObject } from 'xstate';
 import { machines, type MachineName } from '../../machines/index.ts';
 import type { Client } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
+import { Sql, Writes } from '../db/writes.ts';
 import { newId } from '../ids.ts';
 import { ApiError } from '../errors.ts';
 
@@ -82,62 +83,169 @@ const OBJECT_TABLES: Record<MachineName, { table: string }> = {
   call: { table: 'calls' },
 };
 
+type CreateArgs = {
+  id: string;
+  machine: MachineName;
+  owner: Owner;
+  event: ActorEvent;
+  objectFor: ObjectFor;
+  /**
+   * The object's own row (e.g. rooms), inserted by the same statement into
+   * the machine's table, its status set from the machine's first state.
+   * Column names are code, never input.
+   */
+  row?: Record<string, unknown>;
+};
+
 /** Creates the actor in its initial state and sends it the first event, in tx. */
-export async function createPersistedActor(
-  tx: Client,
-  args: {
-    id: string;
-    machine: MachineName;
-    owner: Owner;
-    event: ActorEvent;
-    objectFor: ObjectFor;
-    /**
-     * The object's own row (e.g. rooms), inserted by the same statement into
-     * the machine's table, its status set from the machine's first state.
-     * Column names are code, never input.
-     */
-    row?: Record<string, unknown>;
-  },
-): Promise<TransitionResult> {
+export async function createPersistedActor(tx: Client, args: CreateArgs): Promise<TransitionResult> {
+  const w = new Writes();
+  const r = planCreate(w, args);
+  await w.run(tx);
+  return r;
+}
+
+/**
+ * createPersistedActor's writes as parts of w: the object's row, the actor,
+ * its first history row and its outbox events. The history row references
+ * the actor inserted by the same statement; the foreign key is checked when
+ * the statement ends.
+ */
+export function planCreate(w: Writes, args: CreateArgs): TransitionResult {
   const machine = machines[args.machine] as AnyStateMachine;
   const r = run(machine, undefined, args.event);
-  // The object's row, the actor, its first history row and its outbox events
-  // in one statement (one round trip). The history row references the actor
-  // inserted by the same statement; the foreign key is checked when the
-  // statement ends. A data-modifying CTE runs even though nothing reads it.
   const events = outboxRows(r.emitted, args.objectFor);
-  const values = args.row ? { ...args.row, status: r.status } : {};
-  const rowColumns = Object.keys(values);
-  const own = args.row
-    ? `own AS (INSERT INTO ${OBJECT_TABLES[args.machine].table} (${rowColumns.join(', ')}) VALUES (${rowColumns.map((_, i) => `$${14 + i}`).join(', ')})), `
-    : '';
-  await tx.query(prepared(
-    `WITH ${own}actor AS (
-       INSERT INTO actors (id, org_id, livemode, machine, state, snapshot, version) VALUES ($1, $2, $3, $4, $5, $6, 1) RETURNING id
-     ), history AS (
-       INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
-       SELECT id, 1, $7::jsonb, $8::text, $5, $9::text[] FROM actor
-     )
-     INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
-     SELECT e.event_id, $2::text, $3::boolean, e.type, e.object_id, e.data::jsonb
-       FROM unnest($10::text[], $11::text[], $12::text[], $13::text[]) WITH ORDINALITY AS e(event_id, type, object_id, data, n)
-      ORDER BY e.n`,
-    [
-      args.id, args.owner.orgId, args.owner.livemode, args.machine, r.after, JSON.stringify(r.persisted),
-      JSON.stringify(args.event), r.before, r.emitted,
-      events.map((e) => e.eventId), events.map((e) => e.type), events.map((e) => e.objectId), events.map((e) => e.data),
-      ...Object.values(values),
-    ],
-  ));
+  if (args.row) {
+    const values = { ...args.row, status: r.status };
+    const columns = Object.keys(values);
+    w.with(w.name('own'), `INSERT INTO ${OBJECT_TABLES[args.machine].table} (${columns.join(', ')})
+       VALUES (${Object.values(values).map((v) => w.p(v)).join(', ')})`);
+  }
+  const actor = w.name('actor');
+  const org = w.p(args.owner.orgId, '::text');
+  const livemode = w.p(args.owner.livemode, '::boolean');
+  const state = w.p(r.after, '::text');
+  w.with(actor, `INSERT INTO actors (id, org_id, livemode, machine, state, snapshot, version)
+     VALUES (${w.p(args.id)}, ${org}, ${livemode}, ${w.p(args.machine)}, ${state}, ${w.p(JSON.stringify(r.persisted))}, 1) RETURNING id`);
+  w.with(w.name('history'), `INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
+     SELECT id, 1, ${w.p(JSON.stringify(args.event))}::jsonb, ${w.p(r.before)}::text, ${state}, ${w.p(r.emitted)}::text[] FROM ${actor}`);
+  outboxPart(w, () => [org, livemode], events);
   return { state: r.after, version: 1, emitted: r.emitted, changed: true, context: r.context };
 }
 
-/** The actor's columns read with the object's row (prefixed: the row has columns of the same names). */
-type ActorColumns = { __now: Date; __machine: string | null; __org_id: string; __livemode: boolean; __snapshot: unknown; __version: number };
+/**
+ * The outbox rows of a transition's events, in emission order, as a part of
+ * w (`after`: a CTE they are written only if it returned a row). org and
+ * livemode give placeholders (made only if there are events: a parameter the
+ * text does not use would leave its type unknown).
+ */
+function outboxPart(w: Writes, owner: () => [org: string, livemode: string], events: ReturnType<typeof outboxRows>, after?: string): void {
+  if (events.length === 0) return;
+  const [org, livemode] = owner();
+  w.with(w.name('events'), `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
+     SELECT e.event_id, ${org}, ${livemode}, e.type, e.object_id, e.data::jsonb
+       FROM ${after ? `${after}, ` : ''}unnest(${w.p(events.map((e) => e.eventId))}::text[], ${w.p(events.map((e) => e.type))}::text[],
+                   ${w.p(events.map((e) => e.objectId))}::text[], ${w.p(events.map((e) => e.data))}::text[]) WITH ORDINALITY AS e(event_id, type, object_id, data, n)
+      ORDER BY e.n`);
+}
+
+/** An object's row and its actor, locked for the rest of the transaction (lockObjects). */
+export type Locked<Row> = {
+  machine: MachineName;
+  id: string;
+  row: Row;
+  actor: { org_id: string; livemode: boolean; snapshot: unknown; version: number };
+  /** The transaction's now(), the time PostgreSQL stamps ended_at with. */
+  now: Date;
+};
+
+type Lookup = { machine: MachineName; returning: string };
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+/** The column names of a `returning` list ('id, status, ended_at'). */
+function columnsOf(returning: string): string[] {
+  const cols = returning.split(',').map((c) => c.trim());
+  for (const c of cols) if (!IDENT.test(c)) throw new Error(`lockObjects: '${c}' is not a plain column name`);
+  return cols;
+}
+
+const ACTOR_COLUMNS = ['machine', 'org_id', 'livemode', 'snapshot', 'version'] as const;
+
+/**
+ * Locks and reads, in one statement (one round trip), an object's row and
+ * then its actor, and, when `second` is given, the object its row names in
+ * column `second.via` (a call's session): that one's row, then its actor.
+ * Every transition locks an object's row before its actor, so holding the
+ * row is what guards the actor. null for an object that does not exist (or
+ * whose actor is another machine's).
+ */
+export async function lockObjects<A extends Record<string, unknown>, B extends Record<string, unknown> = Record<string, unknown>>(
+  tx: Client,
+  first: Lookup & { id: string },
+  second?: Lookup & { via: string },
+): Promise<{ first: Locked<A> | null; second: Locked<B> | null }> {
+  const actorCols = (alias: string, prefix: string) => ACTOR_COLUMNS.map((c) => `${alias}.${c} AS ${prefix}${c}`).join(', ');
+  const select = [`r.*`, actorCols('a', '__a_')];
+  const joins = [`LEFT JOIN LATERAL (SELECT ${ACTOR_COLUMNS.join(', ')} FROM actors WHERE actors.id = r.id FOR UPDATE) a ON true`];
+  let cols2: string[] = [];
+  if (second) {
+    if (!IDENT.test(second.via)) throw new Error(`lockObjects: '${second.via}' is not a plain column name`);
+    cols2 = columnsOf(second.returning);
+    select.push(cols2.map((c) => `s.__s_${c}`).join(', '), actorCols('b', '__b_'));
+    joins.push(
+      `LEFT JOIN LATERAL (SELECT ${cols2.map((c) => `${c} AS __s_${c}`).join(', ')} FROM ${OBJECT_TABLES[second.machine].table} t
+        WHERE t.id = r.${second.via} FOR UPDATE) s ON true`,
+      `LEFT JOIN LATERAL (SELECT ${ACTOR_COLUMNS.join(', ')} FROM actors WHERE actors.id = s.__s_id FOR UPDATE) b ON true`,
+    );
+  }
+  const returning = second && !columnsOf(first.returning).includes(second.via) ? `${first.returning}, ${second.via}` : first.returning;
+  const { rows } = await tx.query(prepared(
+    `WITH r AS MATERIALIZED (SELECT ${returning}, now() AS __now FROM ${OBJECT_TABLES[first.machine].table} WHERE id = $1 FOR UPDATE)
+     SELECT ${select.join(', ')} FROM r ${joins.join(' ')}`,
+    [first.id],
+  ));
+  const found = rows[0] as Record<string, unknown> | undefined;
+  if (!found) return { first: null, second: null };
+  const take = (prefix: string, machine: MachineName, row: Record<string, unknown>, now: Date) => {
+    const a = Object.fromEntries(ACTOR_COLUMNS.map((c) => [c, found[`${prefix}${c}`]])) as Record<string, unknown>;
+    if (a.machine !== machine) return null;
+    return {
+      machine, id: row.id as string, row, now,
+      actor: { org_id: a.org_id as string, livemode: a.livemode as boolean, snapshot: a.snapshot, version: a.version as number },
+    };
+  };
+  const now = found.__now as Date;
+  const row1: Record<string, unknown> = {};
+  const row2: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(found)) {
+    if (k.startsWith('__s_')) row2[k.slice(4)] = v;
+    else if (!k.startsWith('__')) row1[k] = v;
+  }
+  return {
+    first: take('__a_', first.machine, row1, now) as Locked<A> | null,
+    second: second && row2.id != null ? (take('__b_', second.machine, row2, now) as Locked<B> | null) : null,
+  };
+}
 
 export type Transition<Row> = TransitionResult & {
   /** The object's row after the transition (as it was, when the event was refused). */
   row: Row;
+};
+
+export type TransitionOpts<Row> = {
+  /** Columns of the object's row to return, e.g. 'id, status, ended_at'. Code, never input. */
+  returning: string;
+  objectFor: (row: Row, eventType: string) => Record<string, unknown> & { id: string };
+  /**
+   * More columns the transition writes, from the new state and context and
+   * the row as it was (e.g. a call's end_reason and bill), set by the same
+   * UPDATE, so the emitted events already carry them. An `ended_at` here
+   * replaces the store's own. A value may be an Sql expression (computed by
+   * the statement; the row returned keeps the column as it was). Column names
+   * are code, never input.
+   */
+  set?: (after: { state: string; done: boolean; context: Record<string, unknown> }, before: Row) => Record<string, unknown>;
 };
 
 /**
@@ -157,86 +265,71 @@ export async function transition<Row extends Record<string, unknown>>(
   machineName: MachineName,
   id: string,
   event: ActorEvent,
-  opts: {
-    /** Columns of the object's row to return, e.g. 'id, status, ended_at'. Code, never input. */
-    returning: string;
-    objectFor: (row: Row, eventType: string) => Record<string, unknown> & { id: string };
-    /**
-     * More columns the transition writes, from the new state and context and
-     * the row as it was (e.g. a call's end_reason and bill), set by the same
-     * UPDATE, so the emitted events already carry them. An `ended_at` here
-     * replaces the store's own. Column names are code, never input.
-     */
-    set?: (after: { state: string; done: boolean; context: Record<string, unknown> }, before: Row) => Record<string, unknown>;
-  },
+  opts: TransitionOpts<Row>,
 ): Promise<Transition<Row>> {
-  const { table } = OBJECT_TABLES[machineName];
-  // Two round trips, each a named prepared statement. The first locks the
-  // object's row, then its actor's (the lateral join runs once the row is
-  // locked, so every transition takes the two locks in that order), and reads
-  // both with the transaction's now(), the time PostgreSQL stamps ended_at
-  // with. The second writes the row, the snapshot, the history row and the
-  // events; the events are built from the row as that statement leaves it,
-  // computed here from the row read and the values written.
-  const { rows: locked } = await tx.query<Row & ActorColumns>(prepared(
-    `WITH r AS MATERIALIZED (SELECT ${opts.returning}, now() AS __now FROM ${table} WHERE id = $1 FOR UPDATE)
-     SELECT r.*, a.machine AS __machine, a.org_id AS __org_id, a.livemode AS __livemode, a.snapshot AS __snapshot, a.version AS __version
-       FROM r LEFT JOIN LATERAL (SELECT machine, org_id, livemode, snapshot, version FROM actors WHERE actors.id = r.id FOR UPDATE) a ON true`,
-    [id],
-  ));
-  const found = locked[0];
-  if (!found || found.__machine !== machineName) throw new ApiError('not_found', `No such object: '${id}'`);
-  const { __now: txNow, __machine: _m, __org_id, __livemode, __snapshot, __version, ...rest } = found;
-  const actor = { org_id: __org_id, livemode: __livemode, snapshot: __snapshot, version: __version };
-  const before = rest as unknown as Row;
-  const machine = machines[machineName] as AnyStateMachine;
+  // Two round trips: the locks and the reads, then every write.
+  const { first } = await lockObjects<Row>(tx, { machine: machineName, id, returning: opts.returning });
+  if (!first) throw new ApiError('not_found', `No such object: '${id}'`);
+  const w = new Writes();
+  const t = planTransition(w, first, event, opts);
+  if (t.changed) await w.run(tx);
+  return t;
+}
+
+/**
+ * transition()'s writes as parts of w, for an object locked by lockObjects:
+ * the machine runs here, and w gets the row's UPDATE, the snapshot's (with
+ * the version check: w fails with a 409 conflict if it does not hold), the
+ * history row and the events, each written only if the version check held.
+ * Nothing is added when the event is refused (changed false).
+ */
+export function planTransition<Row extends Record<string, unknown>>(
+  w: Writes,
+  locked: Locked<Row>,
+  event: ActorEvent,
+  opts: Omit<TransitionOpts<Row>, 'returning'>,
+): Transition<Row> {
+  const { id, actor } = locked;
+  const before = locked.row;
+  const machine = machines[locked.machine] as AnyStateMachine;
   const r = run(machine, actor.snapshot, event);
   if (!r.changed) return { state: r.after, version: actor.version, emitted: [], changed: false, context: r.context, row: before };
   const version = actor.version + 1;
   const extra = opts.set?.({ state: r.after, done: r.done, context: r.context }, before) ?? {};
   // The row after the transition: status, ended_at on reaching a final state
   // (kept if it was set; unless the caller sets it), and the caller's columns.
+  const idParam = w.p(id, '::text');
   const sets: string[] = [];
-  const values: unknown[] = [];
-  const write = (column: string, value: unknown, expr = (p: string) => p) => {
-    values.push(value);
-    sets.push(`${column} = ${expr(`$${14 + values.length}`)}`);
-  };
   const after: Record<string, unknown> = { ...before, status: r.status };
-  write('status', r.status);
+  sets.push(`status = ${w.p(r.status)}`);
   if (r.done && !('ended_at' in extra)) {
-    write('ended_at', txNow, (p) => `coalesce(ended_at, ${p}::timestamptz)`);
-    if ('ended_at' in before) after.ended_at = before.ended_at ?? txNow;
+    sets.push(`ended_at = coalesce(ended_at, ${w.p(locked.now)}::timestamptz)`);
+    if ('ended_at' in before) after.ended_at = before.ended_at ?? locked.now;
   }
   for (const [column, value] of Object.entries(extra)) {
-    write(column, value);
-    after[column] = value;
+    if (!IDENT.test(column)) throw new Error(`transition: '${column}' is not a plain column name`);
+    if (value instanceof Sql) {
+      sets.push(`${column} = ${value.text}`);
+    } else {
+      sets.push(`${column} = ${w.p(value)}`);
+      after[column] = value;
+    }
   }
   const row = after as Row;
   const events = outboxRows(r.emitted, (type) => opts.objectFor(row, type));
-  const upd = await tx.query(prepared(
-    `WITH obj AS (
-       UPDATE ${table} SET ${sets.join(', ')} WHERE id = $1 RETURNING id
-     ), actor AS (
-       UPDATE actors SET state = $2, snapshot = $3, version = $4, updated_at = now() WHERE id = $1 AND version = $5 RETURNING id
-     ), history AS (
-       INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
-       SELECT id, $4, $6::jsonb, $7::text, $2, $8::text[] FROM actor
-     ), events AS (
-       INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
-       SELECT e.event_id, $9::text, $10::boolean, e.type, e.object_id, e.data::jsonb
-         FROM actor, unnest($11::text[], $12::text[], $13::text[], $14::text[]) WITH ORDINALITY AS e(event_id, type, object_id, data, n)
-        ORDER BY e.n
-     )
-     SELECT (SELECT count(*)::int FROM actor) + (SELECT count(*)::int FROM obj) AS n`,
-    [
-      id, r.after, JSON.stringify(r.persisted), version, actor.version, JSON.stringify(event), r.before, r.emitted,
-      actor.org_id, actor.livemode,
-      events.map((e) => e.eventId), events.map((e) => e.type), events.map((e) => e.objectId), events.map((e) => e.data),
-      ...values,
-    ],
-  ));
-  if (upd.rows[0].n !== 2) throw new ApiError('conflict', `'${id}' was changed concurrently; retry`);
+  const actorCte = w.name('actor');
+  const objCte = w.name('obj');
+  const state = w.p(r.after, '::text');
+  const versionParam = w.p(version, '::int');
+  w.with(actorCte, `UPDATE actors SET state = ${state}, snapshot = ${w.p(JSON.stringify(r.persisted))}, version = ${versionParam}, updated_at = now()
+     WHERE id = ${idParam} AND version = ${w.p(actor.version)} RETURNING id`);
+  w.with(objCte, `UPDATE ${OBJECT_TABLES[locked.machine].table} SET ${sets.join(', ')} WHERE id = (SELECT id FROM ${actorCte}) RETURNING id`);
+  w.with(w.name('history'), `INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
+     SELECT id, ${versionParam}, ${w.p(JSON.stringify(event))}::jsonb, ${w.p(r.before)}::text, ${state}, ${w.p(r.emitted)}::text[] FROM ${actorCte}`);
+  outboxPart(w, () => [w.p(actor.org_id, '::text'), w.p(actor.livemode, '::boolean')], events, actorCte);
+  const conflict = () => new ApiError('conflict', `'${id}' was changed concurrently; retry`);
+  w.expectRows(actorCte, 1, conflict);
+  w.expectRows(objCte, 1, conflict);
   return { state: r.after, version, emitted: r.emitted, changed: true, context: r.context, row };
 }
 

@@ -2,19 +2,20 @@ import type { z } from 'zod';
 import { prepared, withTx, type Client, type Queryable } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
-import { createPersistedActor, transition } from '../actors/store.ts';
+import { lockObjects, planCreate, planTransition } from '../actors/store.ts';
+import { Writes } from '../db/writes.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { assertCanSpend } from '../billing/limits.ts';
-import { recordUsage } from '../billing/ledger.ts';
+import { afterUsage, planUsage } from '../billing/ledger.ts';
 import { destinationOf, evaluate, maskNumber } from '../../policies/evaluate.ts';
 import { POLICIES } from '../../policies/index.ts';
 import type { ConsentKind, Purpose } from '../../policies/types.ts';
 import { SHARED_NUMBER } from '../catalog/numbers.ts';
 import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from '../sessions/sessions.ts';
-import { publishSegment } from '../sessions/publish.ts';
-import { endSession } from '../sessions/leave.ts';
-import { startCallee, stopRobots, lockRobots } from '../sim/robots.ts';
+import { planSegment } from '../sessions/publish.ts';
+import { planSessionEnd } from '../sessions/leave.ts';
+import { startCallee, planStopRobots, lockRobots } from '../sim/robots.ts';
 import type { CallContext, CallEvent } from '../../machines/call.ts';
 import { disclosure } from '../sim/phrasebook.ts';
 import type { Call } from './schemas.ts';
@@ -174,6 +175,8 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   const max = allowed ? maxAnsweredSeconds(cred, verdict.minute_factor) : null;
   row.max_answered_seconds = max === null ? null : String(max);
 
+  // The session and the call in one statement.
+  const w = new Writes();
   if (sessionId) {
     // The conversation: an agent session on the call's line, hearing in
     // agent_lang, `joining` until the callee answers.
@@ -182,7 +185,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
       name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, status: 'joining', billed_seconds: 0,
       from_seq: 0, to_seq: null, speaking_until: null, started_at: at, ended_at: null,
     };
-    await createPersistedActor(tx, {
+    planCreate(w, {
       id: sessionId, machine: 'session', owner: { orgId: cred.orgId, livemode: cred.livemode }, event: { type: 'JOIN' },
       objectFor: () => toSession(session),
       row: {
@@ -192,7 +195,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
       },
     });
   }
-  await createPersistedActor(tx, {
+  planCreate(w, {
     id, machine: 'call', owner: { orgId: cred.orgId, livemode: cred.livemode },
     event: allowed ? { type: 'PLACE' } : { type: 'BLOCK' },
     objectFor: () => eventObject(row),
@@ -205,6 +208,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
       ended_at: row.ended_at,
     },
   });
+  await w.run(tx);
   if (allowed) await dialJob(tx, id);
   return { call: toCall(row), dial: allowed };
 }
@@ -252,6 +256,8 @@ export async function applyCallEvent(
     maxDurationJob?: (tx: Client, id: string, seconds: number) => Promise<void>;
     /** When the call ended, if earlier than now (a lost gateway's last heartbeat); never before its answer. */
     endedAt?: Date;
+    /** Tell the gateways to hang up the call's dialog if this event ends it and it may still be up (endCall). */
+    notifyHangUp?: boolean;
   } = {},
 ): Promise<Applied> {
   // The line's speaker row first, then the call's and the session's rows:
@@ -260,8 +266,18 @@ export async function applyCallEvent(
   const simulatedLine = !s.config.simSipPeer;
   if (simulatedLine) await lockRobots(tx, id);
   const at = opts.endedAt && opts.endedAt < now(s) ? opts.endedAt : now(s);
-  const t = await transition<CallRow>(tx, 'call', id, event, {
-    returning: CALL_COLUMNS,
+  // Two round trips whatever the event: the call's row and actor and its
+  // session's, locked and read in one statement (ringing needs no session);
+  // then every write that follows in one statement (store.ts planTransition,
+  // db/writes.ts).
+  const withSession = event.type !== 'RINGING';
+  const { first: call, second: session } = await lockObjects<CallRow, SessionRow>(
+    tx, { machine: 'call', id, returning: CALL_COLUMNS },
+    withSession ? { machine: 'session', via: 'session_id', returning: SESSION_COLUMNS } : undefined,
+  );
+  if (!call) throw new ApiError('not_found', `No such call: '${id}'`);
+  const w = new Writes();
+  const t = planTransition<CallRow>(w, call, event, {
     objectFor: (r) => eventObject(r),
     // What the events of this transition carry: the answer's time, and on
     // the end its reason and its bill: answered seconds (each second begun
@@ -281,29 +297,36 @@ export async function applyCallEvent(
   const row = t.row;
   if (!t.changed) return { row, changed: false, hangUp: false };
   if (t.state === 'answered') {
-    if (row.session_id) {
-      await transition<SessionRow>(tx, 'session', row.session_id, { type: 'JOINED' }, { returning: SESSION_COLUMNS, objectFor: toSession });
+    if (session) {
+      planTransition<SessionRow>(w, session, { type: 'JOINED' }, { objectFor: toSession });
       // The AI disclosure: the first thing the callee hears, in remote_lang (EU AI Act art. 50).
-      await publishSegment(s, tx, {
-        roomId: id, kind: 'disclosure', speaker: CALL_AGENT_NAME, participantId: row.session_id, srcLang: row.remote_lang,
-        text: disclosure(CALL_AGENT_NAME, row.remote_lang), announced: CALL_AGENT_NAME, sessionId: row.session_id, metered: false,
+      planSegment(w, s, {
+        roomId: id, kind: 'disclosure', speaker: CALL_AGENT_NAME, participantId: session.id, srcLang: row.remote_lang,
+        text: disclosure(CALL_AGENT_NAME, row.remote_lang), announced: CALL_AGENT_NAME, sessionId: session.id, metered: false,
       });
-      if (opts.simulatedCallee) await startCallee(s, tx, id, 'Callee', row.remote_lang);
     }
+    await w.run(tx);
+    if (session && opts.simulatedCallee) await startCallee(s, tx, id, 'Callee', row.remote_lang);
     if (row.max_answered_seconds !== null && opts.maxDurationJob) await opts.maxDurationJob(tx, id, Number(row.max_answered_seconds));
     return { row, changed: true, hangUp: false };
   }
-  if (!ENDED.has(t.state)) return { row, changed: true, hangUp: false };
-  const billed = Number(row.billed_seconds);
-  if (billed > 0) {
-    await recordUsage(tx, { orgId: row.org_id, credentialId: row.credential_id, livemode: row.livemode, kind: 'call', seconds: billed, ref: row.id }, at);
+  if (!ENDED.has(t.state)) {
+    await w.run(tx);
+    return { row, changed: true, hangUp: false };
   }
-  if (simulatedLine) await stopRobots(tx, row.id);
+  const billed = Number(row.billed_seconds);
+  const usage = billed > 0
+    ? planUsage(w, { orgId: row.org_id, credentialId: row.credential_id, livemode: row.livemode, kind: 'call', seconds: billed, ref: row.id }, at)
+    : null;
+  if (simulatedLine) planStopRobots(w, row.id);
   // The call's session ends with it: what was said on the line becomes a transcript (room_id null).
-  if (row.session_id) await endSession(tx, { id: row.session_id, log_id: row.id }, 'CALL_ENDED');
+  if (session) planSessionEnd(w, session, 'CALL_ENDED');
   // Ended by us (hangup, the per-call limit, the gateway lost) or answered by
   // a voicemail system: the dialog may still be up, so the gateway hangs up.
   const hangUp = event.type === 'HANGUP' || event.type === 'MAX_DURATION' || event.type === 'VOICEMAIL' || event.type === 'FAILED';
+  if (hangUp && opts.notifyHangUp) w.out(`pg_notify(${w.p(CALLS_CHANNEL)}, ${w.p(id)})`, 'hangup');
+  const outputs = await w.run(tx);
+  if (usage) await afterUsage(tx, usage, outputs, at);
   return { row, changed: true, hangUp };
 }
 
@@ -325,7 +348,5 @@ export async function hangupCall(s: Services, cred: Caller, id: string) {
 
 /** Ends the call in tx (nothing when it has ended) and tells the gateways, on commit, to hang up its dialog. */
 export async function endCall(s: Services, tx: Client, id: string, event: CallEvent = { type: 'HANGUP' }, opts: { endedAt?: Date } = {}): Promise<CallRow> {
-  const r = await applyCallEvent(s, tx, id, event, opts);
-  if (r.changed && r.hangUp) await tx.query(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, id]);
-  return r.row;
+  return (await applyCallEvent(s, tx, id, event, { ...opts, notifyHangUp: true })).row;
 }

@@ -32,7 +32,7 @@ export function prepared(text: string, values: unknown[]): pg.QueryConfig {
 export function createPool(url: string, max = 20): pg.Pool {
   // A request waiting for a connection to a database that is gone fails
   // (503, see isDatabaseDown) instead of hanging.
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, pipeline: true } as pg.PoolConfig);
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
   // Nor one that is checked out: the query it runs fails with the error, and
@@ -60,8 +60,10 @@ export function isDatabaseDown(err: unknown): boolean {
 export async function withTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const c = await pool.connect();
   try {
-    await c.query('BEGIN');
+    const begin = c.query('BEGIN');
+    begin.catch(() => {});
     const out = await fn(c);
+    await begin;
     await c.query('COMMIT');
     return out;
   } catch (err) {

@@ -1,9 +1,10 @@
-import { prepared, withTx, type Client } from '../db/pool.ts';
+import { withTx, type Client } from '../db/pool.ts';
+import { Sql, Writes } from '../db/writes.ts';
 import { ID_PATTERN } from '../ids.ts';
-import { transition } from '../actors/store.ts';
+import { lockObjects, planTransition, type Locked } from '../actors/store.ts';
 import type { Caller, Services } from '../services.ts';
 import { lockRobots, stopRobots } from '../sim/robots.ts';
-import { writeTranscript } from '../transcripts/transcripts.ts';
+import { planTranscript } from '../transcripts/transcripts.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertTestMode, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
 import { SESSION_CHANNEL } from './bus.ts';
@@ -28,7 +29,7 @@ export async function leave(s: Services, cred: Caller, id: string): Promise<Sess
       }
       if (rows[0]) await lockRobots(tx, rows[0].log_id);
     }
-    // transition() locks the session's row (after the robots', above).
+    // endSession locks the session's row (after the robots', above).
     const session = await loadSession(tx, cred, id);
     const ended = await endSession(tx, session, 'LEAVE');
     if (!ended) throw sessionEnded(id);
@@ -55,18 +56,37 @@ export async function endRoomSessions(tx: Client, roomId: string): Promise<void>
  * writes its transcript; null when it had ended already (the machine refused).
  */
 export async function endSession(
-  tx: Client, session: Pick<SessionRow, 'id' | 'log_id'>, event: 'LEAVE' | 'ROOM_ENDED' | 'CALL_ENDED',
+  tx: Client, session: Pick<SessionRow, 'id' | 'log_id'>, event: SessionEnd,
 ): Promise<Session | null> {
-  const t = await transition<SessionRow>(tx, 'session', session.id, { type: event }, { returning: COLUMNS, objectFor: toSession });
+  const { first } = await lockObjects<SessionRow>(tx, { machine: 'session', id: session.id, returning: COLUMNS });
+  if (!first) return null;
+  const w = new Writes();
+  const ended = planSessionEnd(w, first, event);
+  if (ended) await w.run(tx);
+  return ended;
+}
+
+export type SessionEnd = 'LEAVE' | 'ROOM_ENDED' | 'CALL_ENDED';
+
+/** endSession's writes as parts of w, for the session locked by lockObjects (one statement with the caller's own). */
+export function planSessionEnd(w: Writes, locked: Locked<SessionRow>, event: SessionEnd): Session | null {
+  const seq = w.name('seq');
+  // Placeholders are made only once the machine has accepted the event: a
+  // refused one adds nothing to w (a parameter the text does not use is an error).
+  let log = '';
+  const t = planTransition<SessionRow>(w, locked, { type: event }, {
+    objectFor: toSession,
+    // It heard its log up to the last number committed now (a phrase still
+    // being published comes after it left).
+    set: () => {
+      log = w.p(locked.row.log_id, '::text');
+      w.with(seq, `SELECT greatest(${w.p(locked.row.from_seq)}::bigint, coalesce((SELECT seq FROM room_logs WHERE room_id = ${log}), 0)) AS to_seq`);
+      return { to_seq: new Sql(`(SELECT to_seq FROM ${seq})`) };
+    },
+  });
   if (!t.changed) return null;
-  // It heard its log up to the last number committed now (a phrase still
-  // being published comes after it left). Whoever listens on the log wakes
-  // up (NOTIFY, on commit) to see it ended.
-  const { rows } = await tx.query<{ to_seq: string }>(prepared(
-    `UPDATE agent_sessions SET to_seq = greatest(from_seq, coalesce((SELECT seq FROM room_logs WHERE room_id = $2), 0))
-      WHERE id = $1 RETURNING to_seq, pg_notify($3, $2)`,
-    [session.id, session.log_id, SESSION_CHANNEL],
-  ));
-  await writeTranscript(tx, { ...t.row, to_seq: Number(rows[0]!.to_seq) });
+  // Whoever listens on the log wakes up (NOTIFY, on commit) to see it ended.
+  w.out(`pg_notify(${w.p(SESSION_CHANNEL)}, ${log})`, 'notify');
+  planTranscript(w, { ...t.row, to_seq: new Sql(`(SELECT to_seq FROM ${seq})`) });
   return toSession(t.row);
 }

@@ -1,5 +1,5 @@
 import type { Client } from '../db/pool.ts';
-import { prepared } from '../db/pool.ts';
+import { Writes } from '../db/writes.ts';
 import { speechOf, type Services } from '../services.ts';
 import { PRICING } from '../billing/pricing.ts';
 import { SESSION_CHANNEL } from './bus.ts';
@@ -45,22 +45,26 @@ export type Segment = {
  * sim_rooms and sessions): every writer of a room locks in that order.
  */
 export async function publishSegment(s: Services, tx: Client, seg: Segment): Promise<number> {
+  const w = new Writes();
+  const seq = planSegment(w, s, seg);
+  return Number((await w.run(tx))[seq]);
+}
+
+/** publishSegment's statement as a part of w; returns the output that holds the phrase's number. */
+export function planSegment(w: Writes, s: Services, seg: Segment): string {
   const listenSeconds = seg.metered === false ? 0 : speechOf(s).spokenSeconds(seg.text) * PRICING.listenTextFactor;
-  const { rows } = await tx.query<{ seq: string }>(prepared(
-    `WITH n AS (
-       INSERT INTO room_logs AS l (room_id, seq) VALUES ($1, 1)
-       ON CONFLICT (room_id) DO UPDATE SET seq = l.seq + 1
-       RETURNING seq
-     ), g AS (
-       INSERT INTO room_segments (room_id, seq, kind, speaker, participant_id, src_lang, text, session_id, utterance_id, listen_seconds, announced)
-       SELECT $1, n.seq, $2, $3, $4, $5, $6, $7, $8, $9, $10 FROM n
-       RETURNING seq
-     )
-     SELECT g.seq, pg_notify($11, $1) FROM g`,
-    [seg.roomId, seg.kind, seg.speaker, seg.participantId, seg.srcLang, seg.text, seg.sessionId ?? null, seg.utteranceId ?? null,
-      listenSeconds, seg.announced ?? null, SESSION_CHANNEL],
-  ));
-  return Number(rows[0]!.seq);
+  const room = w.p(seg.roomId, '::text');
+  const n = w.name('n');
+  const g = w.name('g');
+  w.with(n, `INSERT INTO room_logs AS l (room_id, seq) VALUES (${room}, 1)
+     ON CONFLICT (room_id) DO UPDATE SET seq = l.seq + 1
+     RETURNING seq`);
+  w.with(g, `INSERT INTO room_segments (room_id, seq, kind, speaker, participant_id, src_lang, text, session_id, utterance_id, listen_seconds, announced)
+     SELECT ${room}, ${n}.seq, ${[seg.kind, seg.speaker, seg.participantId, seg.srcLang, seg.text, seg.sessionId ?? null, seg.utteranceId ?? null,
+       listenSeconds, seg.announced ?? null].map((v) => w.p(v)).join(', ')} FROM ${n}
+     RETURNING seq`);
+  w.out(`(SELECT pg_notify(${w.p(SESSION_CHANNEL)}, ${room}) FROM ${g})`, 'notify');
+  return w.out(`(SELECT seq FROM ${g})`, 'seq');
 }
 
 /** The room's last number (0 before its first phrase): a session joining now hears what comes after it. */

@@ -1,3 +1,4 @@
+import { Writes } from '../db/writes.ts';
 import { prepared, type Client } from '../db/pool.ts';
 import type { Services } from '../services.ts';
 
@@ -59,9 +60,14 @@ export async function lockRobots(tx: Client, roomId: string): Promise<void> {
 
 /** The robots stop: nobody is left to listen, or the room ended. */
 export async function stopRobots(tx: Client, roomId: string): Promise<void> {
-  await tx.query(prepared(
-    `WITH gone AS (DELETE FROM sim_rooms WHERE room_id = $1 RETURNING room_id)
-     DELETE FROM sim_replies WHERE room_id = $1`,
-    [roomId],
-  ));
+  const w = new Writes();
+  planStopRobots(w, roomId);
+  await w.run(tx);
+}
+
+/** stopRobots as a part of w. */
+export function planStopRobots(w: Writes, roomId: string): void {
+  const room = w.p(roomId, '::text');
+  w.with(w.name('robots'), `DELETE FROM sim_rooms WHERE room_id = ${room}`);
+  w.with(w.name('replies'), `DELETE FROM sim_replies WHERE room_id = ${room}`);
 }

@@ -1,4 +1,4 @@
-import { prepared, type Client } from '../db/pool.ts';
+import { Sql, type Writes } from '../db/writes.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
 import { translatorOf, type Caller, type Services } from '../services.ts';
@@ -15,38 +15,43 @@ export const TRANSCRIPT_NOTICE =
 export type EndedSession = {
   id: string; org_id: string; livemode: boolean; credential_id: string; room_id: string | null; log_id: string; hear_lang: string;
   started_at: Date; ended_at: Date | null;
-  /** The numbers of the room's log it was present for: (from_seq, to_seq]. */
-  from_seq: number; to_seq: number;
+  /** The numbers of the room's log it was present for: (from_seq, to_seq]; to_seq may be computed by the statement. */
+  from_seq: number; to_seq: number | Sql;
 };
 
 /**
  * The session's conversation becomes a transcript: what was said in the room
  * while it was there (its window of the room's log), its own lines included, in the speakers'
  * languages (GET /v1/transcripts/{id}?lang= translates). transcript.ready
- * carries ids and counts only, never text. One statement: the segments, the
- * transcript, and its event in the outbox.
+ * carries ids and counts only, never text. Parts of the statement that ends
+ * the session: the segments, the transcript, and its event in the outbox.
  */
-export async function writeTranscript(tx: Client, session: EndedSession): Promise<void> {
-  const id = newId('tr');
-  await tx.query(prepared(
-    `WITH seg AS (
-       INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
-       SELECT $1, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
-         FROM room_segments WHERE room_id = $12 AND seq > $3 AND seq <= $4
-       RETURNING 1
-     ), tr AS (
-       INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
-       SELECT $1, $5, $6, $7, $8, $2, $9, $10, $11, count(*)::int FROM seg
-       RETURNING segments
-     )
-     INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
-     SELECT $13, $5, $6, 'transcript.ready', $1,
+export function planTranscript(w: Writes, session: EndedSession): void {
+  const id = w.p(newId('tr'), '::text');
+  const org = w.p(session.org_id, '::text');
+  const livemode = w.p(session.livemode, '::boolean');
+  const room = w.p(session.room_id, '::text');
+  const sessionId = w.p(session.id, '::text');
+  const seg = w.name('seg');
+  const tr = w.name('tr');
+  w.with(seg, `INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
+     SELECT ${id}, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
+       FROM room_segments WHERE room_id = ${w.p(session.log_id)} AND seq > ${w.p(session.from_seq)} AND seq <= ${toSeqText(w, session.to_seq)}
+     RETURNING 1`);
+  w.with(tr, `INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
+     SELECT ${id}, ${org}, ${livemode}, ${w.p(session.credential_id)}, ${sessionId}, ${room}, ${w.p(session.hear_lang)},
+            ${w.p(session.started_at)}, ${w.p(session.ended_at)}, count(*)::int FROM ${seg}
+     RETURNING segments`);
+  w.with(w.name('ready'), `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
+     SELECT ${w.p(newId('evt'))}, ${org}, ${livemode}, 'transcript.ready', ${id},
             jsonb_build_object('object', jsonb_build_object(
-              'id', $1::text, 'object', 'transcript', 'room_id', $2::text, 'session_id', $8::text, 'segment_count', tr.segments))
-       FROM tr`,
-    [id, session.room_id, session.from_seq, session.to_seq, session.org_id, session.livemode, session.credential_id, session.id,
-      session.hear_lang, session.started_at, session.ended_at, session.log_id, newId('evt')],
-  ));
+              'id', ${id}, 'object', 'transcript', 'room_id', ${room}, 'session_id', ${sessionId}, 'segment_count', ${tr}.segments))
+       FROM ${tr}`);
+}
+
+/** to_seq as a number, or as an expression of the statement (Sql). */
+function toSeqText(w: Writes, toSeq: number | Sql): string {
+  return toSeq instanceof Sql ? toSeq.text : w.p(toSeq);
 }
 
 type TranscriptRow = { id: string; room_id: string | null; lang: string; started_at: Date; ended_at: Date | null; segments: number; livemode: boolean };

@@ -1,3 +1,4 @@
+import type { QueryResult } from 'pg';
 import type { Client } from '../db/pool.ts';
 import { withTx } from '../db/pool.ts';
 import { newId } from '../ids.ts';
@@ -35,11 +36,19 @@ export type Trigger = 'schedule' | 'resend' | 'test';
 /** Moves up to `limit` outbox rows to the delivery queue. Returns how many it took. */
 export async function dispatchOutbox(s: Services, limit = 500): Promise<number> {
   return withTx(s.pool, async (tx) => {
-    const { rows } = await tx.query(
-      `SELECT id, event_id, org_id, livemode, type, object_id, data, created_at FROM outbox
-        WHERE processed_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
-    );
+    // An index scan of outbox_unprocessed, never a bitmap scan: the index
+    // keeps an entry for every row processed since the table's last vacuum
+    // (thousands under load), and only an index scan marks those dead as it
+    // passes them, so that the next pass skips them without visiting the rows
+    // (a bitmap scan visited every one of them, each pass: 0.7 ms and 300
+    // pages per pass in the calls benchmark). One round trip: the setting and
+    // the SELECT in one message (the limit is ours, an integer).
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`dispatchOutbox: limit ${limit}`);
+    const [, { rows }] = (await tx.query(
+      `SET LOCAL enable_bitmapscan = off;
+       SELECT id, event_id, org_id, livemode, type, object_id, data, created_at FROM outbox
+        WHERE processed_at IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    )) as unknown as [QueryResult, QueryResult];
     if (rows.length === 0) return 0;
     const events = rows.map((r) => ({
       row: r,

@@ -1,0 +1,77 @@
+import { prepared, type Queryable } from './pool.ts';
+
+/** An SQL expression written by our code (never input), given where a value is expected (a column a part sets). */
+export class Sql {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/**
+ * One statement built from parts, so that the writes of several functions (an
+ * actor's transition, a phrase in a log, a ledger row, a transcript) reach the
+ * database in one round trip instead of one each. Each part adds CTEs; their
+ * parameters are numbered as they are added (p()), and the statement returns
+ * one row of the outputs the parts asked for (out()).
+ *
+ * What PostgreSQL does with such a statement, and the parts must respect:
+ * every data-modifying CTE runs to completion whether or not anything reads
+ * it; all of them see one snapshot, taken when the statement starts, and none
+ * sees the rows another one writes (a part reads another's results only
+ * through its RETURNING); two parts must never update the same row (the
+ * second update would be lost). A part that depends on another (an actor's
+ * history row on its version check) selects FROM that part's CTE.
+ *
+ * The text depends only on which parts were added, never on values, so each
+ * combination is one named prepared statement (pool.ts prepared()).
+ */
+export class Writes {
+  readonly values: unknown[] = [];
+  private readonly ctes: string[] = [];
+  private readonly outputs: string[] = [];
+  private readonly checks: Array<{ alias: string; want: number; fail: () => Error }> = [];
+  private n = 0;
+
+  /** The placeholder of a new parameter holding value (with an optional cast such as '::text[]'). */
+  p(value: unknown, cast = ''): string {
+    this.values.push(value);
+    return `$${this.values.length}${cast}`;
+  }
+
+  /** A name for a CTE or an output no other part uses. */
+  name(stem: string): string {
+    return `${stem}_${this.n++}`;
+  }
+
+  /** Adds `name AS (sql)`. */
+  with(name: string, sql: string): void {
+    this.ctes.push(`${name} AS (${sql})`);
+  }
+
+  /** Adds an output column of the statement's row; returns its alias. */
+  out(expr: string, stem = 'out'): string {
+    const alias = this.name(stem);
+    this.outputs.push(`${expr} AS ${alias}`);
+    return alias;
+  }
+
+  /** The statement fails with fail() (after it ran: the caller's transaction rolls it back) unless `cte` returned `want` rows. */
+  expectRows(cte: string, want: number, fail: () => Error): void {
+    this.checks.push({ alias: this.out(`(SELECT count(*)::int FROM ${cte})`, 'rows'), want, fail });
+  }
+
+  get isEmpty(): boolean {
+    return this.ctes.length === 0 && this.outputs.length === 0;
+  }
+
+  /** Runs the statement in tx; its row of outputs. */
+  async run(tx: Queryable): Promise<Record<string, unknown>> {
+    const select = `SELECT ${this.outputs.length > 0 ? this.outputs.join(', ') : 'true AS done'}`;
+    const text = this.ctes.length > 0 ? `WITH ${this.ctes.join(',\n')}\n${select}` : select;
+    const { rows } = await tx.query(prepared(text, this.values));
+    const row = rows[0] as Record<string, unknown>;
+    for (const c of this.checks) if (row[c.alias] !== c.want) throw c.fail();
+    return row;
+  }
+}
