@@ -26,7 +26,7 @@ import { envNumber, machineBusy, round, sleep, stats, type LatencyStats } from '
 
 // The `calls` target of npm run bench (bench/run.ts): phone calls placed
 // through the API end to end, POST /v1/calls (auth, idempotency, the policy
-// table, the call and session actors, the dial job) -> this process's SIP
+// table, the call and session actors) -> this process's SIP
 // gateway (src/calls/dialer.ts, gateway/sip-stack.ts) -> a SIPp callee that
 // answers at once and hangs up after 1 s (bench/sipp/uas-answer-1s.xml, one
 // SIPp process for every call, config simSipPeer) -> the dialog events
@@ -48,10 +48,16 @@ import { envNumber, machineBusy, round, sleep, stats, type LatencyStats } from '
 //
 // First one call through the whole chain (setup fails if it does not
 // complete), then the platform idle for 3 s (its background CPU), then one
-// stream of calls at BENCH_CALLS_RATE calls/s (default 100): the warm-up,
-// BENCH_CALLS_WARMUP s (default 2), not reported, and at once the steady
-// phase, BENCH_CALLS_SECONDS (default 10), reported; then waited out until
-// every call has ended (a call lasts 1 s and a little).
+// stream of calls: the warm-up, BENCH_CALLS_WARMUP s (default 4), not
+// reported, whose rate ramps up linearly from a tenth of BENCH_CALLS_RATE
+// (default 100 calls/s) to it, and at once the steady phase at that rate,
+// BENCH_CALLS_SECONDS (default 10), reported; then waited out until every
+// call has ended (a call lasts 1 s and a little). The ramp is what load
+// tests do to measure a steady state: a process just started (cold code, a
+// pool still opening its connections, each connection preparing each
+// statement) and sent 100 calls/s at once fell behind for its first seconds
+// and, with a quarter of the machine to spare, took 5-8 s to catch up, which
+// a 2 s warm-up at full rate left in the steady phase's figures.
 // Setup latency is from the client sending the POST to the call's
 // answered_at. answered_at is written with the service clock (offset from
 // the machine's by a constant), so the offset is taken off again:
@@ -72,7 +78,7 @@ import { envNumber, machineBusy, round, sleep, stats, type LatencyStats } from '
 // backends (listed every 250 ms: pools open and close connections), of the
 // SIPp callee and of the client: counted from the first POST until every
 // call has ended, divided by all the calls (warm-up included), so that a
-// saturated run does not leave work uncounted (the fallback dial jobs still
+// saturated run does not leave work uncounted (the dial jobs still
 // queued then are not in it: they are reported as a backlog), with the idle
 // background taken off as `marginal`; the machine's busy cores over the
 // steady phase alone (2 = saturated), and the cores used by no process of
@@ -179,7 +185,7 @@ export type CallsPhase = {
   pg_waits: Record<string, number> | null;
   /** The CPU figures' window: the first POST (warm-up) -> every call ended. */
   window_s: number;
-  /** Once every call had ended: fallback dial jobs not yet done (pg-boss works the queue 20 at a time) and outbox rows not dispatched. */
+  /** Once every call had ended: dial jobs not yet done (none while this process has a gateway) and outbox rows not dispatched. */
   backlog: { dial_jobs: number; outbox: number };
 };
 
@@ -1017,7 +1023,7 @@ export function printCallsReport(r: CallsResult): void {
       'sql/call': s.sql_per_call, 'tx/call': s.tx_per_call,
     },
   });
-  console.log(`left when every call had ended: ${s.backlog.dial_jobs} fallback dial jobs (no-ops for calls already dialed, worked 20 at a time), ${s.backlog.outbox} outbox rows`);
+  console.log(`left when every call had ended: ${s.backlog.dial_jobs} dial jobs, ${s.backlog.outbox} outbox rows`);
   console.log(`(CPU and statements per call: from the first POST until every call had ended, ${s.window_s} s, over every call, the warm-up's too; ` +
     `less what the platform spends idle: node ${s.node_marginal_ms_per_call} ms, pg ${s.pg_marginal_ms_per_call ?? 'n/a'} ms. ` +
     `Idle: ${s.idle.node_cores} cores of this process, ${s.idle.pg_cores ?? 'n/a'} of its backends, ${s.idle.other_cores ?? 'n/a'} other. ` +

@@ -35,6 +35,11 @@ describe('destinations', () => {
   it('masks all but the country code and the last two digits', () => {
     expect(maskNumber('+33612345678')).toBe('+33•••••••78');
     expect(maskNumber('+14155550100')).toBe('+1••••••••00');
+    // Three-digit codes, a non-geographic one, and a code that is a prefix of none other (7: RU and KZ).
+    expect(maskNumber('+351912345678')).toBe('+351•••••••78');
+    expect(maskNumber('+80012345678')).toBe('+800••••••78');
+    expect(maskNumber('+79161234567')).toBe('+7••••••••67');
+    expect(maskNumber('+8613812345678')).toBe('+86•••••••••78');
   });
 });
 

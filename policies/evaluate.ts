@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import metadata from 'libphonenumber-js/max/metadata';
 import Holidays from 'date-holidays';
 import { DateTime } from 'luxon';
 import { NEVER_CALLED } from './defaults.ts';
@@ -84,10 +85,21 @@ export function destinationOf(to: string): Destination | null {
   return { e164: parsed.number, country: (valid ? parsed.country : undefined) ?? 'ZZ', kind, zones: zonesOf(parsed.number) };
 }
 
+/** Every country calling code, geographic or not, from libphonenumber-js's metadata. */
+const CALLING_CODES = new Set([...Object.keys(metadata.country_calling_codes), ...Object.keys(metadata.nonGeographic ?? {})]);
+
 /** The number with all but its country code and last two digits hidden: `+33•••••••78`. */
 export function maskNumber(e164: string): string {
-  const parsed = parsePhoneNumberFromString(e164);
-  const cc = parsed ? `+${parsed.countryCallingCode}` : e164.slice(0, 2);
+  // The country calling code is the number's prefix that is one: they are
+  // prefix-free (ITU-T E.164), so the shortest match is it. Every event of
+  // a call masks two numbers: a lookup, not a parse.
+  let cc = e164.slice(0, 2);
+  for (let n = 1; n <= 3; n++) {
+    if (CALLING_CODES.has(e164.slice(1, 1 + n))) {
+      cc = e164.slice(0, 1 + n);
+      break;
+    }
+  }
   const rest = e164.slice(cc.length);
   return `${cc}${'•'.repeat(Math.max(0, rest.length - 2))}${rest.slice(-2)}`;
 }

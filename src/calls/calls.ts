@@ -121,8 +121,9 @@ export type Placed = { call: z.infer<typeof Call>; dial: boolean };
  * then the live-mode refusal, the caller id, the spending limits (402 when
  * one is already reached), and the policy table. A call the table refuses is
  * created `blocked` (call.blocked, call.ended). An allowed one is `queued`
- * with its agent session, and its dial job is written in the same
- * transaction; `dial` tells the route to dial at once after commit.
+ * with its agent session, and `dialJob` writes in the same transaction
+ * what gets it dialed (dialer.ts writeDialJob); `dial` tells the route to
+ * dial at once after commit.
  */
 export async function placeCall(s: Services, tx: Client, cred: Caller, input: PlaceInput, dialJob: (tx: Client, callId: string) => Promise<void>): Promise<Placed> {
   const dest = destinationOf(input.to);
@@ -258,6 +259,12 @@ export async function applyCallEvent(
     endedAt?: Date;
     /** Tell the gateways to hang up the call's dialog if this event ends it and it may still be up (endCall). */
     notifyHangUp?: boolean;
+    /**
+     * Nothing follows in tx (a withTx of its own): the last statement goes
+     * out with COMMIT (pool.ts commitWith) when nothing of this function
+     * comes after it either.
+     */
+    last?: boolean;
   } = {},
 ): Promise<Applied> {
   // The line's speaker row first, then the call's and the session's rows:
@@ -305,13 +312,15 @@ export async function applyCallEvent(
         text: disclosure(CALL_AGENT_NAME, row.remote_lang), announced: CALL_AGENT_NAME, sessionId: session.id, metered: false,
       });
     }
-    await w.run(tx);
-    if (session && opts.simulatedCallee) await startCallee(s, tx, id, 'Callee', row.remote_lang);
-    if (row.max_answered_seconds !== null && opts.maxDurationJob) await opts.maxDurationJob(tx, id, Number(row.max_answered_seconds));
+    const callee = session !== null && opts.simulatedCallee === true;
+    const timer = row.max_answered_seconds !== null && opts.maxDurationJob !== undefined;
+    await (opts.last && !callee && !timer ? w.runAndCommit(tx) : w.run(tx));
+    if (callee) await startCallee(s, tx, id, 'Callee', row.remote_lang);
+    if (timer) await opts.maxDurationJob!(tx, id, Number(row.max_answered_seconds));
     return { row, changed: true, hangUp: false };
   }
   if (!ENDED.has(t.state)) {
-    await w.run(tx);
+    await (opts.last ? w.runAndCommit(tx) : w.run(tx));
     return { row, changed: true, hangUp: false };
   }
   const billed = Number(row.billed_seconds);
@@ -325,7 +334,8 @@ export async function applyCallEvent(
   // a voicemail system: the dialog may still be up, so the gateway hangs up.
   const hangUp = event.type === 'HANGUP' || event.type === 'MAX_DURATION' || event.type === 'VOICEMAIL' || event.type === 'FAILED';
   if (hangUp && opts.notifyHangUp) w.out(`pg_notify(${w.p(CALLS_CHANNEL)}, ${w.p(id)})`, 'hangup');
-  const outputs = await w.run(tx);
+  // The usage.threshold check comes after the statement (when the key has a limit): no COMMIT with it then.
+  const outputs = await (opts.last && !usage ? w.runAndCommit(tx) : w.run(tx));
   if (usage) await afterUsage(tx, usage, outputs, at);
   return { row, changed: true, hangUp };
 }

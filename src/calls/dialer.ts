@@ -14,9 +14,12 @@ import { CALLS_CHANNEL, ENDED, applyCallEvent, endCall } from './calls.ts';
 // what ties them to the call actors.
 //
 // - A call is dialed by the process that claims it (calls.gateway_id): the
-//   API process right after POST /v1/calls commits, or, if that process died
-//   first or runs no gateway, whichever process takes its dial job (written in
-//   the call's transaction, so a committed call is always dialed).
+//   API process right after POST /v1/calls commits. If that process died
+//   before it claimed the call, every gateway's sweep looks for calls still
+//   queued and unclaimed DIAL_FALLBACK_SECONDS after they were placed, and
+//   one of them claims and dials it. A process that runs no gateway writes a
+//   dial job instead, in the call's transaction, for any gateway to take. A
+//   committed call is always dialed, and only once.
 // - Dialog events become the call machine's events, applied one call at a
 //   time in the order SIP reported them.
 // - A call ended elsewhere (the API's hangup, the per-call limit) is
@@ -29,7 +32,7 @@ import { CALLS_CHANNEL, ENDED, applyCallEvent, endCall } from './calls.ts';
 export const DIAL_QUEUE = 'call-dial';
 export const MAX_DURATION_QUEUE = 'call-max-duration';
 
-/** How long the dial job waits before it dials a call the API process has not claimed (it normally dials at once itself). */
+/** How long after it was placed an unclaimed call is dialed by any gateway's sweep (its own process normally dials it at once). */
 export const DIAL_FALLBACK_SECONDS = 3;
 
 export type CallGateway = {
@@ -40,16 +43,22 @@ export type CallGateway = {
   dial: (...callIds: string[]) => Promise<void>;
   /** The calls whose SIP dialog this gateway holds now. */
   active: () => string[];
-  /** Ends the calls of lost gateways; returns how many. */
+  /** Ends the calls of lost gateways and dials the calls left unclaimed; returns how many calls it ended or dialed. */
   sweep: () => Promise<number>;
   stop: () => Promise<void>;
 };
 
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
-/** The dial job, written in the call's transaction; with a gateway in this process it is only the fallback. */
+/**
+ * What a placed call's transaction writes so that it is dialed: nothing when
+ * this process has a gateway (it dials the call once committed, and the
+ * gateways' sweep is the fallback); otherwise a dial job any gateway takes.
+ * (A job per call cost the database more than the rest of the placing.)
+ */
 export async function writeDialJob(s: Services, tx: Client, callId: string): Promise<void> {
-  await s.boss.send(DIAL_QUEUE, { callId }, { ...inTx(tx), startAfter: s.gateway ? DIAL_FALLBACK_SECONDS : 0 });
+  if (s.gateway) return;
+  await s.boss.send(DIAL_QUEUE, { callId }, inTx(tx));
 }
 
 /** The per-call limit's timer, written in the answer's transaction. */
@@ -95,6 +104,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       applyCallEvent(s, tx, callId, event, {
         simulatedCallee: callee !== null,
         maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
+        last: true,
       }));
     // The call ended with this event (a voicemail answered, a failure), or had
     // ended before SIP got this far (hung up while the INVITE was on its way,
@@ -146,6 +156,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   await listener.start();
 
   const sweep = async (): Promise<number> => {
+    const dialed = await dialUnclaimed();
     // silent_s: how long ago the lost gateway last beat (null: its row is gone).
     const { rows } = await s.pool.query<{ id: string; silent_s: number | null }>(
       `SELECT c.id, extract(epoch FROM now() - g.heartbeat_at)::float8 AS silent_s
@@ -162,7 +173,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       const endedAt = r.silent_s === null ? undefined : new Date(now(s).getTime() - r.silent_s * 1000);
       await withTx(s.pool, (tx) => endCall(s, tx, r.id, { type: 'FAILED', reason: 'gateway_lost' }, { endedAt }));
     }
-    return rows.length;
+    return dialed + rows.length;
   };
   // The heartbeat and the sweep on timers of their own: a long sweep never
   // delays this gateway's own beat (and makes it look lost).
@@ -183,13 +194,36 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   }, every);
   sweeper.unref();
 
+  type Claimed = { id: string; to_e164: string; from_e164: string };
   /** Claims the calls no gateway has dialed yet (one statement for many: the dial jobs come in batches) and dials them. */
   const dial = async (...callIds: string[]): Promise<void> => {
-    const { rows } = await s.pool.query<{ id: string; to_e164: string; from_e164: string }>(prepared(
+    const { rows } = await s.pool.query<Claimed>(prepared(
       `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164`,
       [callIds, id],
     ));
     // The others were dialed by another gateway (most often: the one that accepted them), or ended before.
+    await place(rows);
+  };
+  /**
+   * The fallback: calls placed DIAL_FALLBACK_SECONDS ago or more that no
+   * gateway claimed (their process died between its commit and its dial),
+   * oldest first, claimed by one gateway (SKIP LOCKED) and dialed. Found
+   * through calls_open, whose unclaimed entries are the calls being placed
+   * right now. The service clock's time: created_at is written with it.
+   */
+  const dialUnclaimed = async (): Promise<number> => {
+    const { rows } = await s.pool.query<Claimed>(prepared(
+      `UPDATE calls SET gateway_id = $1
+        WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND gateway_id IS NULL AND created_at < $2
+                      ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED)
+          AND gateway_id IS NULL
+        RETURNING id, to_e164, from_e164`,
+      [id, new Date(now(s).getTime() - DIAL_FALLBACK_SECONDS * 1000)],
+    ));
+    await place(rows);
+    return rows.length;
+  };
+  const place = async (rows: Claimed[]): Promise<void> => {
     for (const call of rows) {
       try {
         await sip.place({ key: call.id, target: targetOf(peer, callee?.address ?? null, call.to_e164), from: call.from_e164 });

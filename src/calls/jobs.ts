@@ -4,19 +4,17 @@ import { endCall } from './calls.ts';
 import { DIAL_QUEUE, MAX_DURATION_QUEUE } from './dialer.ts';
 
 /**
- * Calls' durable work: the dial job (the fallback when the process that
- * accepted a call did not dial it), the per-call limit's timer, and the
- * retention of what was said on calls' lines (their transcripts keep it).
+ * Calls' durable work: the dial job (of a call placed through a process that
+ * runs no gateway), the per-call limit's timer, and the retention of what
+ * was said on calls' lines (their transcripts keep it).
  */
 export const callJobs: CapabilityJobs = {
   queues: [
     {
       name: DIAL_QUEUE,
-      // Sent without delay when the accepting process has no gateway (notify
-      // wakes a worker at once); the delayed fallback is found by polling.
+      // Sent without delay (notify wakes a worker at once).
       options: { notify: true, expireInSeconds: 60, retryLimit: 3, retryDelay: 2, deleteAfterSeconds: 3600 },
-      // Every call has one; almost all were dialed at once by the process that
-      // accepted them, so they are worked in large batches, one claim statement each.
+      // Worked in batches, one claim statement each.
       work: { batchSize: 200, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
       handle: async (s, jobs) => {
         // Every worker process runs a gateway (jobs/workers.ts); without one the job is retried elsewhere.

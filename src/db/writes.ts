@@ -1,4 +1,4 @@
-import { prepared, type Queryable } from './pool.ts';
+import { commitWith, prepared, type Client, type Queryable } from './pool.ts';
 
 /** An SQL expression written by our code (never input), given where a value is expected (a column a part sets). */
 export class Sql {
@@ -67,10 +67,24 @@ export class Writes {
 
   /** Runs the statement in tx; its row of outputs. */
   async run(tx: Queryable): Promise<Record<string, unknown>> {
+    return this.checked((await tx.query(this.query())).rows[0] as Record<string, unknown>);
+  }
+
+  /** Runs the statement as the last of withTx's transaction and commits it with it (pool.ts commitWith). */
+  async runAndCommit(tx: Client): Promise<Record<string, unknown>> {
+    const { rows } = await commitWith(tx, this.query());
+    // A failed check after the commit would leave what was committed
+    // unexplained: only the version checks fail here, and they cannot
+    // while the caller holds the rows' locks (lockObjects).
+    return this.checked(rows[0] as Record<string, unknown>);
+  }
+
+  private query() {
     const select = `SELECT ${this.outputs.length > 0 ? this.outputs.join(', ') : 'true AS done'}`;
-    const text = this.ctes.length > 0 ? `WITH ${this.ctes.join(',\n')}\n${select}` : select;
-    const { rows } = await tx.query(prepared(text, this.values));
-    const row = rows[0] as Record<string, unknown>;
+    return prepared(this.ctes.length > 0 ? `WITH ${this.ctes.join(',\n')}\n${select}` : select, this.values);
+  }
+
+  private checked(row: Record<string, unknown>): Record<string, unknown> {
     for (const c of this.checks) if (row[c.alias] !== c.want) throw c.fail();
     return row;
   }

@@ -1,6 +1,6 @@
 import type { QueryResult } from 'pg';
 import type { Client } from '../db/pool.ts';
-import { withTx } from '../db/pool.ts';
+import { commitWith, withTx } from '../db/pool.ts';
 import { newId } from '../ids.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { now, type Services } from '../services.ts';
@@ -84,7 +84,7 @@ export async function dispatchOutbox(s: Services, limit = 500): Promise<number> 
       const jobs = ins.rows.map((r) => ({ data: { deliveryId: r.id as string, n: 1 } satisfies DeliveryJob }));
       if (jobs.length > 0) await s.boss.insert(WEBHOOK_DELIVER_QUEUE, jobs, inTx(tx));
     }
-    await tx.query(`UPDATE outbox SET processed_at = now() WHERE id = ANY($1)`, [rows.map((r) => r.id)]);
+    await commitWith(tx, { text: `UPDATE outbox SET processed_at = now() WHERE id = ANY($1)`, values: [rows.map((r) => r.id)] });
     return rows.length;
   });
 }

@@ -7,14 +7,13 @@ import { until } from '../helpers/wait.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
 import { disclosure } from '../../src/sim/phrasebook.ts';
 import { CALL_AGENT_NAME } from '../../src/calls/calls.ts';
-import { DIAL_QUEUE } from '../../src/calls/dialer.ts';
 
 // Server processes killed (SIGKILL) with calls up: the call gateway of a
 // process that died stops beating in `gateways`; a surviving process's sweep
 // ends its calls failed/gateway_lost (call.failed, call.ended once), with the
 // call's agent session ended, its transcript written (room_id null) and the
 // answered time billed once. A call accepted by a process that dies before it
-// dials is dialed by another process through its dial job.
+// dials is dialed by another process's gateway (its sweep of unclaimed calls).
 //
 // Every process: the simulated callee 10× faster (answers after 0.1 s) unless
 // said otherwise, a gateway lost after 2 s without a heartbeat (beats every
@@ -239,30 +238,27 @@ describe('a gateway killed with its calls up', () => {
 });
 
 describe('a process killed before it dials', () => {
-  it('the call it accepted is dialed by another process (its dial job), and answers there', async () => {
+  it('the call it accepted is dialed by another process (its sweep of unclaimed calls), and answers there', async () => {
     // D's connections ask PostgreSQL to look for a vanished client while a
     // query waits, so D's statement stuck behind the lock below is canceled
     // when D dies, as a crashed process's would be once the server notices.
     const D = await start({ ...ENV, PGOPTIONS: '-c client_connection_check_interval=100' });
     const to = US('0147');
     expect(await quote(B, to)).toMatchObject({ allowed: true, simulator: 'answered' });
-    const { rows: [q] } = await pool.query<{ table_name: string }>(`SELECT table_name FROM pgboss.queue WHERE name = $1`, [DIAL_QUEUE]);
-    const jobTable = `pgboss.${pg.escapeIdentifier(q!.table_name)}`;
-
-    // Hold D between its commit and its dial: D's transaction waits to write
-    // the dial job while it holds the call's row; a SHARE lock on `calls`
-    // queued behind that transaction is granted when it commits, before D's
-    // dial (an UPDATE of calls) can run.
+    // Hold D between its commit and its dial: D's transaction waits to save
+    // its idempotent response (its last write) while it holds the call's row;
+    // a SHARE lock on `calls` queued behind that transaction is granted when
+    // it commits, before D's dial (an UPDATE of calls) can run.
     const jobs = await pool.connect();
     const calls = await pool.connect();
     let callsHeld = false;
     try {
       const { rows: [me] } = await calls.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
       await jobs.query('BEGIN');
-      await jobs.query(`LOCK TABLE ${jobTable} IN SHARE MODE`);
+      await jobs.query(`LOCK TABLE idempotency_keys IN SHARE MODE`);
       const posting = api(D, 'POST', '/v1/calls', { to, ...SUPPORT }, { 'idempotency-key': crypto.randomUUID() });
       posting.catch(() => {});
-      await until('D\'s transaction to wait for the dial job, the call written', async () => {
+      await until('D\'s transaction to wait for its response\'s row, the call written', async () => {
         const { rows } = await pool.query(
           `SELECT a.pid FROM pg_stat_activity a
             WHERE a.datname = current_database() AND a.wait_event_type = 'Lock'
@@ -291,10 +287,7 @@ describe('a process killed before it dials', () => {
         return rows[0]?.pid;
       }, 10_000);
       expect(await gatewayIdOf(c.id)).toBeNull();
-      const { rows: [job] } = await pool.query<{ state: string }>(
-        `SELECT state FROM ${jobTable} WHERE name = $1 AND data->>'callId' = $2`, [DIAL_QUEUE, c.id]);
-      expect(job, 'the dial job was committed with the call').toBeDefined();
-      expect(job!.state, 'nobody took the dial job yet').toBe('created');
+      expect((await getCall(B, c.id)).status, 'committed, not dialed').toBe('queued');
 
       await D.kill();
       await until('D\'s waiting statement to end with D', async () => {
@@ -303,11 +296,11 @@ describe('a process killed before it dials', () => {
       }, 15_000);
       await calls.query('COMMIT');
       callsHeld = false;
-      expect(await gatewayIdOf(c.id), 'D never claimed the call').toBeNull();
+      // B's sweep may have claimed it already (its UPDATE waited for the lock too); D never did.
+      expect(await gatewayIdOf(c.id), 'D never claimed the call').not.toBe(gatewayOf.get(D));
 
-      // D's dial job (due 3 s after the call) is taken by B, the one gateway left, which dials it.
-      // (Had D taken the job before dying, pg-boss would hand it over once it expired: hence the long wait.)
-      const answered = await untilStatus(B, c.id, ['answered', 'failed', 'completed', 'busy', 'voicemail', 'no_answer'], 90_000, 250);
+      // 3 s after it was placed, B, the one gateway left, finds the call unclaimed and dials it.
+      const answered = await untilStatus(B, c.id, ['answered', 'failed', 'completed', 'busy', 'voicemail', 'no_answer'], 30_000, 250);
       expect(answered.status).toBe('answered');
       expect(await gatewayIdOf(c.id)).toBe(gatewayOf.get(B));
       await new Promise((r) => setTimeout(r, 1100)); // one answered second at least
@@ -318,7 +311,7 @@ describe('a process killed before it dials', () => {
       expect(await ledger(c.id)).toEqual([{ kind: 'call', seconds: hung.billed_seconds }]);
       expect((await json(await api(B, 'GET', `/v1/sessions/${c.session_id}`))).status).toBe('ended');
     } finally {
-      // The job table first: a LOCK on calls still queued waits for D's transaction, which waits for it.
+      // idempotency_keys first: a LOCK on calls still queued waits for D's transaction, which waits for it.
       await jobs.query('ROLLBACK').catch(() => {});
       if (callsHeld) await calls.query('ROLLBACK').catch(() => {});
       calls.release();

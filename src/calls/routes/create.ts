@@ -43,9 +43,9 @@ export default function register(app: FastifyInstance, s: Services) {
         if (placed.dial) dial = placed.call.id;
         return { status: 201, body: placed.call };
       });
-      // Committed: this process's gateway dials it now (the dial job is the fallback).
+      // Committed: this process's gateway dials it now (the gateways' sweep is the fallback).
       if (dial && s.gateway) {
-        s.gateway.dial(dial).catch((err) => req.log.error({ err, callId: dial }, 'dial failed; the dial job will retry'));
+        s.gateway.dial(dial).catch((err) => req.log.error({ err, callId: dial }, 'dial failed; the gateways\' sweep will dial it'));
       }
       return body;
     },
