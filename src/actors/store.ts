@@ -308,12 +308,8 @@ export function planTransition<Row extends Record<string, unknown>>(
   }
   for (const [column, value] of Object.entries(extra)) {
     if (!IDENT.test(column)) throw new Error(`transition: '${column}' is not a plain column name`);
-    if (value instanceof Sql) {
-      sets.push(`${column} = ${value.text}`);
-    } else {
-      sets.push(`${column} = ${w.p(value)}`);
-      after[column] = value;
-    }
+    sets.push(`${column} = ${w.value(value)}`);
+    if (!(value instanceof Sql)) after[column] = value;
   }
   const row = after as Row;
   const events = outboxRows(r.emitted, (type) => opts.objectFor(row, type));

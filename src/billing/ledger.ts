@@ -1,7 +1,7 @@
 import type { Client, Queryable } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
 import { Writes } from '../db/writes.ts';
-import { checkUsageThresholds, type ThresholdReached } from './thresholds.ts';
+import { checkUsageThresholds, hasPeriodLimit, type ThresholdReached } from './thresholds.ts';
 import { micro } from './limits.ts';
 
 // The usage ledger: everything that costs minutes writes its rows here, in the
@@ -70,7 +70,7 @@ export function planUsage(w: Writes, entries: UsageEntry | UsageEntry[], at: Dat
         WHERE o.id = d.id`);
   }
   const limited = w.out(`EXISTS (SELECT 1 FROM api_keys WHERE id = ANY(${w.p([...new Set(list.map((e) => e.credentialId))])}::text[])
-     AND (spend_day_minutes IS NOT NULL OR spend_month_minutes IS NOT NULL))`, 'limited');
+     AND ${hasPeriodLimit('api_keys')})`, 'limited');
   return { list, limited };
 }
 

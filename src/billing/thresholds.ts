@@ -10,6 +10,11 @@ import { micro } from './limits.ts';
 
 export const THRESHOLDS = [80, 100] as const;
 
+/** SQL: the api_keys row aliased `k` has a daily or monthly limit (only those send usage.threshold). */
+export function hasPeriodLimit(k: string): string {
+  return `(${k}.spend_day_minutes IS NOT NULL OR ${k}.spend_month_minutes IS NOT NULL)`;
+}
+
 export type ThresholdReached = { period: 'day' | 'month'; threshold: number; limitMinutes: number; spentMinutes: number };
 
 /** Emits usage.threshold for every threshold of the keys' limits that their spending has reached and that was not sent yet. */
@@ -21,7 +26,7 @@ export async function checkUsageThresholds(
   const ids = [...new Set(entries.map((e) => e.credentialId))];
   const { rows: limited } = await tx.query<{ id: string; spend_day_minutes: number | null; spend_month_minutes: number | null }>(
     `SELECT id, spend_day_minutes, spend_month_minutes FROM api_keys
-      WHERE id = ANY($1) AND (spend_day_minutes IS NOT NULL OR spend_month_minutes IS NOT NULL) ORDER BY id`,
+      WHERE id = ANY($1) AND ${hasPeriodLimit('api_keys')} ORDER BY id`,
     [ids],
   );
   if (limited.length === 0) return [];

@@ -39,6 +39,11 @@ export class Writes {
     return `$${this.values.length}${cast}`;
   }
 
+  /** value's placeholder, or, for an Sql expression, its text. */
+  value(value: unknown): string {
+    return value instanceof Sql ? value.text : this.p(value);
+  }
+
   /** A name for a CTE or an output no other part uses. */
   name(stem: string): string {
     return `${stem}_${this.n++}`;

@@ -74,6 +74,7 @@ export function planSessionEnd(w: Writes, locked: Locked<SessionRow>, event: Ses
   // Placeholders are made only once the machine has accepted the event: a
   // refused one adds nothing to w (a parameter the text does not use is an error).
   let log = '';
+  const toSeq = new Sql(`(SELECT to_seq FROM ${seq})`);
   const t = planTransition<SessionRow>(w, locked, { type: event }, {
     objectFor: toSession,
     // It heard its log up to the last number committed now (a phrase still
@@ -81,12 +82,12 @@ export function planSessionEnd(w: Writes, locked: Locked<SessionRow>, event: Ses
     set: () => {
       log = w.p(locked.row.log_id, '::text');
       w.with(seq, `SELECT greatest(${w.p(locked.row.from_seq)}::bigint, coalesce((SELECT seq FROM room_logs WHERE room_id = ${log}), 0)) AS to_seq`);
-      return { to_seq: new Sql(`(SELECT to_seq FROM ${seq})`) };
+      return { to_seq: toSeq };
     },
   });
   if (!t.changed) return null;
   // Whoever listens on the log wakes up (NOTIFY, on commit) to see it ended.
   w.out(`pg_notify(${w.p(SESSION_CHANNEL)}, ${log})`, 'notify');
-  planTranscript(w, { ...t.row, to_seq: new Sql(`(SELECT to_seq FROM ${seq})`) });
+  planTranscript(w, { ...t.row, to_seq: toSeq });
   return toSession(t.row);
 }

@@ -3,7 +3,7 @@ import { prepared, withTx } from '../db/pool.ts';
 import { now, translatorOf, type Caller, type Services } from '../services.ts';
 import { spendVerdicts } from '../billing/limits.ts';
 import { recordUsage } from '../billing/ledger.ts';
-import { checkUsageThresholds } from '../billing/thresholds.ts';
+import { checkUsageThresholds, hasPeriodLimit } from '../billing/thresholds.ts';
 import { announcement, disclosure } from '../sim/phrasebook.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ID_PATTERN } from '../ids.ts';
@@ -241,7 +241,7 @@ export class EventReader {
          SELECT org_id, credential_id, livemode, 'listen', seconds, NULL, $3::timestamptz FROM g WHERE seconds > 0
        )
        SELECT g.org_id, g.livemode, g.credential_id FROM g JOIN api_keys k ON k.id = g.credential_id
-        WHERE g.seconds > 0 AND (k.spend_day_minutes IS NOT NULL OR k.spend_month_minutes IS NOT NULL)`,
+        WHERE g.seconds > 0 AND ${hasPeriodLimit('k')}`,
       [ids, uptos, at],
     ));
     // usage.threshold events for those keys, after the ledger rows are in (it sends each threshold once).

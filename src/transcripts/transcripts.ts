@@ -1,4 +1,4 @@
-import { Sql, type Writes } from '../db/writes.ts';
+import type { Sql, Writes } from '../db/writes.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
 import { translatorOf, type Caller, type Services } from '../services.ts';
@@ -36,7 +36,7 @@ export function planTranscript(w: Writes, session: EndedSession): void {
   const tr = w.name('tr');
   w.with(seg, `INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
      SELECT ${id}, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
-       FROM room_segments WHERE room_id = ${w.p(session.log_id)} AND seq > ${w.p(session.from_seq)} AND seq <= ${toSeqText(w, session.to_seq)}
+       FROM room_segments WHERE room_id = ${w.p(session.log_id)} AND seq > ${w.p(session.from_seq)} AND seq <= ${w.value(session.to_seq)}
      RETURNING 1`);
   w.with(tr, `INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
      SELECT ${id}, ${org}, ${livemode}, ${w.p(session.credential_id)}, ${sessionId}, ${room}, ${w.p(session.hear_lang)},
@@ -47,11 +47,6 @@ export function planTranscript(w: Writes, session: EndedSession): void {
             jsonb_build_object('object', jsonb_build_object(
               'id', ${id}, 'object', 'transcript', 'room_id', ${room}, 'session_id', ${sessionId}, 'segment_count', ${tr}.segments))
        FROM ${tr}`);
-}
-
-/** to_seq as a number, or as an expression of the statement (Sql). */
-function toSeqText(w: Writes, toSeq: number | Sql): string {
-  return toSeq instanceof Sql ? toSeq.text : w.p(toSeq);
 }
 
 type TranscriptRow = { id: string; room_id: string | null; lang: string; started_at: Date; ended_at: Date | null; segments: number; livemode: boolean };
