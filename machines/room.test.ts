@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor, transition, type SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { roomMachine, type RoomEvent } from './room.ts';
@@ -15,35 +15,30 @@ import { transition as storeTransition } from '../src/actors/store.ts';
 // persisted actor (actors, actor_history, outbox).
 
 type RoomSnapshot = SnapshotFrom<typeof roomMachine>;
-type StateName = 'created' | 'scheduled' | 'live' | 'ended';
+type StateName = 'created' | 'scheduled' | 'live' | 'ended' | 'canceled';
 
 // Every event the machine accepts, with each END reason as its own case.
 const EVENTS: RoomEvent[] = [...SAMPLE_EVENTS.room];
 
-// SCHEDULE (POST /v1/meetings), START (a scheduled meeting's start) and CANCEL
-// (DELETE /v1/meetings/{id}) need the meeting endpoints, which answer 501
-// not_available_yet today (asserted below). Paths through them cannot be driven
-// through the API, so they are filtered out here — explicitly, each one listed
-// as a test.todo — rather than faked by writing the actor directly. Drop an
-// event from this set once its endpoint exists.
-const NEEDS_MEETINGS = new Set<RoomEvent['type']>(['SCHEDULE', 'START', 'CANCEL']);
-
-/** Domain events each machine event must put in the outbox (api.md section 3). */
-const EMITS: Record<RoomEvent['type'], string[]> = {
-  OPEN: ['room.started'],
-  SCHEDULE: ['meeting.created'],
-  START: ['room.started'],
-  END: ['room.ended'],
-  CANCEL: ['meeting.canceled'],
-};
+/**
+ * Domain events each machine event must put in the outbox (api.md section 3),
+ * for an instant room or a meeting: a meeting's changes made by its timers
+ * (its start, its end as its expiry) are also meeting.updated.
+ */
+function emitsOf(event: RoomEvent, meeting: boolean): string[] {
+  switch (event.type) {
+    case 'OPEN': return ['room.started'];
+    case 'SCHEDULE': return ['meeting.created'];
+    case 'START': return ['room.started', 'meeting.updated'];
+    case 'END': return meeting && event.reason === 'expired' ? ['room.ended', 'meeting.updated'] : ['room.ended'];
+    case 'CANCEL': return ['meeting.canceled'];
+  }
+}
 
 /** The API's room status for each machine state. */
-const API_STATUS: Record<StateName, string | null> = { created: null, scheduled: 'scheduled', live: 'live', ended: 'ended' };
+const API_STATUS: Record<StateName, string | null> = { created: null, scheduled: 'scheduled', live: 'live', ended: 'ended', canceled: 'canceled' };
 
 const model = createTestModel(roomMachine, { events: EVENTS });
-
-const needsMeetings = (path: { steps: Array<{ event: { type: string } }> }) =>
-  path.steps.some((s) => NEEDS_MEETINGS.has(s.event.type as RoomEvent['type']));
 
 let t: TestApp;
 // Workers on: the expiry timer is fired by the real pg-boss worker.
@@ -62,17 +57,33 @@ function valueOf(s: { value: unknown }): StateName {
 type Transition = { event: RoomEvent; from: StateName; to: StateName };
 
 /** One system under test per path: an organization of its own and its room. */
-type Sut = { secret: string; orgId: string; roomId?: string; current: StateName; transitions: Transition[] };
+type Sut = { secret: string; orgId: string; roomId?: string; meeting: boolean; current: StateName; transitions: Transition[] };
 
 async function newSut(): Promise<Sut> {
   const { secret, orgId } = await t.key();
-  return { secret, orgId, current: 'created', transitions: [] };
+  return { secret, orgId, meeting: false, current: 'created', transitions: [] };
 }
 
-/** pg-boss jobs that name the room: expiry is a periodic sweep, so there are none. */
+/** pg-boss jobs that name the room: an instant room has none (expiry is a periodic sweep); a meeting has its timers. */
 async function roomJobs(roomId: string) {
-  const { rows } = await t.pool.query(`SELECT id FROM pgboss.job WHERE data->>'roomId' = $1 OR singleton_key = $1`, [roomId]);
+  const { rows } = await t.pool.query(
+    `SELECT name, data->>'kind' AS kind, state FROM pgboss.job WHERE data->>'roomId' = $1 OR singleton_key = $1 ORDER BY data->>'kind'`,
+    [roomId],
+  );
   return rows;
+}
+
+/**
+ * A meeting's start as it happens in production: its start timer (a pg-boss
+ * job due at starts_at, a day ahead here) is made due now, as if the day had
+ * passed, and the real worker fires it.
+ */
+async function startNow(roomId: string) {
+  const moved = await t.pool.query(
+    `UPDATE pgboss.job SET start_after = now() WHERE name = 'meeting-timer' AND data->>'roomId' = $1 AND data->>'kind' = 'start' AND state = 'created'`,
+    [roomId],
+  );
+  expect(moved.rowCount).toBe(1);
 }
 
 /**
@@ -134,16 +145,15 @@ async function verifyState(sut: Sut, state: RoomSnapshot): Promise<void> {
 
   // One history row per transition, versions 1..n, with the emitted events.
   expect(p.history.map((h) => ({ version: h.version, event: h.event, from: h.from_state, to: h.to_state, emitted: h.emitted }))).toEqual(
-    sut.transitions.map((tr, i) => ({ version: i + 1, event: tr.event, from: tr.from, to: tr.to, emitted: EMITS[tr.event.type] })),
+    sut.transitions.map((tr, i) => ({ version: i + 1, event: tr.event, from: tr.from, to: tr.to, emitted: emitsOf(tr.event, sut.meeting) })),
   );
 
-  // The outbox holds exactly the emitted events, in order, each with the room as it was then.
-  const expectedTypes = sut.transitions.flatMap((tr) => EMITS[tr.event.type]);
-  expect(p.outbox.map((o) => o.type)).toEqual(expectedTypes);
+  // The outbox holds exactly the emitted events, in order, each with the room as it was after its transition.
+  const expected = sut.transitions.flatMap((tr) => emitsOf(tr.event, sut.meeting).map((type) => ({ type, status: API_STATUS[tr.to] })));
+  expect(p.outbox.map((o) => ({ type: o.type, status: o.data.object.status }))).toEqual(expected);
   for (const o of p.outbox) {
     expect(o).toMatchObject({ org_id: sut.orgId, livemode: false, object_id: id });
     expect(o.data.object.id).toBe(id);
-    expect(o.data.object.status).toBe(o.type === 'room.ended' ? 'ended' : 'live');
   }
   expect(room).toMatchObject({ id, status: API_STATUS[name] });
 
@@ -159,13 +169,40 @@ async function verifyState(sut: Sut, state: RoomSnapshot): Promise<void> {
   expect(p.actor.xmin).toBe(last.xmin);
   expect(p.room.xmin).toBe(last.xmin);
 
-  if (name === 'live') {
+  if (name === 'live' && !sut.meeting) {
     // Open for 24 hours and found by the expiry sweep's index; no timer job per room.
     expect(p.room.expires_at.getTime() - new Date(room.created_at).getTime()).toBe(24 * 3600_000);
     expect(await roomJobs(id)).toEqual([]);
-    const open = await t.pool.query(`SELECT 1 FROM rooms WHERE id = $1 AND status <> 'ended' AND expires_at > now()`, [id]);
+  }
+  if (name === 'live' || name === 'scheduled') {
+    const open = await t.pool.query(`SELECT 1 FROM rooms WHERE id = $1 AND status IN ('scheduled', 'live') AND expires_at > now()`, [id]);
     expect(open.rowCount).toBe(1);
     expect(p.room.ended_at).toBeNull();
+  }
+  if (sut.meeting && (name === 'scheduled' || name === 'live')) {
+    // A meeting ends (its expiry) 15 minutes after its planned end; its timers are jobs: start, end and both reminders (a day ahead).
+    expect(p.room.expires_at.getTime() - new Date(room.starts_at).getTime()).toBe((room.duration_min + 15) * 60_000);
+    const jobs = await roomJobs(id);
+    expect(jobs.map((j) => j.kind)).toEqual(['end', 'remind_15m', 'remind_24h', 'start']);
+    expect(jobs.find((j) => j.kind === 'start').state).toBe(name === 'live' ? 'completed' : 'created');
+  }
+  if (name === 'canceled') {
+    expect(p.room.ended_at).not.toBeNull();
+    expect(p.actor.snapshot.context.endReason).toBe('canceled');
+    // Final: nothing moves it, through the machine or the API; it can be neither joined nor started.
+    for (const e of EVENTS) expect(transition(roomMachine, state, e)[0].value).toBe('canceled');
+    const again = await t.request('DELETE', `/v1/meetings/${id}`, { key: sut.secret });
+    expect(again.status).toBe(200);
+    expect((await again.json()).status).toBe('canceled');
+    const del = await t.request('DELETE', `/v1/rooms/${id}`, { key: sut.secret });
+    expect((await del.json()).status).toBe('canceled');
+    const join = await t.request('POST', `/v1/rooms/${id}/join-links`, { key: sut.secret, body: {} });
+    expect(join.status).toBe(409);
+    const agent = await t.request('POST', `/v1/rooms/${id}/agent-sessions`, { key: sut.secret, headers: idem(), body: { speak_lang: 'en', hear_lang: 'es' } });
+    expect(agent.status).toBe(409);
+    const after = await persisted(id);
+    expect(after.actor.version).toBe(p.actor.version);
+    expect(after.outbox).toHaveLength(p.outbox.length);
   }
 
   if (name === 'ended') {
@@ -205,6 +242,34 @@ async function carryOut(sut: Sut, event: RoomEvent): Promise<void> {
       sut.roomId = room.id;
       return;
     }
+    case 'SCHEDULE': {
+      const headers = idem();
+      const body = { title: 'Model meeting', starts_at: new Date(Date.now() + 25 * 3600_000).toISOString(), duration_min: 45, langs: ['en', 'pt'] };
+      const res = await t.request('POST', '/v1/meetings', { key: sut.secret, headers, body });
+      expect(res.status).toBe(201);
+      const room = await res.json();
+      expect(room.status).toBe('scheduled');
+      const replay = await t.request('POST', '/v1/meetings', { key: sut.secret, headers, body });
+      expect((await replay.json()).id).toBe(room.id);
+      sut.roomId = room.id;
+      sut.meeting = true;
+      return;
+    }
+    case 'START': {
+      const id = sut.roomId!;
+      await startNow(id);
+      await poll('the meeting to start', async () => {
+        const r = await (await t.request('GET', `/v1/rooms/${id}`, { key: sut.secret })).json();
+        return r.status === 'live' ? r : undefined;
+      });
+      return;
+    }
+    case 'CANCEL': {
+      const res = await t.request('DELETE', `/v1/meetings/${sut.roomId}`, { key: sut.secret });
+      expect(res.status).toBe(200);
+      expect((await res.json()).status).toBe('canceled');
+      return;
+    }
     case 'END': {
       const id = sut.roomId!;
       if (event.reason === 'deleted') {
@@ -220,8 +285,6 @@ async function carryOut(sut: Sut, event: RoomEvent): Promise<void> {
       });
       return;
     }
-    default:
-      throw new Error(`${event.type} cannot be driven through the API yet`);
   }
 }
 
@@ -237,7 +300,8 @@ function params(sut: Sut) {
       created: (s: RoomSnapshot) => verifyState(sut, s),
       live: (s: RoomSnapshot) => verifyState(sut, s),
       ended: (s: RoomSnapshot) => verifyState(sut, s),
-      scheduled: () => { throw new Error('scheduled cannot be reached through the API yet'); },
+      scheduled: (s: RoomSnapshot) => verifyState(sut, s),
+      canceled: (s: RoomSnapshot) => verifyState(sut, s),
     },
   } as never;
 }
@@ -250,11 +314,6 @@ const generators = {
 for (const [kind, paths] of Object.entries(generators)) {
   describe(`room machine, ${kind}, against the API`, () => {
     for (const path of paths) {
-      if (needsMeetings(path)) {
-        // Filtered out: needs POST/DELETE /v1/meetings (see NEEDS_MEETINGS).
-        test.todo(`${path.description} — arrives with meetings`);
-        continue;
-      }
       it(path.description, async () => {
         const sut = await newSut();
         await path.test(params(sut));
@@ -264,30 +323,12 @@ for (const [kind, paths] of Object.entries(generators)) {
 }
 
 describe('room machine model', () => {
-  it('filters out only the paths that need the meeting endpoints, which are not built yet', async () => {
-    const { secret } = await t.key();
-    const meeting = await t.request('POST', '/v1/meetings', {
-      key: secret, headers: idem(), body: { title: 'Planning', starts_at: new Date(Date.now() + 3600_000).toISOString() },
-    });
-    // When this fails, meetings exist: remove their events from NEEDS_MEETINGS.
-    expect(meeting.status).toBe(501);
-    expect((await meeting.json()).code).toBe('not_available_yet');
-    expect((await t.request('DELETE', '/v1/meetings/room_x', { key: secret })).status).toBe(501);
-
+  it('drives every event and reaches every state through the API', () => {
     for (const paths of Object.values(generators)) {
-      const filtered = paths.filter(needsMeetings);
-      const runnable = paths.filter((p) => !needsMeetings(p));
-      // Every filtered path starts by scheduling (START and CANCEL only follow SCHEDULE).
-      for (const p of filtered) expect(p.steps[1]!.event.type).toBe('SCHEDULE');
-      expect(filtered.length).toBeGreaterThan(0);
-      // What remains still covers every event the API can drive, and every
-      // state reachable without meetings.
-      const events = new Set(runnable.flatMap((p) => p.steps.slice(1).map((s) => JSON.stringify(s.event))));
-      expect([...events].sort()).toEqual(
-        EVENTS.filter((e) => !NEEDS_MEETINGS.has(e.type)).map((e) => JSON.stringify(e)).sort(),
-      );
-      const states = new Set(runnable.flatMap((p) => p.steps.map((s) => valueOf(s.state))));
-      expect([...states].sort()).toEqual(['created', 'ended', 'live']);
+      const events = new Set(paths.flatMap((p) => p.steps.slice(1).map((s) => JSON.stringify(s.event))));
+      expect([...events].sort()).toEqual(EVENTS.map((e) => JSON.stringify(e)).sort());
+      const states = new Set(paths.flatMap((p) => p.steps.map((s) => valueOf(s.state))));
+      expect([...states].sort()).toEqual(['canceled', 'created', 'ended', 'live', 'scheduled']);
     }
   });
 
@@ -305,7 +346,7 @@ describe('room machine model', () => {
         actor.start();
         actor.send(event);
         expect(actor.getSnapshot().value).toEqual(next.value);
-        expect(emitted).toEqual(EMITS[event.type]);
+        expect(emitted).toEqual(emitsOf(event, Boolean(state.context.meeting)));
         actor.stop();
         edges.add(`${valueOf(state)} ${JSON.stringify(event)} ${valueOf(next)}`);
       }
@@ -315,7 +356,7 @@ describe('room machine model', () => {
       'created {"type":"SCHEDULE"} scheduled',
       'live {"type":"END","reason":"deleted"} ended',
       'live {"type":"END","reason":"expired"} ended',
-      'scheduled {"type":"CANCEL"} ended',
+      'scheduled {"type":"CANCEL"} canceled',
       'scheduled {"type":"END","reason":"deleted"} ended',
       'scheduled {"type":"END","reason":"expired"} ended',
       'scheduled {"type":"START"} live',
@@ -348,7 +389,7 @@ describe('room machine model', () => {
       original.stop();
       seen.add(JSON.stringify(path.state.value));
     }
-    expect([...seen].sort()).toEqual(['"created"', '"ended"', '"live"', '"scheduled"']);
+    expect([...seen].sort()).toEqual(['"canceled"', '"created"', '"ended"', '"live"', '"scheduled"']);
   });
 });
 

@@ -32,4 +32,5 @@ export const SAMPLE_EVENTS = {
     { type: 'REMOTE_HANGUP' },
     { type: 'MAX_DURATION' },
   ],
+  booking: [{ type: 'BOOK' }, { type: 'RESCHEDULE' }, { type: 'CANCEL' }, { type: 'COMPLETE' }],
 } satisfies SampleEvents;

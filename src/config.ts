@@ -33,6 +33,13 @@ const Env = z.object({
   TOLK_JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   // A gateway whose heartbeat is older than this is lost: its calls end failed/gateway_lost.
   TOLK_GATEWAY_LOST_SECONDS: z.coerce.number().positive().max(3600).default(10),
+  // The From of every mail the service sends (mail/mail.ts mailFrom): an
+  // address, optionally with a display name, `Tolk <no-reply@example.com>`.
+  // Unset: `Tolk <no-reply@HOST>`, HOST being PUBLIC_BASE_URL's host name.
+  TOLK_MAIL_FROM: z
+    .string()
+    .refine((v) => v === '' || /^([^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/.test(v.trim()), 'must be an e-mail address, e.g. Tolk <no-reply@example.com>')
+    .optional(),
 });
 
 export type Config = {
@@ -69,6 +76,15 @@ export type Config = {
   ringTimeoutSeconds: number;
   /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
   gatewayLostSeconds: number;
+  /** From of the mail the service sends: TOLK_MAIL_FROM, else `Tolk <no-reply@HOST>`, HOST being publicBaseUrl's host name. */
+  mailFrom: string;
+  /**
+   * Sending a mail (mail/jobs.ts): the wait before the first retry, doubled
+   * (with jitter) for each next one, and the number of retries after the
+   * first attempt. No environment variables: tests shorten them.
+   */
+  mailRetryDelaySeconds: number;
+  mailRetryLimit: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -78,7 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error(`invalid environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const e = parsed.data;
-  return {
+  const config: Config = {
     port: e.PORT,
     host: e.HOST,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
@@ -99,8 +115,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     simSipPeer: e.TOLK_SIM_SIP_PEER || undefined,
     ringTimeoutSeconds: e.TOLK_RING_TIMEOUT_SECONDS,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
+    mailFrom: e.TOLK_MAIL_FROM?.trim() ?? '',
+    // 6 attempts: retries after about 1, 2, 4, 8 and 16 minutes (each up to
+    // twice that with pg-boss's jitter), so the last one 30 to 60 minutes in.
+    mailRetryDelaySeconds: 60,
+    mailRetryLimit: 5,
     ...overrides,
   };
+  // After the overrides: the default follows the public base URL given.
+  if (!config.mailFrom) config.mailFrom = `Tolk <no-reply@${new URL(config.publicBaseUrl).hostname || 'localhost'}>`;
+  return config;
 }
 
 /** Date of the interface description; bumped when the public shape changes. */

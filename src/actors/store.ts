@@ -81,6 +81,7 @@ const OBJECT_TABLES: Record<MachineName, { table: string }> = {
   room: { table: 'rooms' },
   session: { table: 'agent_sessions' },
   call: { table: 'calls' },
+  booking: { table: 'bookings' },
 };
 
 type CreateArgs = {

@@ -4,6 +4,8 @@ import { newId } from '../ids.ts';
 import { generateSecret, hashSecret, notifyCredentialsChanged, type Mode } from '../credentials.ts';
 import { PERMISSIONS, isPermission } from '../permissions.ts';
 import ipaddr from 'ipaddr.js';
+import { formatHours, HoursError, parseHours } from '../bookings/hours.ts';
+import { bookingPageUrl } from '../bookings/bookings.ts';
 
 // Operator actions of operator.md (`tolk org`, `tolk key`, ...). Each change to a
 // key or organization notifies every server process to drop cached credentials.
@@ -168,12 +170,10 @@ export async function addNumber(pool: Pool, o: { org: string; e164: string; labe
 }
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
-const HOURS = /^(mon|tue|wed|thu|fri|sat|sun)(-(mon|tue|wed|thu|fri|sat|sun))?( ([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d)(, ?(mon|tue|wed|thu|fri|sat|sun)(-(mon|tue|wed|thu|fri|sat|sun))? ([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d)*$/;
-
 export async function createEventType(
   pool: Pool,
   publicBaseUrl: string,
-  o: { org: string; page: string; slug: string; title: string; duration?: number; tz?: string; hours?: string },
+  o: { org: string; page: string; slug: string; title: string; duration?: number; tz?: string; hours?: string; lang?: string },
 ) {
   if (!SLUG.test(o.page)) throw new UsageError('--page must be a slug (a-z, 0-9, -)');
   if (!SLUG.test(o.slug)) throw new UsageError('--slug must be a slug (a-z, 0-9, -)');
@@ -185,28 +185,43 @@ export async function createEventType(
   } catch {
     throw new UsageError(`--tz is not an IANA time zone: ${tz}`);
   }
-  const hours = o.hours ?? 'mon-fri 09:00-17:00';
-  if (!HOURS.test(hours)) throw new UsageError('--hours must look like "mon-fri 09:00-17:00"');
+  let hours: string;
+  try {
+    // Kept in its canonical spelling; slots read it back with parseHours.
+    hours = formatHours(parseHours(o.hours ?? 'mon-fri 09:00-17:00'));
+  } catch (err) {
+    if (err instanceof HoursError) throw new UsageError(`--hours: ${err.message}`);
+    throw err;
+  }
+  const lang = o.lang ?? 'en';
+  if (!/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/.test(lang)) throw new UsageError('--lang must be a language code such as en or pt-BR');
+  if (!o.title.trim() || o.title.length > 120) throw new UsageError('--title must be 1-120 characters');
   const org = await pool.query(`SELECT 1 FROM organizations WHERE id = $1`, [o.org]);
   if (!org.rows[0]) throw new UsageError(`no such organization: ${o.org}`);
   const id = newId('et');
   try {
     await pool.query(
-      `INSERT INTO event_types (id, org_id, page, slug, title, duration_min, tz, hours) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [id, o.org, o.page, o.slug, o.title, duration, tz, hours],
+      `INSERT INTO event_types (id, org_id, page, slug, title, duration_min, tz, hours, lang) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [id, o.org, o.page, o.slug, o.title, duration, tz, hours, lang],
     );
   } catch (err) {
     if ((err as { code?: string }).code === '23505') throw new UsageError(`page ${o.page} already has an event type ${o.slug}`);
     throw err;
   }
-  return { id, url: `${publicBaseUrl}/book/${o.page}/${o.slug}` };
+  return { id, url: bookingPageUrl(publicBaseUrl, o.page, o.slug) };
 }
 
 export async function listMail(db: Queryable, to?: string) {
   const { rows } = await db.query(
-    `SELECT to_addr, subject, text, ics, created_at FROM mail_outbox WHERE ($1::text IS NULL OR lower(to_addr) = lower($1))
+    `SELECT to_addr, subject, text, ics, created_at, status, livemode FROM mail_outbox WHERE ($1::text IS NULL OR lower(to_addr) = lower($1))
       ORDER BY created_at DESC, id DESC LIMIT 500`,
     [to ?? null],
   );
-  return { data: rows.map((r) => ({ to: r.to_addr, subject: r.subject, text: r.text, ics: r.ics, created_at: r.created_at.toISOString() })) };
+  // operator.md's fields, then ours: the delivery status (kept: never leaves
+  // the outbox; queued, sent, failed: to SMTP_URL) and the mode.
+  return {
+    data: rows.map((r) => ({
+      to: r.to_addr, subject: r.subject, text: r.text, ics: r.ics, created_at: r.created_at.toISOString(), status: r.status, livemode: r.livemode,
+    })),
+  };
 }

@@ -119,7 +119,8 @@ program.command('event-type').description('booking links').command('create')
   .requiredOption('--title <title>')
   .option('--duration <min>', 'minutes', num('--duration'))
   .option('--tz <iana>')
-  .option('--hours <spec>', 'e.g. "mon-fri 09:00-17:00"')
+  .option('--hours <spec>', 'working hours, e.g. "mon-fri 09:00-12:00, mon-fri 13:00-17:00, sat 10:00-12:00"')
+  .option('--lang <code>', 'the language the host speaks (default en)')
   .action(async (o) => print(await withDb((p) => createEventType(p, config.publicBaseUrl, o))));
 
 program.command('seed').description('create a demo organization with keys').action(async () => {

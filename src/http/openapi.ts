@@ -48,9 +48,11 @@ const OPERATION_ERRORS: Record<string, ErrorCode[]> = {
   'GET /v1/sessions/{id}/events': ['not_found', 'session_ended', 'spend_limit_reached'],
   'POST /v1/sessions/{id}/leave': ['not_found', 'session_ended'],
   'GET /v1/transcripts/{id}': ['not_found', 'language_not_allowed'],
+  'POST /v1/meetings': ['idempotency_mismatch', 'idempotency_in_progress', 'language_not_allowed'],
+  'DELETE /v1/meetings/{id}': ['not_found', 'conflict'],
+  'GET /v1/event-types/{id}/slots': ['not_found'],
+  'POST /v1/bookings': ['idempotency_mismatch', 'idempotency_in_progress', 'language_not_allowed', 'not_found', 'slot_taken', 'booking_unavailable'],
   // Not built yet: the key restrictions on their input are checked before the 501.
-  'POST /v1/meetings': ['language_not_allowed'],
-  'POST /v1/bookings': ['language_not_allowed'],
   'POST /v1/voices': ['language_not_allowed'],
   'POST /v1/voices/generic': ['voice_not_allowed'],
   'GET /v1/calls/quote': ['destination_not_allowed', 'number_not_allowed'],

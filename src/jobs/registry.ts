@@ -3,6 +3,8 @@ import type { Queryable } from '../db/pool.ts';
 import type { Services } from '../services.ts';
 import { callJobs } from '../calls/jobs.ts';
 import { httpJobs } from '../http/jobs.ts';
+import { mailJobs } from '../mail/jobs.ts';
+import { meetingJobs } from '../meetings/jobs.ts';
 import { roomJobs } from '../rooms/jobs.ts';
 import { sessionJobs } from '../sessions/jobs.ts';
 import { webhookJobs } from '../webhooks/jobs.ts';
@@ -19,8 +21,12 @@ export type JobQueue = {
   work?: WorkOptions;
   /** Sent on this cron schedule (pg-boss keeps one schedule however many processes set it). */
   cron?: string;
-  /** Handles a batch of jobs; a throw fails the batch and pg-boss retries it. */
-  handle: (s: Services, jobs: Array<{ data: any }>) => Promise<void>;
+  /**
+   * Handles a batch of jobs; a throw fails the batch and pg-boss retries it.
+   * retryCount is the attempt's (0 for the first); retryLimit is there when
+   * `work` has includeMetadata.
+   */
+  handle: (s: Services, jobs: Array<{ data: any; retryCount?: number; retryLimit?: number }>) => Promise<void>;
 };
 
 export type Retention = {
@@ -33,7 +39,7 @@ export type Retention = {
 export type CapabilityJobs = { queues?: JobQueue[]; retention?: Retention[] };
 
 /** Every capability's background work. */
-export const JOBS: CapabilityJobs[] = [callJobs, httpJobs, roomJobs, sessionJobs, webhookJobs];
+export const JOBS: CapabilityJobs[] = [callJobs, httpJobs, mailJobs, meetingJobs, roomJobs, sessionJobs, webhookJobs];
 
 /** Runs every capability's retention, hourly (jobs/workers.ts). */
 export const MAINTENANCE_QUEUE = 'maintenance';

@@ -56,7 +56,7 @@ export async function createJoinLink(
   assertLanguagesAllowed(cred, 'speak', [input.speak]);
   assertLanguagesAllowed(cred, 'hear', [input.hear]);
   const room = await getRoom(s, s.pool, cred, id);
-  if (room.status === 'ended') throw new ApiError('conflict', `room ${id} has ended; no one can join it`);
+  if (room.status === 'ended' || room.status === 'canceled') throw new ApiError('conflict', `room ${id} has ${room.status === 'ended' ? 'ended' : 'been canceled'}; no one can join it`);
   const key = await linkSigningKey(s.pool);
   const exp = Math.floor(new Date(room.expires_at).getTime() / 1000);
   const token = signJoinToken(key, { room_id: room.id, ...input, exp });

@@ -28,7 +28,8 @@ export default function register(app: FastifyInstance, s: Services) {
       joining = `<p data-join="ok">Joining as <b>${esc(claims.name ?? 'guest')}</b>` +
         `${claims.speak ? `, speaking <b>${esc(claims.speak)}</b>` : ''}${claims.hear ? `, hearing <b>${esc(claims.hear)}</b>` : ''}.</p>`;
     }
-    const status = room.status === 'ended' ? '<p data-status="ended">This room has ended.</p>' : `<p data-status="${esc(room.status)}">Status: ${esc(room.status)}</p>`;
+    const status = room.status === 'ended' ? '<p data-status="ended">This room has ended.</p>'
+      : room.status === 'canceled' ? '<p data-status="canceled">This meeting was canceled.</p>' : `<p data-status="${esc(room.status)}">Status: ${esc(room.status)}</p>`;
     return reply.send(`<!doctype html><meta charset="utf-8"><title>${esc(room.title || 'Room')}</title>` +
       `<h1>${esc(room.title || 'Room')}</h1>${status}${joining}`);
   });

@@ -7,6 +7,7 @@ import type { Room } from './schemas.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import { endRoomSessions } from '../sessions/leave.ts';
+import { settleBookingOfRoom } from '../bookings/bookings.ts';
 
 // Rooms (api.md: Room, the room state table, the Rooms endpoints). The
 // lifecycle is machines/room.ts, persisted as an actor; the status column is
@@ -24,11 +25,11 @@ export const ROOM_EXPIRY_CRON = '* * * * *';
 /** An instant room stays open this long unless it is ended first (our choice; api.md is silent). */
 export const INSTANT_ROOM_TTL_MS = 24 * 3600_000;
 
-type RoomRow = {
+export type RoomRow = {
   id: string;
   title: string;
   visibility: 'private' | 'public';
-  status: 'scheduled' | 'live' | 'ended';
+  status: 'scheduled' | 'live' | 'ended' | 'canceled';
   created_at: Date;
   expires_at: Date;
   starts_at: Date | null;
@@ -38,7 +39,7 @@ type RoomRow = {
   livemode: boolean;
 };
 
-const COLUMNS = 'id, title, visibility, status, created_at, expires_at, starts_at, duration_min, invitees, langs, livemode';
+export const ROOM_COLUMNS = 'id, title, visibility, status, created_at, expires_at, starts_at, duration_min, invitees, langs, livemode';
 
 export function roomUrl(base: string, id: string): string {
   return `${base}/r/${id}`;
@@ -94,7 +95,7 @@ function visible(id: string): boolean {
 export async function getRoom(s: Services, db: Queryable, cred: Caller, id: string): Promise<Room> {
   if (!visible(id)) throw notFound('room', id);
   const { rows } = await db.query<RoomRow>(prepared(
-    `SELECT ${COLUMNS} FROM rooms WHERE id = $1 AND org_id = $2 AND livemode = $3`,
+    `SELECT ${ROOM_COLUMNS} FROM rooms WHERE id = $1 AND org_id = $2 AND livemode = $3`,
     [id, cred.orgId, cred.livemode],
   ));
   if (!rows[0]) throw notFound('room', id);
@@ -113,7 +114,7 @@ export async function listRooms(s: Services, cred: Caller, limit: number, starti
     cursor = `AND (created_at, id) < (SELECT created_at, id FROM rooms WHERE id = $4 AND org_id = $1 AND livemode = $2)`;
   }
   const { rows } = await s.pool.query(
-    `SELECT ${COLUMNS} FROM rooms WHERE org_id = $1 AND livemode = $2 ${cursor}
+    `SELECT ${ROOM_COLUMNS} FROM rooms WHERE org_id = $1 AND livemode = $2 ${cursor}
      ORDER BY created_at DESC, id DESC LIMIT $3`,
     values,
   );
@@ -136,16 +137,19 @@ async function end(s: Services, owner: { orgId: string; livemode: boolean } | nu
   if (!visible(id)) throw notFound('room', id);
   return withTx(s.pool, async (tx) => {
     // Whose room it is never changes: transition() below takes the row lock.
-    const { rows } = await tx.query(`SELECT org_id, livemode FROM rooms WHERE id = $1`, [id]);
+    const { rows } = await tx.query(`SELECT org_id, livemode, kind, status FROM rooms WHERE id = $1`, [id]);
     const row = rows[0];
     if (!row || (owner && (row.org_id !== owner.orgId || row.livemode !== owner.livemode))) throw notFound('room', id);
     const base = s.config.publicBaseUrl;
     const t = await transition<RoomRow>(tx, 'room', id, { type: 'END', reason }, {
-      returning: COLUMNS,
+      returning: ROOM_COLUMNS,
       objectFor: (r) => toRoom(base, r),
     });
     // api.md: the room ends for everyone, its agent sessions included.
     if (t.changed) await endRoomSessions(tx, id);
+    // A booked meeting's booking: completed once its meeting took place,
+    // canceled (its slot free again) when the room ended before it started.
+    if (t.changed && row.kind === 'meeting') await settleBookingOfRoom(s, tx, id, row.status === 'live' ? 'COMPLETE' : 'CANCEL');
     return { room: toRoom(base, t.row), changed: t.changed };
   });
 }
@@ -165,7 +169,7 @@ export async function expireRooms(s: Services): Promise<number> {
   let after = '';
   for (;;) {
     const { rows } = await s.pool.query<{ id: string }>(
-      `SELECT id FROM rooms WHERE status <> 'ended' AND expires_at <= $1 AND id > $2 ORDER BY id LIMIT $3`,
+      `SELECT id FROM rooms WHERE status IN ('scheduled', 'live') AND expires_at <= $1 AND id > $2 ORDER BY id LIMIT $3`,
       [now(s), after, SWEEP_BATCH],
     );
     for (const { id } of rows) if ((await end(s, null, id, 'expired')).changed) ended++;

@@ -8,7 +8,7 @@ export const Room = z
     url: z.url(),
     title: z.string(),
     visibility: z.enum(['private', 'public']),
-    status: z.enum(['scheduled', 'live', 'ended']),
+    status: z.enum(['scheduled', 'live', 'ended', 'canceled']).describe('canceled: a meeting canceled before it started (DELETE /v1/meetings/{id})'),
     created_at: z.string(),
     expires_at: z.string(),
     starts_at: z.string().nullable(),

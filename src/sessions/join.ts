@@ -33,6 +33,7 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
   const room = rooms[0];
   if (!room) throw notFound('room', roomId);
   if (room.status === 'ended') throw new ApiError('conflict', `Room '${roomId}' has ended; an agent cannot join it`);
+  if (room.status === 'canceled') throw new ApiError('conflict', `Meeting '${roomId}' was canceled; an agent cannot join it`);
   // Simultaneous sessions in rooms per organization (a call's session is the
   // call's, not counted here): counted under a per-organization lock, so
   // parallel joins cannot all pass the limit.

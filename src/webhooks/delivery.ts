@@ -3,6 +3,7 @@ import type { Client } from '../db/pool.ts';
 import { commitWith, withTx } from '../db/pool.ts';
 import { newId } from '../ids.ts';
 import { inTx } from '../jobs/in-tx.ts';
+import { queueMail } from '../mail/mail.ts';
 import { now, type Services } from '../services.ts';
 import { fromOutbox } from './envelope.ts';
 import { postWebhook, type PostResult } from './outbound.ts';
@@ -231,27 +232,30 @@ async function record(
     // (about 3 days) without the endpoint answering 2xx to anything meanwhile.
     const tooLong = at.getTime() - since.getTime() >= DISABLE_AFTER_MS;
     const gaveUp = ep.exhaustedSince.some((first) => since.getTime() <= first.getTime());
-    if (tooLong || gaveUp) await disableEndpoint(tx, id, ep.orgId, ep.url, since, at);
+    if (tooLong || gaveUp) await disableEndpoint(s, tx, id, ep.orgId, ep.url, since, at);
   }
 }
 
-async function disableEndpoint(tx: Client, id: string, orgId: string, url: string, since: Date, at: Date): Promise<void> {
+async function disableEndpoint(s: Services, tx: Client, id: string, orgId: string, url: string, since: Date, at: Date): Promise<void> {
   const reason = `failing continuously since ${since.toISOString()}`;
-  const upd = await tx.query(
-    `UPDATE webhook_endpoints SET status = 'disabled', disabled_at = $2, disabled_reason = $3 WHERE id = $1 AND status = 'active'`,
+  const upd = await tx.query<{ livemode: boolean; owner_email: string | null }>(
+    `UPDATE webhook_endpoints e SET status = 'disabled', disabled_at = $2, disabled_reason = $3
+       FROM organizations o WHERE e.id = $1 AND e.status = 'active' AND o.id = e.org_id
+     RETURNING e.livemode, o.owner_email`,
     [id, at, reason],
   );
-  if (upd.rowCount !== 1) return;
-  // The owner hears of it through the mail outbox (the same one invitations use).
-  await tx.query(
-    `INSERT INTO mail_outbox (org_id, to_addr, subject, text)
-     SELECT id, owner_email, $2, $3 FROM organizations WHERE id = $1 AND owner_email IS NOT NULL`,
-    [
-      orgId,
-      `Webhook endpoint disabled: ${url.slice(0, 200)}`,
+  const ep = upd.rows[0];
+  if (upd.rowCount !== 1 || !ep?.owner_email) return;
+  // The owner hears of it through the mail outbox (the same one invitations
+  // use): sent when the endpoint is a live-mode one and SMTP_URL is set.
+  await queueMail(s, tx, {
+    orgId,
+    livemode: ep.livemode,
+    to: ep.owner_email,
+    subject: `Webhook endpoint disabled: ${url.slice(0, 200)}`,
+    text:
       `Your webhook endpoint ${id} (${url}) has been disabled because every delivery to it has failed since ${since.toISOString()}.\n\n` +
-        `Events are still in the event log (GET /v1/events) for 30 days. Fix the endpoint, then create it again ` +
-        `or resend the deliveries you need (POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/resend).\n`,
-    ],
-  );
+      `Events are still in the event log (GET /v1/events) for 30 days. Fix the endpoint, then create it again ` +
+      `or resend the deliveries you need (POST /v1/webhook-endpoints/{id}/deliveries/{delivery_id}/resend).\n`,
+  });
 }

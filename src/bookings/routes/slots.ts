@@ -1,12 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { DateOnly, IdParams } from '../../http/schemas.ts';
+import { DateOnly, errorResponses, IdParams } from '../../http/schemas.ts';
 import { Slots } from '../schemas.ts';
-import { notAvailableYet } from '../../http/not-available.ts';
+import { caller, zapp } from '../../http/route.ts';
+import { getSlots } from '../bookings.ts';
+import type { Services } from '../../services.ts';
 
-export default function register(app: FastifyInstance) {
-  notAvailableYet(app, { method: 'GET', url: '/v1/event-types/:id/slots', tag: 'Meetings and booking', summary: 'Free slots of a booking link',
-    config: { permission: 'calendar:read' }, params: IdParams,
-    querystring: z.object({ from: DateOnly.optional(), to: DateOnly.optional() }),
-    response: { 200: Slots } });
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).get('/v1/event-types/:id/slots', {
+    config: { auth: true, permission: 'calendar:read' },
+    schema: {
+      summary: 'Free slots of a booking link',
+      description: "Dates in the host's time zone (tz); to is inclusive, at most 62 days; default the next 7 days. No slot starts within the next hour.",
+      tags: ['Meetings and booking'],
+      params: IdParams,
+      querystring: z.object({ from: DateOnly.optional(), to: DateOnly.optional() }),
+      response: { 200: Slots, ...errorResponses },
+    },
+    handler: (req) => getSlots(s, caller(req), req.params.id, req.query),
+  });
 }
