@@ -1,0 +1,821 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+import { prepared, withTx } from '../db/pool.ts';
+import { ApiError, invalid, problem, type ErrorCode } from '../errors.ts';
+import { makeErrorHandler } from '../http/error-handler.ts';
+import { Email, Lang } from '../http/schemas.ts';
+import { meetingCalendar } from '../mail/calendar.ts';
+import { mailFrom } from '../mail/mail.ts';
+import { meetingUid } from '../meetings/invitations.ts';
+import type { MeetingRow } from '../meetings/meetings.ts';
+import { linkSigningKey, signJoinToken } from '../rooms/join-links.ts';
+import { roomUrl } from '../rooms/rooms.ts';
+import { now, type Services } from '../services.ts';
+import {
+  bookingByToken,
+  cancelByToken,
+  createBooking,
+  manageView,
+  publicEventType,
+  rescheduleByToken,
+  slotsOf,
+  type EventTypeRow,
+} from './bookings.ts';
+import { isValidZone, slotsRange } from './slots.ts';
+
+// The public, server-rendered booking pages (no API key):
+//
+// - GET  /book/:page/:slug                 the booking page of a link (an event type's `url`)
+// - GET  /book/:page/:slug/slots           its free slots as JSON (Slots), dates in the host's zone
+// - POST /book/:page/:slug                 books a slot (JSON from the page's script); 201 Booking
+// - GET  /bookings/manage/:token           the guest's page of a booking (its `manage_url`)
+// - POST /bookings/manage/:token/cancel    cancels it
+// - POST /bookings/manage/:token/reschedule  moves it to another free slot ({ start })
+// - GET  /bookings/manage/:token/invite.ics  the meeting's current calendar file
+// - GET  /book/assets/booking.js|.css      the pages' one script and stylesheet
+//
+// Pages load nothing from another origin: the script and the stylesheet are
+// served here, under a strict Content-Security-Policy (no inline script or
+// style), and use the system fonts. The script asks the browser for the
+// guest's time zone and shows the slots grouped by day in it; the guest can
+// pick another zone. Everything a person typed is escaped (esc) in HTML and
+// set with textContent by the script.
+//
+// The JSON routes answer errors as problem+json (errors.ts) with two more
+// members: `field` (the input at fault, or null) and `error` (the message),
+// and never 5xx for bad input. Routes are hidden from /v1/openapi.json.
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A page or slug that can be in event_types (the CLI writes a-z, 0-9, -); anything else is simply not found. */
+const PATH_PART = /^[A-Za-z0-9._~-]{1,100}$/;
+/** What createBooking accepts as guest.locale. */
+const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,4})?$/;
+
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Languages offered in the form's selects (any language code is accepted by the API). */
+export const PAGE_LANGUAGES: ReadonlyArray<readonly [code: string, english: string, native: string]> = [
+  ['en', 'English', 'English'],
+  ['pt', 'Portuguese', 'Português'],
+  ['es', 'Spanish', 'Español'],
+  ['fr', 'French', 'Français'],
+  ['de', 'German', 'Deutsch'],
+  ['it', 'Italian', 'Italiano'],
+  ['nl', 'Dutch', 'Nederlands'],
+  ['ja', 'Japanese', '日本語'],
+  ['zh', 'Chinese', '中文'],
+  ['ko', 'Korean', '한국어'],
+  ['ar', 'Arabic', 'العربية'],
+  ['hi', 'Hindi', 'हिन्दी'],
+  ['ru', 'Russian', 'Русский'],
+  ['uk', 'Ukrainian', 'Українська'],
+  ['pl', 'Polish', 'Polski'],
+  ['tr', 'Turkish', 'Türkçe'],
+  ['sv', 'Swedish', 'Svenska'],
+  ['el', 'Greek', 'Ελληνικά'],
+  ['he', 'Hebrew', 'עברית'],
+  ['id', 'Indonesian', 'Bahasa Indonesia'],
+  ['vi', 'Vietnamese', 'Tiếng Việt'],
+  ['th', 'Thai', 'ไทย'],
+];
+
+// The body of POST /book/:page/:slug: the guest's limits are those of POST
+// /v1/bookings (routes/create.ts CreateBookingBody.guest), flat; a name of
+// blanks only is refused. tz is checked against the IANA zones below.
+const BookBody = z.object({
+  start: z.iso.datetime({ offset: true, error: 'must be a date and time such as 2026-12-01T14:00:00Z' }),
+  name: z.string().trim().min(1, 'required').max(80),
+  email: Email,
+  speak: Lang,
+  hear: Lang.optional(),
+  tz: z.string().min(1).max(64),
+  locale: z.string().max(8).regex(LOCALE, 'must be a locale such as en or pt-BR').default('en'),
+});
+
+const RescheduleBody = z.object({
+  start: z.iso.datetime({ offset: true, error: 'must be a date and time such as 2026-12-01T14:00:00Z' }),
+});
+
+/** The body validated by schema, or 400 invalid_request naming the first field at fault. */
+function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  if (body === undefined || body === null) throw invalid('body', 'required; send a JSON object');
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const field = issue?.path.length ? issue.path.map(String).join('.') : 'body';
+  throw invalid(field, issue?.message ?? 'invalid');
+}
+
+/** The field an error message names (`field: problem`), as invalid() writes it. */
+function fieldOf(message: string): string | null {
+  const m = /^([A-Za-z_][A-Za-z0-9_.]*): /.exec(message);
+  return m ? m[1]!.replace(/^guest\./, '') : null;
+}
+
+type PageProblem = ReturnType<typeof problem> & { field: string | null; error: string };
+
+function pageProblem(s: Services, req: FastifyRequest, code: ErrorCode, message: string): PageProblem {
+  const p = problem(`${s.config.publicBaseUrl}/docs/errors`, code, message, req.id);
+  return { ...p, field: code === 'invalid_request' ? fieldOf(message) : null, error: message };
+}
+
+/**
+ * Errors of these routes: problem+json with `field` and `error`. What is not a
+ * request's fault (the database down, a bug) goes to the app's own handler.
+ */
+function pageErrorHandler(s: Services) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    let code: ErrorCode | null = null;
+    let message = '';
+    if (err instanceof ApiError) {
+      code = err.code;
+      message = err.message;
+      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+    } else if (hasZodFastifySchemaValidationErrors(err)) {
+      code = 'invalid_request';
+      message = `request: ${err.message}`;
+    } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      code = err.statusCode === 413 ? 'payload_too_large' : err.statusCode === 415 ? 'unsupported_media_type' : 'invalid_request';
+      message = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError' ? 'body: malformed JSON'
+        : err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'body: empty; send a JSON object'
+          : code === 'unsupported_media_type' ? 'body: send it as application/json'
+            : code === 'payload_too_large' ? 'body: larger than allowed' : `request: ${err.message}`;
+    }
+    if (code === null) return makeErrorHandler(`${s.config.publicBaseUrl}/docs/errors`)(err, req, reply);
+    const body = pageProblem(s, req, code, message);
+    return reply.code(body.status).type('application/problem+json').serializer(JSON.stringify).send(body);
+  };
+}
+
+function securityHeaders(reply: FastifyReply, opts: { private?: boolean } = {}): FastifyReply {
+  reply.header('Content-Security-Policy', CSP);
+  reply.header('X-Content-Type-Options', 'nosniff');
+  // A manage page's address is its secret: never sent on to another page.
+  reply.header('Referrer-Policy', 'no-referrer');
+  if (opts.private) {
+    reply.header('Cache-Control', 'no-store');
+    reply.header('X-Robots-Tag', 'noindex, nofollow');
+  }
+  return reply.type('text/html; charset=utf-8');
+}
+
+function layout(title: string, main: string, mainAttrs = ''): string {
+  return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${esc(title)}</title>` +
+    '<link rel="stylesheet" href="/book/assets/booking.css">' +
+    '<script src="/book/assets/booking.js" defer></script>' +
+    `</head><body><main id="app"${mainAttrs}>${main}</main></body></html>`;
+}
+
+function notFoundPage(reply: FastifyReply, heading: string, text: string) {
+  return securityHeaders(reply, { private: true }).code(404).send(layout(heading, `<h1>${esc(heading)}</h1><p>${esc(text)}</p>`));
+}
+
+/** The organization's name, shown as the host beside the page. */
+async function orgName(s: Services, orgId: string): Promise<string | null> {
+  const { rows } = await s.pool.query(prepared(`SELECT name FROM organizations WHERE id = $1`, [orgId]));
+  return rows[0]?.name ?? null;
+}
+
+function hostLabel(page: string, org: string | null): string {
+  return org && org !== page ? `${page} (${org})` : page;
+}
+
+function languageOptions(selected: string): string {
+  return PAGE_LANGUAGES.map(([code, english, native]) =>
+    `<option value="${code}"${code === selected ? ' selected' : ''}>${esc(english === native ? english : `${english} (${native})`)}</option>`).join('');
+}
+
+/** The slot picker both pages use; the script fills it (time zones, days, slots). */
+function pickerHtml(hostTz: string): string {
+  return '<section class="picker" aria-labelledby="pick-h">' +
+    '<h2 id="pick-h">Pick a time</h2>' +
+    '<p class="field"><label for="tz">Your time zone</label>' +
+    `<select id="tz" name="tz"><option value="${esc(hostTz)}">${esc(hostTz)}</option></select></p>` +
+    '<div class="week">' +
+    '<button type="button" id="prev-week">← Previous week</button>' +
+    '<span id="week-label"></span>' +
+    '<button type="button" id="next-week">Next week →</button>' +
+    '</div>' +
+    '<p id="slots-status" role="status" aria-live="polite">Loading free times…</p>' +
+    '<p id="slots-error" class="error" role="alert"></p>' +
+    '<div id="days"></div>' +
+    '</section>';
+}
+
+/** Wall-clock time of [start, end) in tz, in English, e.g. "Tuesday 10 March 2026, 09:00–09:30". */
+function whenText(start: Date, end: Date, tz: string): string {
+  const a = DateTime.fromJSDate(start, { zone: tz }).setLocale('en-GB');
+  const b = DateTime.fromJSDate(end, { zone: tz }).setLocale('en-GB');
+  return `${a.toFormat('cccc d LLLL yyyy, HH:mm')}–${b.toFormat(a.hasSame(b, 'day') ? 'HH:mm' : 'cccc d LLLL, HH:mm')}`;
+}
+
+function eventPaths(page: string, slug: string) {
+  const base = `/book/${encodeURIComponent(page)}/${encodeURIComponent(slug)}`;
+  return { page: base, slots: `${base}/slots` };
+}
+
+async function linkOf(s: Services, page: string, slug: string): Promise<EventTypeRow | null> {
+  if (!PATH_PART.test(page) || !PATH_PART.test(slug)) return null;
+  return publicEventType(s.pool, page, slug);
+}
+
+/** The guest's own join link (name and languages prefilled, as in the invitation mail), or the room's url once it is over. */
+async function guestJoinLink(s: Services, b: { room_id: string; guest_name: string; guest_speak: string; guest_hear: string | null }, m: MeetingRow): Promise<string> {
+  const base = s.config.publicBaseUrl;
+  if (m.status !== 'scheduled' && m.status !== 'live') return roomUrl(base, m.id);
+  const key = await linkSigningKey(s.pool);
+  const token = signJoinToken(key, {
+    room_id: m.id, name: b.guest_name, speak: b.guest_speak, ...(b.guest_hear ? { hear: b.guest_hear } : {}),
+    exp: Math.floor(m.expires_at.getTime() / 1000),
+  });
+  return `${roomUrl(base, m.id)}?t=${token}`;
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  confirmed: 'Confirmed',
+  rescheduled: 'Confirmed (rescheduled)',
+  canceled: 'Canceled',
+  completed: 'Completed',
+};
+
+export default function register(app: FastifyInstance, s: Services) {
+  app.register(async (pages) => {
+    pages.setErrorHandler(pageErrorHandler(s));
+    const hide = { schema: { hide: true } };
+
+    pages.get('/book/assets/booking.js', hide, async (_req, reply) =>
+      reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=300').header('X-Content-Type-Options', 'nosniff').send(SCRIPT));
+    pages.get('/book/assets/booking.css', hide, async (_req, reply) =>
+      reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=300').header('X-Content-Type-Options', 'nosniff').send(STYLE));
+
+    // The booking page of a link.
+    pages.get<{ Params: { page: string; slug: string } }>('/book/:page/:slug', hide, async (req, reply) => {
+      const { page, slug } = req.params;
+      const et = await linkOf(s, page, slug);
+      if (!et) return notFoundPage(reply, 'Booking link not found', 'There is no booking link at this address. Check the link you were given.');
+      const host = hostLabel(et.page, await orgName(s, et.org_id));
+      const head = `<h1>${esc(et.title)}</h1>` +
+        `<p class="meta"><span>${et.duration_min} minutes</span> · <span>Host: ${esc(host)}</span></p>`;
+      if (!et.active) {
+        return securityHeaders(reply).send(layout(et.title, `${head}<p class="notice" data-paused>Booking on this link is paused right now. Please try again later or contact the host.</p>`));
+      }
+      const paths = eventPaths(et.page, et.slug);
+      const attrs = ` data-mode="book" data-slots="${esc(paths.slots)}" data-post="${esc(paths.page)}" data-host-tz="${esc(et.tz)}"`;
+      const form =
+        '<form id="book-form" class="book-form" hidden>' +
+        '<h2 id="form-h">Your details</h2>' +
+        '<p id="chosen" class="chosen" aria-live="polite"></p>' +
+        '<fieldset><legend>About you</legend>' +
+        '<p class="field"><label for="name">Your name</label>' +
+        '<input id="name" name="name" type="text" required maxlength="80" autocomplete="name" aria-describedby="name-error">' +
+        '<span id="name-error" class="field-error"></span></p>' +
+        '<p class="field"><label for="email">E-mail</label>' +
+        '<input id="email" name="email" type="email" required maxlength="254" autocomplete="email" aria-describedby="email-error">' +
+        '<span id="email-error" class="field-error"></span></p>' +
+        '</fieldset>' +
+        '<fieldset><legend>Languages</legend>' +
+        '<p class="hint">Everyone speaks and hears their own language: the meeting is translated live.</p>' +
+        `<p class="field"><label for="speak">Language you speak</label><select id="speak" name="speak" aria-describedby="speak-error">${languageOptions('en')}</select>` +
+        '<span id="speak-error" class="field-error"></span></p>' +
+        `<p class="field"><label for="hear">Language you hear</label><select id="hear" name="hear" aria-describedby="hear-error">${languageOptions('en')}</select>` +
+        '<span id="hear-error" class="field-error"></span></p>' +
+        '</fieldset>' +
+        '<p id="form-error" class="error" role="alert"></p>' +
+        '<p><button type="submit" id="book-submit" class="primary">Book</button></p>' +
+        '</form>';
+      const done =
+        '<section id="done" class="done" hidden tabindex="-1" aria-labelledby="done-h">' +
+        '<h2 id="done-h">You are booked</h2>' +
+        '<p>We have e-mailed you an invitation with the meeting link.</p>' +
+        '<dl>' +
+        '<dt>Your time</dt><dd id="done-guest"></dd>' +
+        '<dt>Host\'s time</dt><dd id="done-host"></dd>' +
+        '<dt>Meeting link</dt><dd><a id="done-room" href="#"></a></dd>' +
+        '</dl>' +
+        '<p><a id="done-ics" href="#" download="invite.ics">Download the calendar file (.ics)</a></p>' +
+        '<p><a id="done-manage" href="#">Reschedule or cancel this booking</a></p>' +
+        '</section>';
+      return securityHeaders(reply).send(layout(et.title, `${head}<div id="booking">${pickerHtml(et.tz)}${form}</div>${done}`, attrs));
+    });
+
+    // Free slots of a link, as GET /v1/event-types/{id}/slots answers them.
+    pages.get<{ Params: { page: string; slug: string }; Querystring: { from?: unknown; to?: unknown } }>('/book/:page/:slug/slots', hide, async (req, reply) => {
+      const et = await linkOf(s, req.params.page, req.params.slug);
+      if (!et) throw new ApiError('not_found', 'No booking link at this address');
+      const q: { from?: string; to?: string } = {};
+      for (const k of ['from', 'to'] as const) {
+        const v = req.query[k];
+        if (v === undefined) continue;
+        if (typeof v !== 'string') throw invalid(k, 'give it once, as a date YYYY-MM-DD');
+        q[k] = v;
+      }
+      const range = slotsRange(q, et.tz, now(s));
+      // Live mode: the public page shows (and books) the host's real calendar.
+      const slots = await slotsOf(s, s.pool, et, true, range);
+      reply.header('Cache-Control', 'no-store');
+      return slots;
+    });
+
+    // Books a slot: the guest's own booking, for real.
+    pages.post<{ Params: { page: string; slug: string } }>('/book/:page/:slug', hide, async (req, reply) => {
+      const { page, slug } = req.params;
+      const et = await linkOf(s, page, slug);
+      if (!et) throw new ApiError('not_found', 'No booking link at this address');
+      if (!et.active) throw new ApiError('conflict', 'Booking on this link is paused; please try again later');
+      const body = parseBody(BookBody, req.body);
+      if (!isValidZone(body.tz)) throw invalid('tz', `'${body.tz.slice(0, 64)}' is not a time zone such as Europe/Lisbon`);
+      // Live mode (livemode true): a guest on the public page books the host's
+      // real calendar, in the host's organization; the booker is the page itself.
+      const booking = await withTx(s.pool, (tx) => createBooking(s, tx, { id: 'page', orgId: et.org_id, livemode: true }, {
+        page: et.page,
+        event: et.slug,
+        start: body.start,
+        guest: { name: body.name, email: body.email, speak: body.speak, ...(body.hear ? { hear: body.hear } : {}), tz: body.tz, locale: body.locale },
+      })).catch(friendlier);
+      const start = new Date(booking.start);
+      return reply.code(201).send({
+        ...booking,
+        end: new Date(start.getTime() + et.duration_min * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        title: et.title,
+        duration_min: et.duration_min,
+        host_tz: et.tz,
+        guest_tz: body.tz,
+        ics_url: booking.manage_url ? `${booking.manage_url}/invite.ics` : null,
+      });
+    });
+
+    // The guest's page of a booking.
+    pages.get<{ Params: { token: string }; Querystring: { done?: unknown } }>('/bookings/manage/:token', hide, async (req, reply) => {
+      const found = await bookingByToken(s.pool, req.params.token);
+      if (!found) return notFoundPage(reply, 'Booking not found', 'There is no booking at this address. Check the link in your invitation e-mail.');
+      const { booking: b, et, meeting: m } = found;
+      const v = manageView(s.config.publicBaseUrl, b, et, m);
+      const selfPath = `/bookings/manage/${encodeURIComponent(req.params.token)}`;
+      const active = (b.status === 'confirmed' || b.status === 'rescheduled') && m.status === 'scheduled';
+      const over = b.status === 'canceled' || b.status === 'completed' || m.status === 'canceled' || m.status === 'ended';
+      const link = over ? null : await guestJoinLink(s, b, m);
+      const host = hostLabel(et.page, await orgName(s, et.org_id));
+      const done = req.query.done === 'rescheduled' ? '<p class="notice" role="status">Your booking was moved. Guest and host have been sent the new time.</p>'
+        : req.query.done === 'canceled' ? '<p class="notice" role="status">Your booking was canceled. Guest and host have been told.</p>' : '';
+      const statusLine = b.status === 'canceled' ? 'This booking was canceled.'
+        : b.status === 'completed' ? 'This meeting has taken place.'
+          : m.status === 'live' ? 'The meeting is in progress.'
+            : m.status === 'ended' ? 'This meeting has ended.'
+              : m.status === 'canceled' ? 'This meeting was canceled.' : '';
+      const guestTz = isValidZone(b.guest_tz) ? b.guest_tz : 'UTC';
+      const details =
+        `<h1>${esc(v.title)}</h1>` + done +
+        `<p class="status" data-status="${esc(v.status)}">Status: <strong>${esc(STATUS_TEXT[v.status] ?? v.status)}</strong>${statusLine ? ` — ${esc(statusLine)}` : ''}</p>` +
+        '<dl>' +
+        `<dt>Your time (${esc(guestTz)})</dt><dd><time datetime="${esc(v.start)}">${esc(whenText(b.start_at, b.end_at, guestTz))}</time></dd>` +
+        `<dt>Host's time (${esc(et.tz)})</dt><dd>${esc(whenText(b.start_at, b.end_at, et.tz))}</dd>` +
+        `<dt>Duration</dt><dd>${v.duration_min} minutes</dd>` +
+        `<dt>Host</dt><dd>${esc(host)}</dd>` +
+        `<dt>Guest</dt><dd>${esc(v.guest.name)}</dd>` +
+        (link ? `<dt>Meeting link</dt><dd><a href="${esc(link)}" id="room-link">${esc(v.room_url)}</a></dd>` : '') +
+        '</dl>' +
+        `<p><a href="${esc(selfPath)}/invite.ics" download="invite.ics" id="ics-link">Download the calendar file (.ics)</a></p>`;
+      let actions = '';
+      if (active) {
+        const paths = eventPaths(et.page, et.slug);
+        actions =
+          '<section class="change" aria-labelledby="change-h">' +
+          '<h2 id="change-h">Change this booking</h2>' +
+          '<p class="actions"><button type="button" id="reschedule-open">Reschedule</button>' +
+          '<button type="button" id="cancel-open" class="danger">Cancel booking</button></p>' +
+          '<div id="cancel-confirm" class="confirm" hidden>' +
+          '<p id="cancel-q">Cancel this meeting? Guest and host will be told.</p>' +
+          '<p class="actions"><button type="button" id="cancel-yes" class="danger primary">Yes, cancel the booking</button>' +
+          '<button type="button" id="cancel-no">No, keep it</button></p>' +
+          '</div>' +
+          '<div id="reschedule" hidden>' + pickerHtml(et.tz) +
+          '<p id="move-chosen" class="chosen" aria-live="polite">Pick a new time above.</p>' +
+          '<p class="actions"><button type="button" id="move-confirm" class="primary" disabled>Move to this time</button>' +
+          '<button type="button" id="move-close">Close</button></p>' +
+          '</div>' +
+          '<p id="manage-error" class="error" role="alert"></p>' +
+          '</section>';
+        const attrs = ` data-mode="manage" data-slots="${esc(paths.slots)}" data-host-tz="${esc(et.tz)}" data-self="${esc(selfPath)}"` +
+          ` data-cancel="${esc(selfPath)}/cancel" data-reschedule="${esc(selfPath)}/reschedule" data-start="${esc(v.start)}"`;
+        return securityHeaders(reply, { private: true }).send(layout(v.title, details + actions, attrs));
+      }
+      return securityHeaders(reply, { private: true }).send(layout(v.title, details));
+    });
+
+    pages.post<{ Params: { token: string } }>('/bookings/manage/:token/cancel', hide, async (req, reply) => {
+      const b = await cancelByToken(s, req.params.token);
+      reply.header('Cache-Control', 'no-store');
+      return { id: b.id, status: b.status };
+    });
+
+    pages.post<{ Params: { token: string } }>('/bookings/manage/:token/reschedule', hide, async (req, reply) => {
+      const body = parseBody(RescheduleBody, req.body);
+      const b = await rescheduleByToken(s, req.params.token, body.start).catch(friendlier);
+      reply.header('Cache-Control', 'no-store');
+      return { id: b.id, status: b.status, start: b.start_at.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    });
+
+    // The meeting's calendar file as it is now: REQUEST with its current
+    // sequence, or CANCEL once canceled (same UID as the mails).
+    pages.get<{ Params: { token: string } }>('/bookings/manage/:token/invite.ics', hide, async (req, reply) => {
+      const found = await bookingByToken(s.pool, req.params.token);
+      if (!found) return notFoundPage(reply, 'Booking not found', 'There is no booking at this address.');
+      const { booking: b, et, meeting: m } = found;
+      const base = s.config.publicBaseUrl;
+      const canceled = b.status === 'canceled' || m.status === 'canceled';
+      const { rows } = await s.pool.query(prepared(`SELECT name, owner_email FROM organizations WHERE id = $1`, [m.org_id]));
+      const from = mailFrom(s.config);
+      const organizer = { name: rows[0]?.name ?? 'Tolk', email: rows[0]?.owner_email ?? (/<([^>]+)>/.exec(from)?.[1] ?? from) };
+      const link = canceled ? roomUrl(base, m.id) : await guestJoinLink(s, b, m);
+      const ics = meetingCalendar({
+        uid: meetingUid(m.id, base),
+        sequence: m.sequence,
+        method: canceled ? 'CANCEL' : 'REQUEST',
+        title: m.title,
+        description: `${m.title}\nJoin: ${link}`,
+        url: link,
+        start: m.starts_at ?? b.start_at,
+        durationMin: m.duration_min ?? et.duration_min,
+        tz: m.tz ?? et.tz,
+        organizer,
+        attendees: m.invitees.map((email) => (email.toLowerCase() === b.guest_email.toLowerCase() ? { email, name: b.guest_name } : { email })),
+        created: m.created_at,
+      });
+      return reply
+        .type('text/calendar; charset=utf-8')
+        .header('Content-Disposition', 'attachment; filename="invite.ics"')
+        .header('Cache-Control', 'no-store')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(ics);
+    });
+  });
+}
+
+/** The service's messages for a start that is not offered name the API's slots route; the page says it plainly. */
+function friendlier(err: unknown): never {
+  if (err instanceof ApiError && err.code === 'invalid_request' && /^start: .* is not a slot/.test(err.message)) {
+    throw invalid('start', 'this time is not free; pick another time');
+  }
+  throw err;
+}
+
+// The pages' stylesheet: small-screen first (375 px wide and up), system fonts,
+// visible keyboard focus, light and dark.
+const STYLE = `:root { color-scheme: light dark; --fg: #1b1b1b; --bg: #fff; --muted: #555; --accent: #0b57d0; --accent-fg: #fff; --border: #8e918f; --danger: #b3261e; --ok: #146c2e; --soft: #eef3fd; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6e6e6; --bg: #121212; --muted: #b0b0b0; --accent: #8ab4f8; --accent-fg: #0b1a33; --border: #777; --danger: #f2b8b5; --ok: #6dd58c; --soft: #1d2635; } }
+*, *::before, *::after { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif; color: var(--fg); background: var(--bg); }
+main { max-width: 46rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.5rem; line-height: 1.25; margin: .5rem 0; overflow-wrap: anywhere; }
+h2 { font-size: 1.2rem; margin: 1.25rem 0 .5rem; }
+p { margin: .5rem 0; }
+a { color: var(--accent); overflow-wrap: anywhere; }
+.meta, .hint { color: var(--muted); }
+.meta span { white-space: nowrap; }
+fieldset { border: 1px solid var(--border); border-radius: .5rem; margin: 0 0 1rem; padding: .5rem .75rem .75rem; min-width: 0; }
+legend { font-weight: 600; padding: 0 .25rem; }
+label { display: block; font-weight: 600; margin: .25rem 0; }
+input, select, button { font: inherit; }
+input, select { display: block; width: 100%; max-width: 100%; min-height: 44px; padding: .5rem; border: 1px solid var(--border); border-radius: .375rem; background: var(--bg); color: var(--fg); }
+input[aria-invalid="true"], select[aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
+button { cursor: pointer; min-height: 44px; padding: .5rem 1rem; border: 1px solid var(--accent); border-radius: .375rem; background: var(--bg); color: var(--accent); }
+button.primary { background: var(--accent); color: var(--accent-fg); }
+button.danger { border-color: var(--danger); color: var(--danger); }
+button.danger.primary { background: var(--danger); color: var(--bg); }
+button:disabled { opacity: .5; cursor: not-allowed; }
+button.slot { width: 100%; padding: .5rem .25rem; }
+button.slot[aria-pressed="true"] { background: var(--accent); color: var(--accent-fg); font-weight: 600; }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+button.slot:focus-visible, button.primary:focus-visible { outline-color: var(--fg); }
+.week { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; margin: .75rem 0; }
+#week-label { flex: 1 1 100%; order: -1; font-weight: 600; }
+@media (min-width: 40rem) { #week-label { flex: 1 1 auto; order: 0; text-align: center; } }
+.times { display: grid; grid-template-columns: repeat(auto-fill, minmax(5.5rem, 1fr)); gap: .5rem; }
+.error, .field-error { color: var(--danger); }
+.error:empty, .field-error:empty { display: none; }
+.field-error { display: block; margin-top: .25rem; }
+.notice { border-left: 4px solid var(--ok); background: var(--soft); padding: .5rem .75rem; }
+.chosen { font-weight: 600; }
+.done { border: 2px solid var(--ok); border-radius: .5rem; padding: .25rem 1rem .5rem; }
+dl { display: grid; grid-template-columns: minmax(0, 1fr); margin: .5rem 0; }
+dt { font-weight: 600; }
+dd { margin: 0 0 .5rem; overflow-wrap: anywhere; }
+@media (min-width: 40rem) { dl { grid-template-columns: max-content minmax(0, 1fr); column-gap: 1rem; } }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; }
+[hidden] { display: none !important; }
+`;
+
+// The pages' script (one file, no dependencies): the slot picker in the
+// guest's time zone, the booking form, and the manage page's buttons. Written
+// without template literals: it lives in one here.
+const SCRIPT = String.raw`(function () {
+  'use strict';
+  var app = document.getElementById('app');
+  if (!app || !app.dataset.mode) return;
+  var cfg = app.dataset;
+  var LOCALE = (navigator.languages && navigator.languages[0]) || navigator.language || 'en';
+  try { new Intl.DateTimeFormat(LOCALE); } catch (e) { LOCALE = 'en'; }
+  var DAY = 86400000;
+  var fmts = {};
+
+  function fmt(tz, opts) {
+    var key = tz + '|' + JSON.stringify(opts);
+    if (!fmts[key]) {
+      var o = { timeZone: tz };
+      for (var k in opts) o[k] = opts[k];
+      fmts[key] = new Intl.DateTimeFormat(LOCALE, o);
+    }
+    return fmts[key];
+  }
+  function ymdIn(ms, tz) {
+    var key = 'ymd|' + tz;
+    if (!fmts[key]) fmts[key] = new Intl.DateTimeFormat('en-US', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit', calendar: 'gregory', numberingSystem: 'latn' });
+    var p = {};
+    fmts[key].formatToParts(new Date(ms)).forEach(function (x) { p[x.type] = x.value; });
+    return p.year + '-' + p.month + '-' + p.day;
+  }
+  function addDays(ymd, n) { return new Date(Date.parse(ymd + 'T00:00:00Z') + n * DAY).toISOString().slice(0, 10); }
+  function dayLabel(ymd, opts) { return fmt('UTC', opts).format(new Date(Date.parse(ymd + 'T00:00:00Z'))); }
+  function timeLabel(iso, tz) { return fmt(tz, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso)); }
+  function fullLabel(iso, tz) {
+    return fmt(tz, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit' }).format(new Date(iso)) + ' (' + tz + ')';
+  }
+  function validZone(tz) { try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch (e) { return false; } }
+  function el(tag, attrs, text) {
+    var e = document.createElement(tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function $(id) { return document.getElementById(id); }
+  function getJson(res) {
+    return res.text().then(function (t) {
+      var body = null;
+      try { body = t ? JSON.parse(t) : null; } catch (e) { body = null; }
+      return { ok: res.ok, status: res.status, body: body || {} };
+    });
+  }
+  function post(url, body) {
+    return fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      credentials: 'same-origin',
+      body: JSON.stringify(body || {})
+    }).then(getJson);
+  }
+  var TAKEN = 'Sorry, that time was just booked by someone else. Please pick another time.';
+  function problemText(r) {
+    if (r.body && r.body.code === 'slot_taken') return TAKEN;
+    if (r.status === 429 || r.status >= 500) return 'Booking is busy right now. Please try again in a moment.';
+    return (r.body && (r.body.error || r.body.message)) || 'Something went wrong (' + r.status + '). Please try again.';
+  }
+
+  // The slot picker: time zone select, week navigation, days of slot buttons.
+  function Picker(opts) {
+    var tzSel = $('tz'), prev = $('prev-week'), next = $('next-week'), label = $('week-label');
+    var status = $('slots-status'), error = $('slots-error'), days = $('days');
+    var browserTz = 'UTC';
+    try { browserTz = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'; } catch (e) { browserTz = 'UTC'; }
+    if (!validZone(browserTz)) browserTz = 'UTC';
+    var zones = [];
+    try { zones = Intl.supportedValuesOf('timeZone').slice(); } catch (e) { zones = []; }
+    [browserTz, cfg.hostTz, 'UTC'].forEach(function (z) { if (z && zones.indexOf(z) < 0) zones.push(z); });
+    zones.sort();
+    tzSel.textContent = '';
+    zones.forEach(function (z) {
+      var o = el('option', { value: z }, z.replace(/_/g, ' '));
+      if (z === browserTz) o.selected = true;
+      tzSel.appendChild(o);
+    });
+    var tz = browserTz, week = 0, seq = 0, selected = null, shown = [];
+
+    function load() {
+      var start = addDays(ymdIn(Date.now(), tz), week * 7), end = addDays(start, 6);
+      // Dates of the host around the guest's week: a guest's date is within two days of the host's.
+      var url = cfg.slots + '?from=' + addDays(start, -2) + '&to=' + addDays(end, 2);
+      var mine = ++seq;
+      prev.disabled = week === 0;
+      label.textContent = dayLabel(start, { day: 'numeric', month: 'short' }) + ' – ' + dayLabel(end, { day: 'numeric', month: 'short', year: 'numeric' });
+      status.textContent = 'Loading free times…';
+      error.textContent = '';
+      days.setAttribute('aria-busy', 'true');
+      fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin' }).then(getJson).then(function (r) {
+        if (mine !== seq) return;
+        days.removeAttribute('aria-busy');
+        if (!r.ok) { status.textContent = ''; error.textContent = 'Could not load the free times: ' + problemText(r); return; }
+        render(r.body.slots || [], start, end);
+      }, function () {
+        if (mine !== seq) return;
+        days.removeAttribute('aria-busy');
+        status.textContent = '';
+        error.textContent = 'Could not load the free times. Check your connection and try again.';
+      });
+    }
+
+    function render(slots, start, end) {
+      var byDay = {};
+      shown = [];
+      slots.forEach(function (iso) {
+        var d = ymdIn(Date.parse(iso), tz);
+        if (d < start || d > end) return;
+        (byDay[d] = byDay[d] || []).push(iso);
+        shown.push(iso);
+      });
+      days.textContent = '';
+      for (var d = start; d <= end; d = addDays(d, 1)) {
+        if (!byDay[d]) continue;
+        var fs = el('fieldset', { 'class': 'day', 'data-date': d });
+        fs.appendChild(el('legend', {}, dayLabel(d, { weekday: 'long', day: 'numeric', month: 'long' })));
+        var grid = el('div', { 'class': 'times' });
+        byDay[d].forEach(function (iso) {
+          var b = el('button', { type: 'button', 'class': 'slot', 'data-start': iso, 'aria-pressed': iso === selected ? 'true' : 'false' });
+          b.appendChild(el('time', { datetime: iso }, timeLabel(iso, tz)));
+          grid.appendChild(b);
+        });
+        fs.appendChild(grid);
+        days.appendChild(fs);
+      }
+      status.textContent = shown.length
+        ? shown.length + (shown.length === 1 ? ' free time' : ' free times') + ' this week, shown in ' + tz.replace(/_/g, ' ') + ' time.'
+        : 'No free times this week. Try the next week.';
+    }
+
+    days.addEventListener('click', function (e) {
+      var b = e.target.closest ? e.target.closest('button.slot') : null;
+      if (!b) return;
+      selected = b.getAttribute('data-start');
+      Array.prototype.forEach.call(days.querySelectorAll('button.slot'), function (x) {
+        x.setAttribute('aria-pressed', x === b ? 'true' : 'false');
+      });
+      opts.onPick(selected);
+    });
+    prev.addEventListener('click', function () { if (week > 0) { week--; load(); } });
+    next.addEventListener('click', function () { week++; load(); });
+    tzSel.addEventListener('change', function () {
+      if (!validZone(tzSel.value)) return;
+      tz = tzSel.value;
+      load();
+      if (opts.onZone) opts.onZone(tz);
+    });
+    load();
+    return {
+      tz: function () { return tz; },
+      selected: function () { return selected; },
+      clear: function () { selected = null; },
+      refresh: load
+    };
+  }
+
+  function bookPage() {
+    var form = $('book-form'), chosen = $('chosen'), submit = $('book-submit'), formError = $('form-error');
+    var fields = ['name', 'email', 'speak', 'hear'];
+    var lang = String(LOCALE).toLowerCase().split('-')[0];
+    ['speak', 'hear'].forEach(function (id) {
+      var s = $(id);
+      for (var i = 0; i < s.options.length; i++) if (s.options[i].value === lang) s.value = lang;
+    });
+    var locale = /^[a-z]{2,3}(-[A-Za-z0-9]{2,4})?$/.test(LOCALE) && LOCALE.length <= 8 ? LOCALE : (/^[a-z]{2,3}$/.test(lang) ? lang : 'en');
+    function showChosen() {
+      var iso = picker.selected();
+      chosen.textContent = iso ? 'Your time: ' + fullLabel(iso, picker.tz()) : 'No time picked: choose one above.';
+    }
+    function clearErrors() {
+      formError.textContent = '';
+      fields.forEach(function (f) { $(f).removeAttribute('aria-invalid'); $(f + '-error').textContent = ''; });
+    }
+    var picker = Picker({
+      onPick: function () { form.hidden = false; clearErrors(); showChosen(); $('name').focus(); },
+      onZone: showChosen
+    });
+    form.addEventListener('submit', function (e) {
+      e.preventDefault();
+      clearErrors();
+      var start = picker.selected();
+      if (!start) { formError.textContent = 'Pick a time first.'; return; }
+      submit.disabled = true;
+      submit.textContent = 'Booking…';
+      post(cfg.post, {
+        start: start, name: $('name').value, email: $('email').value, speak: $('speak').value, hear: $('hear').value,
+        tz: picker.tz(), locale: locale
+      }).then(function (r) {
+        submit.disabled = false;
+        submit.textContent = 'Book';
+        if (r.ok) return done(r.body);
+        if (r.body.code === 'slot_taken' || (r.body.field === 'start')) {
+          formError.textContent = r.body.code === 'slot_taken' ? TAKEN : 'That time is no longer free. Please pick another time.';
+          picker.clear();
+          showChosen();
+          picker.refresh();
+          return;
+        }
+        var f = r.body.field;
+        if (f && fields.indexOf(f) >= 0) {
+          $(f).setAttribute('aria-invalid', 'true');
+          $(f + '-error').textContent = String(r.body.error || r.body.message || 'Invalid').replace(/^[A-Za-z_.]+: /, '');
+          formError.textContent = 'Please check the form.';
+          $(f).focus();
+          return;
+        }
+        formError.textContent = problemText(r);
+      }, function () {
+        submit.disabled = false;
+        submit.textContent = 'Book';
+        formError.textContent = 'Could not reach the server. Check your connection and try again.';
+      });
+    });
+    function done(b) {
+      $('booking').hidden = true;
+      $('done-guest').textContent = fullLabel(b.start, picker.tz());
+      $('done-host').textContent = fullLabel(b.start, b.host_tz || cfg.hostTz);
+      var room = $('done-room');
+      room.textContent = b.room_url || '';
+      room.href = b.room_url || '#';
+      $('done-manage').href = b.manage_url || '#';
+      $('done-ics').href = b.ics_url || '#';
+      var d = $('done');
+      d.hidden = false;
+      d.focus();
+    }
+  }
+
+  function managePage() {
+    var err = $('manage-error'), picker = null;
+    var rs = $('reschedule'), confirm = $('cancel-confirm'), move = $('move-confirm'), moveChosen = $('move-chosen');
+    function busy(on) {
+      Array.prototype.forEach.call(app.querySelectorAll('button'), function (b) {
+        if (on) {
+          b.setAttribute('data-was', b.disabled ? '1' : '');
+          b.disabled = true;
+        } else {
+          b.disabled = b.getAttribute('data-was') === '1';
+        }
+      });
+    }
+    function showMove() {
+      var iso = picker && picker.selected();
+      moveChosen.textContent = iso ? 'New time: ' + fullLabel(iso, picker.tz()) : 'Pick a new time above.';
+      move.disabled = !iso;
+    }
+    $('reschedule-open').addEventListener('click', function () {
+      confirm.hidden = true;
+      rs.hidden = false;
+      if (!picker) picker = Picker({ onPick: function () { showMove(); move.focus(); }, onZone: showMove });
+      $('tz').focus();
+    });
+    $('move-close').addEventListener('click', function () { rs.hidden = true; $('reschedule-open').focus(); });
+    move.addEventListener('click', function () {
+      var start = picker && picker.selected();
+      if (!start) return;
+      err.textContent = '';
+      busy(true);
+      post(cfg.reschedule, { start: start }).then(function (r) {
+        if (r.ok) { location.replace(cfg.self + '?done=rescheduled'); return; }
+        busy(false);
+        if (r.body.code === 'slot_taken' || r.body.field === 'start') {
+          err.textContent = r.body.code === 'slot_taken' ? TAKEN : 'That time is no longer free. Please pick another time.';
+          picker.clear();
+          showMove();
+          picker.refresh();
+          return;
+        }
+        err.textContent = problemText(r);
+      }, function () { busy(false); err.textContent = 'Could not reach the server. Check your connection and try again.'; });
+    });
+    $('cancel-open').addEventListener('click', function () {
+      rs.hidden = true;
+      confirm.hidden = false;
+      $('cancel-yes').focus();
+    });
+    $('cancel-no').addEventListener('click', function () { confirm.hidden = true; $('cancel-open').focus(); });
+    $('cancel-yes').addEventListener('click', function () {
+      err.textContent = '';
+      busy(true);
+      post(cfg.cancel, {}).then(function (r) {
+        if (r.ok) { location.replace(cfg.self + '?done=canceled'); return; }
+        busy(false);
+        err.textContent = problemText(r);
+      }, function () { busy(false); err.textContent = 'Could not reach the server. Check your connection and try again.'; });
+    });
+  }
+
+  if (cfg.mode === 'book') bookPage();
+  else if (cfg.mode === 'manage') managePage();
+})();
+`;
