@@ -363,7 +363,16 @@ describe('tolk number add and event-type create', () => {
       [['event-type', 'create', '--org', orgId, '--page', 'x', '--slug', 'y', '--title', 'T', '--tz', 'Mars/Olympus'], /--tz/],
       [['event-type', 'create', '--org', orgId, '--page', 'Not A Slug', '--slug', 'y', '--title', 'T'], /--page/],
       [['event-type', 'create', '--org', orgId, '--page', 'x', '--slug', 'y'], /--title/],
+      [['event-type', 'create', '--org', orgId, '--page', 'x', '--slug', 'y', '--title', 'T', '--hours', 'mon-fri 17:00-09:00'], /--hours.*17:00-09:00/],
+      [['event-type', 'create', '--org', orgId, '--page', 'x', '--slug', 'y', '--title', 'T', '--hours', 'mon-fri 09:00-12:00, wed 11:00-14:00'], /--hours.*overlap/],
+      [['event-type', 'create', '--org', orgId, '--page', 'x', '--slug', 'y', '--title', 'T', '--hours', 'someday 09:00-12:00'], /--hours/],
+      [['event-type', 'create', '--org', orgId, '--page', 'x', '--slug', 'y', '--title', 'T', '--lang', 'English'], /--lang/],
     ]);
+    // Several ranges a day, written back in one spelling; the host's language.
+    const split = await ok('event-type', 'create', '--org', orgId, '--page', 'acme', '--slug', 'split', '--title', 'Split',
+      '--hours', 'Mon-Fri 9:00-12:00,mon-fri 13:00-17:00', '--lang', 'pt-BR');
+    expect((await q.query(`SELECT hours, lang FROM event_types WHERE id = $1`, [split.id])).rows[0])
+      .toEqual({ hours: 'mon-fri 09:00-12:00, mon-fri 13:00-17:00', lang: 'pt-BR' });
   });
 });
 
@@ -379,9 +388,10 @@ describe('tolk mail list', () => {
     const all = await ok('mail', 'list');
     expect(all).toEqual({
       data: [
-        { to: 'Ana@Example.com', subject: 'Third', text: 'hello 3', ics: null, created_at: '2026-01-03T10:00:00.000Z' },
-        { to: 'bo@example.com', subject: 'Second', text: 'hello 2', ics: 'BEGIN:VCALENDAR', created_at: '2026-01-02T10:00:00.000Z' },
-        { to: 'ana@example.com', subject: 'First', text: 'hello 1', ics: null, created_at: '2026-01-01T10:00:00.000Z' },
+        // operator.md's fields, then the delivery status and mode (kept: never left the outbox).
+        { to: 'Ana@Example.com', subject: 'Third', text: 'hello 3', ics: null, created_at: '2026-01-03T10:00:00.000Z', status: 'kept', livemode: false },
+        { to: 'bo@example.com', subject: 'Second', text: 'hello 2', ics: 'BEGIN:VCALENDAR', created_at: '2026-01-02T10:00:00.000Z', status: 'kept', livemode: false },
+        { to: 'ana@example.com', subject: 'First', text: 'hello 1', ics: null, created_at: '2026-01-01T10:00:00.000Z', status: 'kept', livemode: false },
       ],
     });
     const ana = await ok('mail', 'list', '--to', 'ana@example.com');

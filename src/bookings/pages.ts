@@ -1,5 +1,4 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { prepared, withTx } from '../db/pool.ts';
@@ -145,9 +144,6 @@ function pageErrorHandler(s: Services) {
       code = err.code;
       message = err.message;
       for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-    } else if (hasZodFastifySchemaValidationErrors(err)) {
-      code = 'invalid_request';
-      message = `request: ${err.message}`;
     } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       code = err.statusCode === 413 ? 'payload_too_large' : err.statusCode === 415 ? 'unsupported_media_type' : 'invalid_request';
       message = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError' ? 'body: malformed JSON'
@@ -412,7 +408,7 @@ export default function register(app: FastifyInstance, s: Services) {
           '<p id="manage-error" class="error" role="alert"></p>' +
           '</section>';
         const attrs = ` data-mode="manage" data-slots="${esc(paths.slots)}" data-host-tz="${esc(et.tz)}" data-self="${esc(selfPath)}"` +
-          ` data-cancel="${esc(selfPath)}/cancel" data-reschedule="${esc(selfPath)}/reschedule" data-start="${esc(v.start)}"`;
+          ` data-cancel="${esc(selfPath)}/cancel" data-reschedule="${esc(selfPath)}/reschedule"`;
         return securityHeaders(reply, { private: true }).send(layout(v.title, details + actions, attrs));
       }
       return securityHeaders(reply, { private: true }).send(layout(v.title, details));

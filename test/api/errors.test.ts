@@ -141,7 +141,7 @@ describe('the catalogue and /v1/openapi.json', () => {
     declared.add('method_not_allowed');
     expect(catalogue.filter((e) => e.answered && !declared.has(e.code)).map((e) => e.code)).toEqual([]);
     // The spec's codes for features not built yet are listed, marked unanswered, and promised by no operation.
-    expect(catalogue.filter((e) => !e.answered).map((e) => e.code).sort()).toEqual(['booking_unavailable', 'mcp_disabled', 'slot_taken']);
+    expect(catalogue.filter((e) => !e.answered).map((e) => e.code).sort()).toEqual(['mcp_disabled']);
   });
 
   it('declares 404 on every operation with a path id, and 415 and 413 on every operation that reads a body', () => {
@@ -294,7 +294,7 @@ describe('not_available_yet', () => {
   it('is answered to every key by an endpoint not built yet, and to live keys only by agent sessions', async () => {
     const test = await t.key();
     const live = await t.key({ org: test.orgId, mode: 'live' });
-    for (const key of [test.secret, live.secret]) await expectProblem(await t.request('GET', '/v1/meetings', { key }), 501, 'not_available_yet');
+    for (const key of [test.secret, live.secret]) await expectProblem(await t.request('GET', '/v1/voices', { key }), 501, 'not_available_yet');
     await expectProblem(await t.request('GET', '/v1/sessions/ses_missing', { key: live.secret }), 501, 'not_available_yet');
     // A test key reaches the session itself (here: none by that id).
     await expectProblem(await t.request('GET', '/v1/sessions/ses_missing', { key: test.secret }), 404, 'not_found');
@@ -303,7 +303,8 @@ describe('not_available_yet', () => {
     expect(entry).toMatchObject({ status: 501, source: 'api.md', answered: true });
     expect(entry.description).toMatch(/every key/);
     expect(entry.description).toMatch(/live keys/);
-    expect(declaredFor('GET', '/v1/meetings')['501']).toEqual(['not_available_yet']);
+    expect(declaredFor('GET', '/v1/voices')['501']).toEqual(['not_available_yet']);
+    expect(declaredFor('GET', '/v1/meetings')['501']).toBeUndefined();
     expect(declaredFor('GET', '/v1/sessions/{id}')['501']).toEqual(['not_available_yet']);
   });
 });

@@ -117,7 +117,21 @@ describe('OpenAPI document', () => {
     const { secret, orgId } = await t.key();
     const { addNumber, createEventType } = await import('../../src/cli/admin.ts');
     await addNumber(t.pool, { org: orgId, e164: '+14155550123', default: true });
-    await createEventType(t.pool, t.url, { org: orgId, page: `p-${orgId.slice(-6).toLowerCase()}`, slug: 'intro', title: 'Intro' });
+    const et = await createEventType(t.pool, t.url, { org: orgId, page: `p-${orgId.slice(-6).toLowerCase()}`, slug: 'intro', title: 'Intro', hours: 'mon-sun 00:00-24:00' });
+    const meeting = await (await t.request('POST', '/v1/meetings', {
+      key: secret, headers: { 'idempotency-key': crypto.randomUUID() },
+      body: { title: 'Checked', starts_at: new Date(Date.now() + 86_400_000).toISOString(), invitees: ['a@example.com'] },
+    })).json();
+    const slots = await (await t.request('GET', `/v1/event-types/${et.id}/slots`, { key: secret })).json();
+    const booking = await t.request('POST', '/v1/bookings', {
+      key: secret, headers: { 'idempotency-key': crypto.randomUUID() },
+      body: { event_type_id: et.id, start: slots.slots[0], guest: { name: 'G', email: 'g@example.com', speak: 'pt' } },
+    });
+    {
+      const validate = ajv.compile(schemaFor('/v1/bookings', 'post', '201'));
+      expect(validate(await booking.json()), `POST /v1/bookings: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(booking.status).toBe(201);
+    }
     const room = await (await t.request('POST', '/v1/rooms', { key: secret, headers: { 'idempotency-key': 'k1' }, body: { title: 'x' } })).json();
     // A call (queued: this app runs no gateway) and a blocked one, answered as the POST gave them.
     const placeCall = async (body: object) => {
@@ -149,7 +163,12 @@ describe('OpenAPI document', () => {
       ['GET', `/v1/calls/${placed.id}`, '/v1/calls/{id}', '200'],
       ['GET', `/v1/calls/${blocked.id}`, '/v1/calls/{id}', '200'],
       ['GET', '/v1/calls/quote?to=%2B14155550142&purpose=support', '/v1/calls/quote', '200'],
-      ['GET', '/v1/meetings', '/v1/meetings', '501'],
+      ['GET', '/v1/meetings', '/v1/meetings', '200'],
+      ['GET', `/v1/event-types/${et.id}/slots`, '/v1/event-types/{id}/slots', '200'],
+      ['GET', `/v1/event-types/${et.id}/slots?from=2026-02-30`, '/v1/event-types/{id}/slots', '400'],
+      ['DELETE', `/v1/meetings/${meeting.id}`, '/v1/meetings/{id}', '200'],
+      ['DELETE', '/v1/meetings/room_missing', '/v1/meetings/{id}', '404'],
+      ['GET', '/v1/voices', '/v1/voices', '501'],
       ['POST', '/v1/rooms', '/v1/rooms', '400'],
     ];
     for (const [method, url, path, status, body] of checks) {
