@@ -17,6 +17,7 @@ import { procCpu } from './proc.ts';
 import { printWebhookReport, runWebhookBench, type WebhookResult } from './webhooks.ts';
 import { printLongpollReport, runLongpollBench, type LongpollResult } from './longpoll.ts';
 import { printCallsReport, runCallsBench, type CallsResult } from './calls.ts';
+import { printBookingsReport, runBookingsBench, type BookingsResult } from './bookings.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
@@ -35,9 +36,9 @@ import type { LoadJob, LoadResult } from './load.ts';
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post, webhooks, longpoll, calls), BENCH_WEBHOOK_*
+// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
 // met; 1 when more than 1% of requests failed, webhook events went missing or
@@ -62,7 +63,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const EXTRA = ['webhooks', 'longpoll', 'calls'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -194,6 +195,9 @@ async function main(): Promise<number> {
     // --- Calls end to end, with this process as the API server and its SIP gateway.
     let calls: CallsResult | null = null;
     if (only.has('calls')) calls = await runCallsBench(databaseUrl, log);
+    // --- Bookings on distinct slots, then the slots of a month full of them.
+    let bookings: BookingsResult | null = null;
+    if (only.has('bookings')) bookings = await runBookingsBench(databaseUrl, log);
 
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
@@ -212,6 +216,7 @@ async function main(): Promise<number> {
     if (replayed > 0) failures.push(`platform_post: ${replayed} responses were idempotent replays, not creates`);
     if (longpoll && longpoll.failures > 0) failures.push(`longpoll: ${longpoll.failures} of ${longpoll.listeners} listeners failed`);
     if (calls && calls.failures > 0) failures.push(`calls: ${calls.failures} calls failed`);
+    if (bookings && bookings.failures > 0) failures.push(`bookings: ${bookings.failures} bookings failed`);
     const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
 
     const table: Record<string, Record<string, string | number>> = {};
@@ -234,6 +239,7 @@ async function main(): Promise<number> {
     if (webhooks) printWebhookReport(webhooks);
     if (longpoll) printLongpollReport(longpoll);
     if (calls) printCallsReport(calls);
+    if (bookings) printBookingsReport(bookings);
 
     const date = new Date();
     const out = {
@@ -254,6 +260,7 @@ async function main(): Promise<number> {
       webhooks,
       longpoll,
       calls,
+      bookings,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -271,6 +278,10 @@ async function main(): Promise<number> {
     }
     if (calls && calls.failures > 0) {
       console.log(`FAILED: ${calls.failures} calls did not complete`);
+      return 1;
+    }
+    if (bookings && bookings.failures > 0) {
+      console.log(`FAILED: ${bookings.failures} bookings did not answer 201`);
       return 1;
     }
     return 0;
