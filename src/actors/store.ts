@@ -48,7 +48,9 @@ function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: Eve
   actor.stop();
   return {
     before: stateName(before.value), after: stateName(after.value), status: statusOf(after.value), persisted, emitted,
-    changed: before !== after, done: after.status === 'done', context: after.context as Record<string, unknown>,
+    // A self-transition (a booking moved again: rescheduled -> rescheduled) can leave XState's
+    // snapshot object as it was; what it emitted still says the event was taken.
+    changed: before !== after || emitted.length > 0, done: after.status === 'done', context: after.context as Record<string, unknown>,
   };
 }
 

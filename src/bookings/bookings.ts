@@ -206,6 +206,22 @@ function isSlotTaken(err: unknown): boolean {
 /** Lock waits longer than this answer 503 booking_unavailable (retry later) instead of holding the request. */
 const LOCK_TIMEOUT = '5s';
 
+/**
+ * Serializes the bookings of one host and mode until tx ends. Without it, two
+ * transactions inserting overlapping bookings at the same moment each find
+ * the other's uncommitted row while checking bookings_no_overlap and wait on
+ * each other: PostgreSQL's deadlock detector then aborts one a second later
+ * (40P01, answered 503 booking_unavailable instead of 409 slot_taken), and
+ * under a burst these deadlocks chain (twenty guests on one slot: losers
+ * answered 503 after up to twenty seconds). Holding this lock, the next
+ * booking of the host waits for the previous one's commit and then fails at
+ * once on the constraint (409). Taken under lock_timeout, after any lock on a
+ * booking row (rescheduleByToken), never before one.
+ */
+async function lockHost(tx: Client, host: string, livemode: boolean): Promise<void> {
+  await tx.query(prepared(`SELECT pg_advisory_xact_lock(hashtext('booking-host:' || $1::text))`, [`${livemode ? 'live' : 'test'}:${host}`]));
+}
+
 function unavailable(err: unknown): never {
   const code = (err as { code?: string }).code;
   if (code === '55P03' || code === '40P01' || code === '40001') {
@@ -223,7 +239,7 @@ async function checkOffered(s: Services, db: Queryable, et: EventTypeRow, livemo
   const notBefore = new Date(now(s).getTime() + NOTICE_MIN * 60_000);
   const busy = await meetingsBusy(db, et, livemode, start);
   if (!isOfferedSlot({ tz: et.tz, durationMin: et.duration_min, hours: hoursOf(et), notBefore, busy }, start)) {
-    throw invalid(field, `${iso(start)} is not a slot this booking link offers; GET /v1/event-types/${et.id}/slots lists them`);
+    throw invalid(field, `${iso(start)} is not a free slot of this booking link (off its ${et.duration_min}-minute grid, outside its working hours, within the next ${NOTICE_MIN} minutes, or during a meeting of the host); list the free ones with its slots`);
   }
 }
 
@@ -262,9 +278,16 @@ export async function createBooking(s: Services, tx: Client, booker: Booker, inp
   if (!LOCALE.test(g.locale)) throw invalid('guest.locale', 'must be a locale such as en or pt-BR');
   await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
   try {
+    // One booking of this host at a time (see lockHost): a concurrent one of the same slot is 409, not a deadlock.
+    await lockHost(tx, et.page, booker.livemode);
     await checkOffered(s, tx, et, booker.livemode, 'start', start);
-    const host = await hostOf(tx, et.org_id);
     const end = new Date(start.getTime() + et.duration_min * 60_000);
+    // Taken already (the usual loser of a race, now that the lock is held): 409 before building anything.
+    // The exclusion constraint stays what guarantees it.
+    if ((await busyOf(tx, et, booker.livemode, start, end)).some((b) => b.start < end && start < b.end)) {
+      throw new ApiError('slot_taken', `${iso(start)} was booked meanwhile; pick another slot`);
+    }
+    const host = await hostOf(tx, et.org_id);
     const langs = [...new Set([g.speak, g.hear ?? g.speak, et.lang])];
     const invitees = [g.email, ...(host.email && host.email.toLowerCase() !== g.email.toLowerCase() ? [host.email] : [])];
     const title = `${et.title}: ${g.name}`.slice(0, 120);
@@ -327,9 +350,21 @@ export async function settleBookingOfRoom(_s: Services, tx: Client, roomId: stri
   }
 }
 
-/** Locks a booking by its token for a change by its guest (404 when there is none). */
+/**
+ * Locks a booking by its token for a change by its guest (404 when there is
+ * none): its meeting's row first, then its own. Every other change of a
+ * booked meeting locks in that order (cancelMeeting and fireTimer lock the
+ * room, then settleBookingOfRoom the booking); locking the booking first
+ * deadlocked a guest's cancel with the host's DELETE /v1/meetings at the same
+ * moment (40P01: one of them failed). A booking's room_id never changes, so
+ * it is read before the locks.
+ */
 async function lockByToken(tx: Client, token: string): Promise<BookingRow> {
-  const found = /^[A-Za-z0-9_-]{20,64}$/.test(token)
+  const room = /^[A-Za-z0-9_-]{20,64}$/.test(token)
+    ? (await tx.query<{ room_id: string }>(prepared(`SELECT room_id FROM bookings WHERE manage_token = $1`, [token]))).rows[0]
+    : undefined;
+  if (room) await tx.query(prepared(`SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE`, [room.room_id]));
+  const found = room
     ? (await tx.query<BookingRow>(prepared(`SELECT ${BOOKING_COLUMNS} FROM bookings WHERE manage_token = $1 FOR UPDATE`, [token]))).rows[0]
     : undefined;
   if (!found) throw new ApiError('not_found', 'No booking for this link');
@@ -343,7 +378,8 @@ async function lockByToken(tx: Client, token: string): Promise<BookingRow> {
  */
 export async function cancelByToken(s: Services, token: string): Promise<BookingRow> {
   return withTx(s.pool, async (tx) => {
-    const b = await lockByToken(tx, token);
+    await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+    const b = await lockByToken(tx, token).catch(unavailable);
     if (b.status === 'canceled') return b;
     if (b.status === 'completed') throw new ApiError('conflict', 'This meeting has already taken place');
     const base = s.config.publicBaseUrl;
@@ -373,6 +409,8 @@ export async function rescheduleByToken(s: Services, token: string, startIso: st
       if (b.status !== 'confirmed' && b.status !== 'rescheduled') throw new ApiError('conflict', `This booking is ${b.status}; it can no longer be moved`);
       const et = (await tx.query<EventTypeRow>(prepared(`SELECT ${ET_COLUMNS} FROM event_types WHERE id = $1`, [b.event_type_id]))).rows[0]!;
       if (start.getTime() === b.start_at.getTime()) return b;
+      // As createBooking: the new time is checked against the host's other bookings without deadlocking with them.
+      await lockHost(tx, b.host, b.livemode);
       await checkOffered(s, tx, et, b.livemode, 'start', start);
       const end = new Date(start.getTime() + et.duration_min * 60_000);
       const { rows } = await tx.query<MeetingRow>(prepared(`SELECT ${MEETING_COLUMNS} FROM rooms WHERE id = $1 FOR UPDATE`, [b.room_id]));

@@ -465,7 +465,7 @@ export default function register(app: FastifyInstance, s: Services) {
 
 /** The service's messages for a start that is not offered name the API's slots route; the page says it plainly. */
 function friendlier(err: unknown): never {
-  if (err instanceof ApiError && err.code === 'invalid_request' && /^start: .* is not a slot/.test(err.message)) {
+  if (err instanceof ApiError && err.code === 'invalid_request' && /^start: .* is not a free slot/.test(err.message)) {
     throw invalid('start', 'this time is not free; pick another time');
   }
   throw err;

@@ -47,8 +47,9 @@ export function createPool(url: string, max = 20): pg.Pool {
 
 const DOWN_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
-  // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, and the connection_exception class.
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+  // PostgreSQL: admin_shutdown, crash_shutdown, cannot_connect_now, the connection_exception class,
+  // and too_many_connections (the server is full for now: retry later as well).
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300',
 ]);
 
 /** The database cannot be reached (stopped, restarting, network): retry later, nothing is wrong with the request. */
