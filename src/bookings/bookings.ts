@@ -177,8 +177,10 @@ export async function resolveLink(db: Queryable, booker: Booker, input: Pick<Boo
 
 /** The organization of a booking link: its name and owner's address (the host of its meetings). */
 async function hostOf(tx: Queryable, orgId: string): Promise<{ name: string; email: string | null }> {
-  const { rows } = await tx.query(prepared(`SELECT name, owner_email FROM organizations WHERE id = $1`, [orgId]));
-  return { name: rows[0]?.name ?? 'Host', email: rows[0]?.owner_email ?? null };
+  const { rows } = await tx.query(prepared(`SELECT name, owner_email, status FROM organizations WHERE id = $1`, [orgId]));
+  // A blocked or suspended host takes no bookings (its public page included) until the operator restores it.
+  if (rows[0]?.status !== 'active') throw new ApiError('booking_unavailable', 'This booking link does not take bookings right now; retry later');
+  return { name: rows[0].name, email: rows[0].owner_email ?? null };
 }
 
 type BookingRow = {

@@ -454,6 +454,13 @@ describe('POST /v1/bookings', () => {
     await unchanged('a paused link');
     // And the slot those requests aimed at is still free.
     expect((await slots(host.secret, l.id, { from: d, to: d })).slots).toContain(good);
+    // A suspended host takes no bookings, from anyone, until it is active again.
+    const booker = await org();
+    await t.pool.query(`UPDATE organizations SET status = 'suspended' WHERE id = $1`, [host.orgId]);
+    await expectProblem(await book(booker.secret, { page: l.page, event: l.slug, start: good, guest: guest() }), 503, 'booking_unavailable');
+    await unchanged('a suspended host');
+    await t.pool.query(`UPDATE organizations SET status = 'active' WHERE id = $1`, [host.orgId]);
+    expect((await book(booker.secret, { page: l.page, event: l.slug, start: good, guest: guest() })).status).toBe(201);
   });
 
   it('replays the same booking for the same Idempotency-Key and body, and makes nothing more', async () => {
