@@ -8,7 +8,7 @@ import { createPersistedActor, transition, writeEvent } from '../actors/store.ts
 import { now, type Caller, type Services } from '../services.ts';
 import { parseHours } from './hours.ts';
 import { computeSlots, isOfferedSlot, isValidZone, slotsRange, type Busy } from './slots.ts';
-import { armTimers, MEETING_COLUMNS, mailGuests, scheduleMeeting, type MeetingRow } from '../meetings/meetings.ts';
+import { armTimers, expiresAt, MEETING_COLUMNS, mailGuests, scheduleMeeting, type MeetingRow } from '../meetings/meetings.ts';
 import { roomUrl, toRoom } from '../rooms/rooms.ts';
 import type { z } from 'zod';
 import type { Booking as BookingSchema, EventType as EventTypeSchema, Slots as SlotsSchema } from './schemas.ts';
@@ -79,20 +79,20 @@ export async function publicEventType(db: Queryable, page: string, slug: string)
  * What keeps a host busy between from and to: its active bookings (of every
  * link of its page) and its organization's meetings that are not bookings
  * (a booking's meeting is counted as the booking; another page's bookings
- * are not this host's). `except`: a booking left out (the one being moved).
+ * are not this host's). `bookings: false`: the meetings alone.
  */
-export async function busyOf(db: Queryable, et: EventTypeRow, livemode: boolean, from: Date, to: Date, except?: string): Promise<Busy[]> {
+export async function busyOf(db: Queryable, et: EventTypeRow, livemode: boolean, from: Date, to: Date, o: { bookings?: boolean } = {}): Promise<Busy[]> {
   const { rows } = await db.query<{ s: Date; e: Date }>(prepared(
     `SELECT start_at AS s, end_at AS e FROM bookings
-      WHERE host = $1 AND livemode = $2 AND status IN ('confirmed', 'rescheduled')
-        AND tstzrange(start_at, end_at) && tstzrange($3, $4) AND id <> $6
+      WHERE $6::boolean AND host = $1 AND livemode = $2 AND status IN ('confirmed', 'rescheduled')
+        AND tstzrange(start_at, end_at) && tstzrange($3, $4)
      UNION ALL
      SELECT r.starts_at, r.starts_at + r.duration_min * interval '1 minute' FROM rooms r
       WHERE r.org_id = $5 AND r.livemode = $2 AND r.kind = 'meeting' AND r.status IN ('scheduled', 'live')
         AND r.starts_at < $4 AND r.starts_at > $3::timestamptz - interval '${MAX_DURATION_MIN} minutes'
         AND r.starts_at + r.duration_min * interval '1 minute' > $3
         AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.room_id = r.id)`,
-    [et.page, livemode, from, to, et.org_id, except ?? ''],
+    [et.page, livemode, from, to, et.org_id, o.bookings ?? true],
   ));
   return rows.map((r) => ({ start: r.s, end: r.e }));
 }
@@ -138,6 +138,9 @@ export type BookingInput = {
 /** Who books: an API credential, or a guest on the public booking page (live mode, the host's own organization). */
 export type Booker = { id: string; orgId: string; livemode: boolean };
 
+/** What a manage token can look like (randomBytes(24) in base64url); anything else is looked up nowhere. */
+const MANAGE_TOKEN = /^[A-Za-z0-9_-]{20,64}$/;
+
 function manageUrl(base: string, token: string): string {
   return `${base}/bookings/manage/${token}`;
 }
@@ -153,7 +156,7 @@ export function toBooking(base: string, b: { id: string; room_id: string; manage
 }
 
 /** ISO 8601 UTC without milliseconds, as slots are written. */
-function iso(d: Date): string {
+export function iso(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
@@ -239,22 +242,11 @@ function unavailable(err: unknown): never {
  */
 async function checkOffered(s: Services, db: Queryable, et: EventTypeRow, livemode: boolean, field: string, start: Date): Promise<void> {
   const notBefore = new Date(now(s).getTime() + NOTICE_MIN * 60_000);
-  const busy = await meetingsBusy(db, et, livemode, start);
+  const day = 24 * 3600_000;
+  const busy = await busyOf(db, et, livemode, new Date(start.getTime() - day), new Date(start.getTime() + 2 * day), { bookings: false });
   if (!isOfferedSlot({ tz: et.tz, durationMin: et.duration_min, hours: hoursOf(et), notBefore, busy }, start)) {
     throw invalid(field, `${iso(start)} is not a free slot of this booking link (off its ${et.duration_min}-minute grid, outside its working hours, within the next ${NOTICE_MIN} minutes, or during a meeting of the host); list the free ones with its slots`);
   }
-}
-
-/** The host's meetings (not bookings) around start. */
-async function meetingsBusy(db: Queryable, et: EventTypeRow, livemode: boolean, start: Date): Promise<Busy[]> {
-  const day = 24 * 3600_000;
-  const { rows } = await db.query<{ s: Date; e: Date }>(prepared(
-    `SELECT r.starts_at AS s, r.starts_at + r.duration_min * interval '1 minute' AS e FROM rooms r
-      WHERE r.org_id = $1 AND r.livemode = $2 AND r.kind = 'meeting' AND r.status IN ('scheduled', 'live')
-        AND r.starts_at < $4 AND r.starts_at > $3 AND NOT EXISTS (SELECT 1 FROM bookings b WHERE b.room_id = r.id)`,
-    [et.org_id, livemode, new Date(start.getTime() - day - MAX_DURATION_MIN * 60_000), new Date(start.getTime() + 2 * day)],
-  ));
-  return rows.map((r) => ({ start: r.s, end: r.e }));
 }
 
 function parseStart(field: string, v: string): Date {
@@ -327,7 +319,7 @@ export async function createBooking(s: Services, tx: Client, booker: Booker, inp
 
 /** A booking by its manage token, with its link and meeting (the guest's manage page). */
 export async function bookingByToken(db: Queryable, token: string): Promise<{ booking: BookingRow; et: EventTypeRow; meeting: MeetingRow } | null> {
-  if (!/^[A-Za-z0-9_-]{20,64}$/.test(token)) return null;
+  if (!MANAGE_TOKEN.test(token)) return null;
   const { rows } = await db.query<BookingRow>(prepared(`SELECT ${BOOKING_COLUMNS} FROM bookings WHERE manage_token = $1`, [token]));
   const booking = rows[0];
   if (!booking) return null;
@@ -362,7 +354,7 @@ export async function settleBookingOfRoom(_s: Services, tx: Client, roomId: stri
  * it is read before the locks.
  */
 async function lockByToken(tx: Client, token: string): Promise<BookingRow> {
-  const room = /^[A-Za-z0-9_-]{20,64}$/.test(token)
+  const room = MANAGE_TOKEN.test(token)
     ? (await tx.query<{ room_id: string }>(prepared(`SELECT room_id FROM bookings WHERE manage_token = $1`, [token]))).rows[0]
     : undefined;
   if (room) await tx.query(prepared(`SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE`, [room.room_id]));
@@ -422,7 +414,7 @@ export async function rescheduleByToken(s: Services, token: string, startIso: st
         returning: BOOKING_COLUMNS, objectFor: (x) => bookingObject(x), set: () => ({ start_at: start, end_at: end }),
       });
       const sequence = m.sequence + 1;
-      const expires = new Date(end.getTime() + (m.expires_at.getTime() - (m.starts_at!.getTime() + (m.duration_min ?? 0) * 60_000)));
+      const expires = expiresAt(start, et.duration_min);
       await tx.query(prepared(`UPDATE rooms SET starts_at = $2, expires_at = $3, sequence = $4 WHERE id = $1`, [m.id, start, expires, sequence]));
       const moved: MeetingRow = { ...m, starts_at: start, expires_at: expires, sequence };
       await writeEvent(tx, { orgId: m.org_id, livemode: m.livemode }, 'meeting.updated', toRoom(s.config.publicBaseUrl, moved));

@@ -6,16 +6,16 @@ import { ApiError, invalid, problem, type ErrorCode } from '../errors.ts';
 import { makeErrorHandler } from '../http/error-handler.ts';
 import { Email, Lang } from '../http/schemas.ts';
 import { meetingCalendar } from '../mail/calendar.ts';
-import { mailFrom } from '../mail/mail.ts';
-import { meetingUid } from '../meetings/invitations.ts';
+import { meetingUid, organizerOf } from '../meetings/invitations.ts';
 import type { MeetingRow } from '../meetings/meetings.ts';
-import { linkSigningKey, signJoinToken } from '../rooms/join-links.ts';
+import { joinUrl, linkSigningKey } from '../rooms/join-links.ts';
 import { roomUrl } from '../rooms/rooms.ts';
 import { now, type Services } from '../services.ts';
 import {
   bookingByToken,
   cancelByToken,
   createBooking,
+  iso,
   manageView,
   publicEventType,
   rescheduleByToken,
@@ -235,12 +235,7 @@ async function linkOf(s: Services, page: string, slug: string): Promise<EventTyp
 async function guestJoinLink(s: Services, b: { room_id: string; guest_name: string; guest_speak: string; guest_hear: string | null }, m: MeetingRow): Promise<string> {
   const base = s.config.publicBaseUrl;
   if (m.status !== 'scheduled' && m.status !== 'live') return roomUrl(base, m.id);
-  const key = await linkSigningKey(s.pool);
-  const token = signJoinToken(key, {
-    room_id: m.id, name: b.guest_name, speak: b.guest_speak, ...(b.guest_hear ? { hear: b.guest_hear } : {}),
-    exp: Math.floor(m.expires_at.getTime() / 1000),
-  });
-  return `${roomUrl(base, m.id)}?t=${token}`;
+  return joinUrl(base, await linkSigningKey(s.pool), m, { name: b.guest_name, speak: b.guest_speak, ...(b.guest_hear ? { hear: b.guest_hear } : {}) });
 }
 
 const STATUS_TEXT: Record<string, string> = {
@@ -347,7 +342,7 @@ export default function register(app: FastifyInstance, s: Services) {
       const start = new Date(booking.start);
       return reply.code(201).send({
         ...booking,
-        end: new Date(start.getTime() + et.duration_min * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        end: iso(new Date(start.getTime() + et.duration_min * 60_000)),
         title: et.title,
         duration_min: et.duration_min,
         host_tz: et.tz,
@@ -424,7 +419,7 @@ export default function register(app: FastifyInstance, s: Services) {
       const body = parseBody(RescheduleBody, req.body);
       const b = await rescheduleByToken(s, req.params.token, body.start).catch(friendlier);
       reply.header('Cache-Control', 'no-store');
-      return { id: b.id, status: b.status, start: b.start_at.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+      return { id: b.id, status: b.status, start: iso(b.start_at) };
     });
 
     // The meeting's calendar file as it is now: REQUEST with its current
@@ -435,9 +430,7 @@ export default function register(app: FastifyInstance, s: Services) {
       const { booking: b, et, meeting: m } = found;
       const base = s.config.publicBaseUrl;
       const canceled = b.status === 'canceled' || m.status === 'canceled';
-      const { rows } = await s.pool.query(prepared(`SELECT name, owner_email FROM organizations WHERE id = $1`, [m.org_id]));
-      const from = mailFrom(s.config);
-      const organizer = { name: rows[0]?.name ?? 'Tolk', email: rows[0]?.owner_email ?? (/<([^>]+)>/.exec(from)?.[1] ?? from) };
+      const organizer = await organizerOf(s, s.pool, m.org_id);
       const link = canceled ? roomUrl(base, m.id) : await guestJoinLink(s, b, m);
       const ics = meetingCalendar({
         uid: meetingUid(m.id, base),

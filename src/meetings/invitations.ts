@@ -1,10 +1,10 @@
 import { DateTime } from 'luxon';
-import type { Client } from '../db/pool.ts';
+import type { Client, Queryable } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
 import type { Services } from '../services.ts';
 import { queueMail, mailFrom } from '../mail/mail.ts';
 import { meetingCalendar } from '../mail/calendar.ts';
-import { linkSigningKey, signJoinToken } from '../rooms/join-links.ts';
+import { joinUrl, linkSigningKey } from '../rooms/join-links.ts';
 import { roomUrl, type RoomRow } from '../rooms/rooms.ts';
 
 // The mails of a meeting: the invitation (with its calendar file, METHOD
@@ -42,8 +42,9 @@ function addressOf(from: string): string {
   return /<([^>]+)>/.exec(from)?.[1] ?? from;
 }
 
-async function organizerOf(s: Services, tx: Client, orgId: string): Promise<{ name: string; email: string }> {
-  const { rows } = await tx.query(prepared(`SELECT name, owner_email FROM organizations WHERE id = $1`, [orgId]));
+/** Who invites to an organization's meetings: its owner, else the service's own address. */
+export async function organizerOf(s: Services, db: Queryable, orgId: string): Promise<{ name: string; email: string }> {
+  const { rows } = await db.query(prepared(`SELECT name, owner_email FROM organizations WHERE id = $1`, [orgId]));
   const org = rows[0];
   return { name: org?.name ?? 'Tolk', email: org?.owner_email ?? addressOf(mailFrom(s.config)) };
 }
@@ -71,10 +72,7 @@ export async function sendMeetingMail(s: Services, tx: Client, kind: MeetingMail
   const utc = `${start.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   for (const g of m.guests) {
     const link = key
-      ? `${roomUrl(base, room.id)}?t=${signJoinToken(key, {
-        room_id: room.id, ...(g.name ? { name: g.name } : {}), ...(g.speak ? { speak: g.speak } : {}), ...(g.hear ? { hear: g.hear } : {}),
-        exp: Math.floor(room.expires_at.getTime() / 1000),
-      })}`
+      ? joinUrl(base, key, room, { ...(g.name ? { name: g.name } : {}), ...(g.speak ? { speak: g.speak } : {}), ...(g.hear ? { hear: g.hear } : {}) })
       : roomUrl(base, room.id);
     const local = g.tz && g.tz !== room.tz ? `\nYour time: ${when(start, g.tz)}` : '';
     const lines = [

@@ -52,7 +52,8 @@ export type ScheduleInput = {
   tz?: string;
 };
 
-function expiresAt(start: Date, durationMin: number): Date {
+/** When a meeting's room ends (its end timer, its expires_at): its planned end and the grace period. */
+export function expiresAt(start: Date, durationMin: number): Date {
   return new Date(start.getTime() + (durationMin + END_GRACE_MIN) * 60_000);
 }
 

@@ -47,6 +47,15 @@ export async function linkSigningKey(db: Queryable): Promise<string> {
   return rows[0].value;
 }
 
+/**
+ * A room's join link: its url with a token signed with `key`, carrying the
+ * prefilled name and languages (those given), valid until the room expires.
+ */
+export function joinUrl(base: string, key: string, room: { id: string; expires_at: Date }, prefill: { name?: string; speak?: string; hear?: string }): string {
+  const token = signJoinToken(key, { room_id: room.id, ...prefill, exp: Math.floor(room.expires_at.getTime() / 1000) });
+  return `${roomUrl(base, room.id)}?t=${token}`;
+}
+
 export async function createJoinLink(
   s: Services,
   cred: Caller,
@@ -58,7 +67,5 @@ export async function createJoinLink(
   const room = await getRoom(s, s.pool, cred, id);
   if (room.status === 'ended' || room.status === 'canceled') throw new ApiError('conflict', `room ${id} has ${room.status === 'ended' ? 'ended' : 'been canceled'}; no one can join it`);
   const key = await linkSigningKey(s.pool);
-  const exp = Math.floor(new Date(room.expires_at).getTime() / 1000);
-  const token = signJoinToken(key, { room_id: room.id, ...input, exp });
-  return { url: `${roomUrl(s.config.publicBaseUrl, room.id)}?t=${token}`, room_id: room.id };
+  return { url: joinUrl(s.config.publicBaseUrl, key, { id: room.id, expires_at: new Date(room.expires_at) }, input), room_id: room.id };
 }
