@@ -33,4 +33,5 @@ export const SAMPLE_EVENTS = {
     { type: 'MAX_DURATION' },
   ],
   booking: [{ type: 'BOOK' }, { type: 'RESCHEDULE' }, { type: 'CANCEL' }, { type: 'COMPLETE' }],
+  voice: [{ type: 'REQUEST' }, { type: 'CONSENT' }, { type: 'READY' }, { type: 'FAIL' }, { type: 'EXPIRE' }, { type: 'REVOKE' }],
 } satisfies SampleEvents;

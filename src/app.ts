@@ -25,6 +25,7 @@ import { SessionBus } from './sessions/bus.ts';
 import { EventReader } from './sessions/reader.ts';
 import roomPage from './rooms/page.ts';
 import bookingPages from './bookings/pages.ts';
+import consentPages from './voices/consent-page.ts';
 
 /** Deepest nesting of arrays and objects accepted in a body or query; deeper input would exhaust the stack. */
 const MAX_DEPTH = 64;
@@ -214,6 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });
   roomPage(app, services);
   bookingPages(app, services);
+  consentPages(app, services);
 
   let openapi: unknown = null;
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => {

@@ -65,7 +65,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   test_daily_limit: 'Test keys allow 1,000 requests per day.',
   internal_error: 'Something went wrong on our side; retry with backoff.',
   not_available_yet:
-    'Not available yet on this server: endpoints not built yet answer it for every key, and AI agent sessions for live keys (test keys use the simulator).',
+    'Not available yet in live mode: AI agent sessions, calls, voice cloning and the test helpers answer it to live keys; test keys use the simulator.',
   api_disabled: 'The API is temporarily unavailable; retry later.',
   mcp_disabled: 'The assistant-tool interface is temporarily unavailable; retry later.',
   booking_unavailable: 'Booking is temporarily unavailable; retry later.',

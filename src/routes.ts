@@ -39,6 +39,7 @@ import listVoices from './voices/routes/list.ts';
 import cloneVoices from './voices/routes/clone.ts';
 import addGenericVoices from './voices/routes/add-generic.ts';
 import getVoices from './voices/routes/get.ts';
+import deleteVoices from './voices/routes/delete.ts';
 import completeConsentVoices from './voices/routes/complete-consent.ts';
 import quoteCalls from './calls/routes/quote.ts';
 import createCalls from './calls/routes/create.ts';
@@ -77,7 +78,6 @@ export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> =
   leaveSessions,
   listTranscripts,
   getTranscripts,
-  // Registered with full schemas; a valid request answers 501 not_available_yet until built.
   listMeetings,
   createMeetings,
   cancelMeetings,
@@ -87,6 +87,7 @@ export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> =
   cloneVoices,
   addGenericVoices,
   getVoices,
+  deleteVoices,
   completeConsentVoices,
   quoteCalls,
   createCalls,

@@ -84,6 +84,7 @@ const OBJECT_TABLES: Record<MachineName, { table: string }> = {
   session: { table: 'agent_sessions' },
   call: { table: 'calls' },
   booking: { table: 'bookings' },
+  voice: { table: 'voices' },
 };
 
 type CreateArgs = {

@@ -1,9 +1,9 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { prepared, withTx } from '../db/pool.ts';
-import { ApiError, invalid, problem, type ErrorCode } from '../errors.ts';
-import { makeErrorHandler } from '../http/error-handler.ts';
+import { ApiError, invalid } from '../errors.ts';
+import { esc, layout, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
 import { Email, Lang } from '../http/schemas.ts';
 import { meetingCalendar } from '../mail/calendar.ts';
 import { meetingUid, organizerOf } from '../meetings/invitations.ts';
@@ -46,25 +46,10 @@ import { isValidZone, slotsRange } from './slots.ts';
 // members: `field` (the input at fault, or null) and `error` (the message),
 // and never 5xx for bad input. Routes are hidden from /v1/openapi.json.
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /** A page or slug that can be in event_types (the CLI writes a-z, 0-9, -); anything else is simply not found. */
 const PATH_PART = /^[A-Za-z0-9._~-]{1,100}$/;
 /** What createBooking accepts as guest.locale. */
 const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,4})?$/;
-
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 /** Languages offered in the form's selects (any language code is accepted by the API). */
 export const PAGE_LANGUAGES: ReadonlyArray<readonly [code: string, english: string, native: string]> = [
@@ -109,77 +94,13 @@ const RescheduleBody = z.object({
   start: z.iso.datetime({ offset: true, error: 'must be a date and time such as 2026-12-01T14:00:00Z' }),
 });
 
-/** The body validated by schema, or 400 invalid_request naming the first field at fault. */
-function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
-  if (body === undefined || body === null) throw invalid('body', 'required; send a JSON object');
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const field = issue?.path.length ? issue.path.map(String).join('.') : 'body';
-  throw invalid(field, issue?.message ?? 'invalid');
-}
-
-/** The field an error message names (`field: problem`), as invalid() writes it. */
-function fieldOf(message: string): string | null {
-  const m = /^([A-Za-z_][A-Za-z0-9_.]*): /.exec(message);
-  return m ? m[1]!.replace(/^guest\./, '') : null;
-}
-
-type PageProblem = ReturnType<typeof problem> & { field: string | null; error: string };
-
-function pageProblem(s: Services, req: FastifyRequest, code: ErrorCode, message: string): PageProblem {
-  const p = problem(`${s.config.publicBaseUrl}/docs/errors`, code, message, req.id);
-  return { ...p, field: code === 'invalid_request' ? fieldOf(message) : null, error: message };
-}
-
-/**
- * Errors of these routes: problem+json with `field` and `error`. What is not a
- * request's fault (the database down, a bug) goes to the app's own handler.
- */
-function pageErrorHandler(s: Services) {
-  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
-    let code: ErrorCode | null = null;
-    let message = '';
-    if (err instanceof ApiError) {
-      code = err.code;
-      message = err.message;
-      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-    } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      code = err.statusCode === 413 ? 'payload_too_large' : err.statusCode === 415 ? 'unsupported_media_type' : 'invalid_request';
-      message = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError' ? 'body: malformed JSON'
-        : err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'body: empty; send a JSON object'
-          : code === 'unsupported_media_type' ? 'body: send it as application/json'
-            : code === 'payload_too_large' ? 'body: larger than allowed' : `request: ${err.message}`;
-    }
-    if (code === null) return makeErrorHandler(`${s.config.publicBaseUrl}/docs/errors`)(err, req, reply);
-    const body = pageProblem(s, req, code, message);
-    return reply.code(body.status).type('application/problem+json').serializer(JSON.stringify).send(body);
-  };
-}
-
-function securityHeaders(reply: FastifyReply, opts: { private?: boolean } = {}): FastifyReply {
-  reply.header('Content-Security-Policy', CSP);
-  reply.header('X-Content-Type-Options', 'nosniff');
-  // A manage page's address is its secret: never sent on to another page.
-  reply.header('Referrer-Policy', 'no-referrer');
-  if (opts.private) {
-    reply.header('Cache-Control', 'no-store');
-    reply.header('X-Robots-Tag', 'noindex, nofollow');
-  }
-  return reply.type('text/html; charset=utf-8');
-}
-
-function layout(title: string, main: string, mainAttrs = ''): string {
-  return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${esc(title)}</title>` +
-    '<link rel="stylesheet" href="/book/assets/booking.css">' +
-    '<script src="/book/assets/booking.js" defer></script>' +
-    `</head><body><main id="app"${mainAttrs}>${main}</main></body></html>`;
+/** The booking pages' layout: their stylesheet and script. */
+function bookingPage(title: string, main: string, mainAttrs = ''): string {
+  return layout(title, main, { css: '/book/assets/booking.css', js: '/book/assets/booking.js', mainAttrs });
 }
 
 function notFoundPage(reply: FastifyReply, heading: string, text: string) {
-  return securityHeaders(reply, { private: true }).code(404).send(layout(heading, `<h1>${esc(heading)}</h1><p>${esc(text)}</p>`));
+  return securityHeaders(reply, { private: true }).code(404).send(bookingPage(heading, `<h1>${esc(heading)}</h1><p>${esc(text)}</p>`));
 }
 
 /** The organization's name, shown as the host beside the page. */
@@ -247,13 +168,13 @@ const STATUS_TEXT: Record<string, string> = {
 
 export default function register(app: FastifyInstance, s: Services) {
   app.register(async (pages) => {
-    pages.setErrorHandler(pageErrorHandler(s));
+    pages.setErrorHandler(pageErrorHandler(s, { field: (f) => f.replace(/^guest\./, '') }));
     const hide = { schema: { hide: true } };
 
     pages.get('/book/assets/booking.js', hide, async (_req, reply) =>
-      reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=300').header('X-Content-Type-Options', 'nosniff').send(SCRIPT));
+      sendAsset(reply, 'text/javascript', SCRIPT));
     pages.get('/book/assets/booking.css', hide, async (_req, reply) =>
-      reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=300').header('X-Content-Type-Options', 'nosniff').send(STYLE));
+      sendAsset(reply, 'text/css', PAGE_STYLE));
 
     // The booking page of a link.
     pages.get<{ Params: { page: string; slug: string } }>('/book/:page/:slug', hide, async (req, reply) => {
@@ -264,7 +185,7 @@ export default function register(app: FastifyInstance, s: Services) {
       const head = `<h1>${esc(et.title)}</h1>` +
         `<p class="meta"><span>${et.duration_min} minutes</span> · <span>Host: ${esc(host)}</span></p>`;
       if (!et.active) {
-        return securityHeaders(reply).send(layout(et.title, `${head}<p class="notice" data-paused>Booking on this link is paused right now. Please try again later or contact the host.</p>`));
+        return securityHeaders(reply).send(bookingPage(et.title, `${head}<p class="notice" data-paused>Booking on this link is paused right now. Please try again later or contact the host.</p>`));
       }
       const paths = eventPaths(et.page, et.slug);
       const attrs = ` data-mode="book" data-slots="${esc(paths.slots)}" data-post="${esc(paths.page)}" data-host-tz="${esc(et.tz)}"`;
@@ -302,7 +223,7 @@ export default function register(app: FastifyInstance, s: Services) {
         '<p><a id="done-ics" href="#" download="invite.ics">Download the calendar file (.ics)</a></p>' +
         '<p><a id="done-manage" href="#">Reschedule or cancel this booking</a></p>' +
         '</section>';
-      return securityHeaders(reply).send(layout(et.title, `${head}<div id="booking">${pickerHtml(et.tz)}${form}</div>${done}`, attrs));
+      return securityHeaders(reply).send(bookingPage(et.title, `${head}<div id="booking">${pickerHtml(et.tz)}${form}</div>${done}`, attrs));
     });
 
     // Free slots of a link, as GET /v1/event-types/{id}/slots answers them.
@@ -404,9 +325,9 @@ export default function register(app: FastifyInstance, s: Services) {
           '</section>';
         const attrs = ` data-mode="manage" data-slots="${esc(paths.slots)}" data-host-tz="${esc(et.tz)}" data-self="${esc(selfPath)}"` +
           ` data-cancel="${esc(selfPath)}/cancel" data-reschedule="${esc(selfPath)}/reschedule"`;
-        return securityHeaders(reply, { private: true }).send(layout(v.title, details + actions, attrs));
+        return securityHeaders(reply, { private: true }).send(bookingPage(v.title, details + actions, attrs));
       }
-      return securityHeaders(reply, { private: true }).send(layout(v.title, details));
+      return securityHeaders(reply, { private: true }).send(bookingPage(v.title, details));
     });
 
     pages.post<{ Params: { token: string } }>('/bookings/manage/:token/cancel', hide, async (req, reply) => {
@@ -463,53 +384,6 @@ function friendlier(err: unknown): never {
   }
   throw err;
 }
-
-// The pages' stylesheet: small-screen first (375 px wide and up), system fonts,
-// visible keyboard focus, light and dark.
-const STYLE = `:root { color-scheme: light dark; --fg: #1b1b1b; --bg: #fff; --muted: #555; --accent: #0b57d0; --accent-fg: #fff; --border: #8e918f; --danger: #b3261e; --ok: #146c2e; --soft: #eef3fd; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e6e6e6; --bg: #121212; --muted: #b0b0b0; --accent: #8ab4f8; --accent-fg: #0b1a33; --border: #777; --danger: #f2b8b5; --ok: #6dd58c; --soft: #1d2635; } }
-*, *::before, *::after { box-sizing: border-box; }
-html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif; color: var(--fg); background: var(--bg); }
-main { max-width: 46rem; margin: 0 auto; padding: 1rem; }
-h1 { font-size: 1.5rem; line-height: 1.25; margin: .5rem 0; overflow-wrap: anywhere; }
-h2 { font-size: 1.2rem; margin: 1.25rem 0 .5rem; }
-p { margin: .5rem 0; }
-a { color: var(--accent); overflow-wrap: anywhere; }
-.meta, .hint { color: var(--muted); }
-.meta span { white-space: nowrap; }
-fieldset { border: 1px solid var(--border); border-radius: .5rem; margin: 0 0 1rem; padding: .5rem .75rem .75rem; min-width: 0; }
-legend { font-weight: 600; padding: 0 .25rem; }
-label { display: block; font-weight: 600; margin: .25rem 0; }
-input, select, button { font: inherit; }
-input, select { display: block; width: 100%; max-width: 100%; min-height: 44px; padding: .5rem; border: 1px solid var(--border); border-radius: .375rem; background: var(--bg); color: var(--fg); }
-input[aria-invalid="true"], select[aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
-button { cursor: pointer; min-height: 44px; padding: .5rem 1rem; border: 1px solid var(--accent); border-radius: .375rem; background: var(--bg); color: var(--accent); }
-button.primary { background: var(--accent); color: var(--accent-fg); }
-button.danger { border-color: var(--danger); color: var(--danger); }
-button.danger.primary { background: var(--danger); color: var(--bg); }
-button:disabled { opacity: .5; cursor: not-allowed; }
-button.slot { width: 100%; padding: .5rem .25rem; }
-button.slot[aria-pressed="true"] { background: var(--accent); color: var(--accent-fg); font-weight: 600; }
-:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-button.slot:focus-visible, button.primary:focus-visible { outline-color: var(--fg); }
-.week { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; margin: .75rem 0; }
-#week-label { flex: 1 1 100%; order: -1; font-weight: 600; }
-@media (min-width: 40rem) { #week-label { flex: 1 1 auto; order: 0; text-align: center; } }
-.times { display: grid; grid-template-columns: repeat(auto-fill, minmax(5.5rem, 1fr)); gap: .5rem; }
-.error, .field-error { color: var(--danger); }
-.error:empty, .field-error:empty { display: none; }
-.field-error { display: block; margin-top: .25rem; }
-.notice { border-left: 4px solid var(--ok); background: var(--soft); padding: .5rem .75rem; }
-.chosen { font-weight: 600; }
-.done { border: 2px solid var(--ok); border-radius: .5rem; padding: .25rem 1rem .5rem; }
-dl { display: grid; grid-template-columns: minmax(0, 1fr); margin: .5rem 0; }
-dt { font-weight: 600; }
-dd { margin: 0 0 .5rem; overflow-wrap: anywhere; }
-@media (min-width: 40rem) { dl { grid-template-columns: max-content minmax(0, 1fr); column-gap: 1rem; } }
-.actions { display: flex; flex-wrap: wrap; gap: .5rem; }
-[hidden] { display: none !important; }
-`;
 
 // The pages' script (one file, no dependencies): the slot picker in the
 // guest's time zone, the booking form, and the manage page's buttons. Written

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { prepared, withTx, type Client, type Queryable } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
+import { usableVoice } from '../voices/voices.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { lockObjects, planCreate, planTransition } from '../actors/store.ts';
 import { Writes } from '../db/writes.ts';
@@ -137,6 +138,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   if (cred.livemode) {
     throw new ApiError('not_available_yet', 'Calls are coming soon in live mode; they work with a test key, on the simulated callee');
   }
+  const voiceId = await usableVoice(tx, cred, 'voice_id', input.voice_id);
   const from = await callerId(tx, cred, input.from);
   // The default number (the organization's, or the shared one) is a caller id too: a key limited to some numbers uses no other.
   if (!input.from) assertNumberAllowed(cred, 'from', from.id);
@@ -168,7 +170,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
     id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, to_e164: dest.e164, from_number_id: from.id,
     from_e164: from.e164, country: verdict.country, kind: verdict.kind, purpose: input.purpose,
     consent_kind: input.consent?.kind ?? null, consent_ref: input.consent?.ref ?? null, agent_lang: input.agent_lang,
-    remote_lang: remoteLang, voice_id: input.voice_id ?? null, minute_factor: String(verdict.minute_factor),
+    remote_lang: remoteLang, voice_id: voiceId, minute_factor: String(verdict.minute_factor),
     max_answered_seconds: null, status: allowed ? 'queued' : 'blocked', end_reason: allowed ? null : 'blocked',
     blocked_code: allowed ? null : verdict.code, blocked_reason: allowed ? null : verdict.reason,
     session_id: sessionId, billed_seconds: '0', gateway_id: null, created_at: at, answered_at: null, ended_at: allowed ? null : at,
@@ -191,7 +193,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
       objectFor: () => toSession(session),
       row: {
         id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
-        name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, voice_id: input.voice_id ?? null,
+        name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, voice_id: voiceId,
         from_seq: 0, metered_seq: 0,
       },
     });

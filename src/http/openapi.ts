@@ -52,9 +52,11 @@ const OPERATION_ERRORS: Record<string, ErrorCode[]> = {
   'DELETE /v1/meetings/{id}': ['not_found', 'conflict'],
   'GET /v1/event-types/{id}/slots': ['not_found'],
   'POST /v1/bookings': ['idempotency_mismatch', 'idempotency_in_progress', 'language_not_allowed', 'not_found', 'slot_taken', 'booking_unavailable'],
-  // Not built yet: the key restrictions on their input are checked before the 501.
-  'POST /v1/voices': ['language_not_allowed'],
-  'POST /v1/voices/generic': ['voice_not_allowed'],
+  'POST /v1/voices': ['idempotency_mismatch', 'idempotency_in_progress', 'language_not_allowed'],
+  'POST /v1/voices/generic': ['voice_not_allowed', 'not_found'],
+  'GET /v1/voices/{id}': ['not_found'],
+  'DELETE /v1/voices/{id}': ['not_found', 'voice_not_allowed'],
+  'POST /v1/test-helpers/voices/{id}/complete-consent': ['not_found', 'conflict'],
   'GET /v1/calls/quote': ['destination_not_allowed', 'number_not_allowed'],
   'POST /v1/calls': [
     'idempotency_mismatch', 'idempotency_in_progress', 'destination_not_allowed', 'number_not_allowed', 'language_not_allowed',

@@ -7,6 +7,7 @@ import { mailJobs } from '../mail/jobs.ts';
 import { meetingJobs } from '../meetings/jobs.ts';
 import { roomJobs } from '../rooms/jobs.ts';
 import { sessionJobs } from '../sessions/jobs.ts';
+import { voiceJobs } from '../voices/jobs.ts';
 import { webhookJobs } from '../webhooks/jobs.ts';
 
 // Background work, declared by each capability in its jobs.ts and collected
@@ -39,7 +40,7 @@ export type Retention = {
 export type CapabilityJobs = { queues?: JobQueue[]; retention?: Retention[] };
 
 /** Every capability's background work. */
-export const JOBS: CapabilityJobs[] = [callJobs, httpJobs, mailJobs, meetingJobs, roomJobs, sessionJobs, webhookJobs];
+export const JOBS: CapabilityJobs[] = [callJobs, httpJobs, mailJobs, meetingJobs, roomJobs, sessionJobs, voiceJobs, webhookJobs];
 
 /** Runs every capability's retention, hourly (jobs/workers.ts). */
 export const MAINTENANCE_QUEUE = 'maintenance';

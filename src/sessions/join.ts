@@ -5,6 +5,7 @@ import { createPersistedActor, transition } from '../actors/store.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { announcement } from '../sim/phrasebook.ts';
+import { usableVoice } from '../voices/voices.ts';
 import { startRobots } from '../sim/robots.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertTestMode, toSession, type SessionRow } from './sessions.ts';
@@ -34,6 +35,7 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
   if (!room) throw notFound('room', roomId);
   if (room.status === 'ended') throw new ApiError('conflict', `Room '${roomId}' has ended; an agent cannot join it`);
   if (room.status === 'canceled') throw new ApiError('conflict', `Meeting '${roomId}' was canceled; an agent cannot join it`);
+  const voiceId = await usableVoice(tx, cred, 'voice_id', input.voice_id);
   // Simultaneous sessions in rooms per organization (a call's session is the
   // call's, not counted here): counted under a per-organization lock, so
   // parallel joins cannot all pass the limit.
@@ -63,7 +65,7 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
     objectFor: () => toSession(row),
     row: {
       id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: roomId, log_id: roomId, name: row.name,
-      speak_lang: row.speak_lang, hear_lang: row.hear_lang, voice_id: input.voice_id ?? null, from_seq: fromSeq, metered_seq: fromSeq,
+      speak_lang: row.speak_lang, hear_lang: row.hear_lang, voice_id: voiceId, from_seq: fromSeq, metered_seq: fromSeq,
     },
   });
   // The robots start (or keep) talking: the room now has a listener.

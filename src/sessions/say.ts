@@ -9,6 +9,7 @@ import { robotLangs, scheduleReply } from '../sim/robots.ts';
 import { ApiError } from '../errors.ts';
 import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
 import { publishSegment } from './publish.ts';
+import { voiceInUse } from '../voices/voices.ts';
 
 /**
  * Distinct languages the room's other listeners hear in: the robots' and the
@@ -54,6 +55,8 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     }
     const lang = input.lang ?? session.speak_lang;
     assertLanguagesAllowed(cred, 'lang', [lang]);
+    // A voice withdrawn since the join is not used (voices.ts): the phrase is spoken with the default voice.
+    const voiceId = await voiceInUse(tx, { orgId: session.org_id, livemode: session.livemode }, session.voice_id ?? null);
     const spoken = speechOf(s).spokenSeconds(input.text);
     const langs = await listenerLangs(tx, session.log_id, session.id);
     const onCall = session.call_id !== null;
@@ -74,6 +77,6 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     });
     await scheduleReply(s, tx, session.log_id, lang);
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
-    return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode };
+    return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode, voice_id: voiceId };
   });
 }

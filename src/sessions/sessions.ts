@@ -25,6 +25,8 @@ export type SessionRow = {
   name: string;
   speak_lang: string;
   hear_lang: string;
+  /** The voice chosen at join (null: the default voice); say checks it is still usable. */
+  voice_id?: string | null;
   status: 'joining' | 'active' | 'ended';
   billed_seconds: number;
   from_seq: number;
@@ -35,7 +37,7 @@ export type SessionRow = {
 };
 
 export const COLUMNS =
-  'id, org_id, livemode, credential_id, room_id, log_id, call_id, name, speak_lang, hear_lang, status, billed_seconds, from_seq, to_seq, speaking_until, started_at, ended_at';
+  'id, org_id, livemode, credential_id, room_id, log_id, call_id, name, speak_lang, hear_lang, voice_id, status, billed_seconds, from_seq, to_seq, speaking_until, started_at, ended_at';
 
 export function toSession(r: SessionRow): Session {
   return {

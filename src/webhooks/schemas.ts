@@ -9,7 +9,7 @@ export const EVENT_TYPES = [
   'booking.created', 'booking.rescheduled', 'booking.canceled',
   'transcript.ready', 'summary.ready',
   'call.blocked', 'call.ringing', 'call.answered', 'call.voicemail', 'call.completed', 'call.failed', 'call.ended',
-  'voice.consent_completed', 'voice.ready', 'voice.failed',
+  'voice.consent_completed', 'voice.ready', 'voice.failed', 'voice.revoked', 'voice.expired',
   'usage.threshold', 'credential.expiring',
 ] as const;
 

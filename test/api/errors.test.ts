@@ -291,19 +291,23 @@ describe('conflict', () => {
 });
 
 describe('not_available_yet', () => {
-  it('is answered to every key by an endpoint not built yet, and to live keys only by agent sessions', async () => {
+  it('is answered to live keys by what runs on the simulator (agent sessions, calls, voice cloning), never to test keys', async () => {
     const test = await t.key();
     const live = await t.key({ org: test.orgId, mode: 'live' });
-    for (const key of [test.secret, live.secret]) await expectProblem(await t.request('GET', '/v1/voices', { key }), 501, 'not_available_yet');
+    const clone = { name: 'Ana', language: 'pt', person: { name: 'Ana', email: 'ana@example.com' } };
+    await expectProblem(await t.request('POST', '/v1/voices', { key: live.secret, body: clone, headers: { 'idempotency-key': crypto.randomUUID() } }), 501, 'not_available_yet');
+    expect((await t.request('POST', '/v1/voices', { key: test.secret, body: clone, headers: { 'idempotency-key': crypto.randomUUID() } })).status).toBe(202);
+    // Reading voices is no simulator's: both modes answer (each its own voices).
+    for (const key of [test.secret, live.secret]) expect((await t.request('GET', '/v1/voices', { key })).status).toBe(200);
     await expectProblem(await t.request('GET', '/v1/sessions/ses_missing', { key: live.secret }), 501, 'not_available_yet');
     // A test key reaches the session itself (here: none by that id).
     await expectProblem(await t.request('GET', '/v1/sessions/ses_missing', { key: test.secret }), 404, 'not_found');
 
     const entry = byCode('not_available_yet')!;
     expect(entry).toMatchObject({ status: 501, source: 'api.md', answered: true });
-    expect(entry.description).toMatch(/every key/);
     expect(entry.description).toMatch(/live keys/);
-    expect(declaredFor('GET', '/v1/voices')['501']).toEqual(['not_available_yet']);
+    expect(declaredFor('POST', '/v1/voices')['501']).toEqual(['not_available_yet']);
+    expect(declaredFor('GET', '/v1/voices')['501']).toBeUndefined();
     expect(declaredFor('GET', '/v1/meetings')['501']).toBeUndefined();
     expect(declaredFor('GET', '/v1/sessions/{id}')['501']).toEqual(['not_available_yet']);
   });

@@ -168,7 +168,10 @@ describe('OpenAPI document', () => {
       ['GET', `/v1/event-types/${et.id}/slots?from=2026-02-30`, '/v1/event-types/{id}/slots', '400'],
       ['DELETE', `/v1/meetings/${meeting.id}`, '/v1/meetings/{id}', '200'],
       ['DELETE', '/v1/meetings/room_missing', '/v1/meetings/{id}', '404'],
-      ['GET', '/v1/voices', '/v1/voices', '501'],
+      ['GET', '/v1/voices', '/v1/voices', '200'],
+      ['POST', '/v1/voices/generic', '/v1/voices/generic', '200', { voice_id: 'generic_EmmaEn01' }],
+      ['GET', '/v1/voices/generic_EmmaEn01', '/v1/voices/{id}', '200'],
+      ['GET', '/v1/voices/voice_missing', '/v1/voices/{id}', '404'],
       ['POST', '/v1/rooms', '/v1/rooms', '400'],
     ];
     for (const [method, url, path, status, body] of checks) {

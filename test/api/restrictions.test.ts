@@ -34,6 +34,10 @@ describe('key restrictions', () => {
     }
     // Inside every restriction, the call is placed (queued: this app runs no gateway).
     await t.pool.query(`INSERT INTO phone_numbers (id, org_id, e164, is_default) VALUES ('num_ok', $1, '+14155550999', false)`, [orgId]);
+    // voice_id must also name a voice the organization can use: a ready clone of its own.
+    await t.pool.query(
+      `INSERT INTO voices (id, org_id, livemode, credential_id, name, language, person_name, person_email, status, consent_token, link_expires_at)
+       VALUES ('voice_ok', $1, false, 'key_x', 'Ok', 'pt', 'Ana', 'ana@example.com', 'ready', 'tok_voice_ok', now())`, [orgId]);
     const ok = await t.request('POST', '/v1/calls', { key: secret, headers: idem(), body: { ...call, to: '+14155550100', from: 'num_ok', voice_id: 'voice_ok', remote_lang: 'pt-BR', consent: { kind: 'prior_express' } } });
     expect(ok.status, await ok.clone().text()).toBe(201);
     expect(await ok.json()).toMatchObject({ status: 'queued', from: '+14155550999', remote_lang: 'pt-BR' });

@@ -18,7 +18,10 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
       params: IdParams,
       body: z.object({ text: z.string().min(1).max(1000), lang: Lang.optional().describe("Language of text; default the session's speak_lang") }),
       response: {
-        202: z.object({ utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean() }),
+        202: z.object({
+          utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean(),
+          voice_id: z.string().nullable().describe('The voice it is spoken with: the session\'s voice_id, or null for the default voice (none chosen, or the chosen voice was revoked since)'),
+        }),
         ...errorResponses,
       },
     },

@@ -1,9 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { DataList } from '../../http/schemas.ts';
+import { DataList, errorResponses } from '../../http/schemas.ts';
 import { Voice } from '../schemas.ts';
-import { notAvailableYet } from '../../http/not-available.ts';
+import { caller, zapp } from '../../http/route.ts';
+import { listVoices } from '../voices.ts';
+import type { Services } from '../../services.ts';
 
-export default function register(app: FastifyInstance) {
-  notAvailableYet(app, { method: 'GET', url: '/v1/voices', tag: 'Voices', summary: "The organization's voices",
-    config: { permission: 'voices:read' }, response: { 200: DataList(Voice) } });
+export default function register(app: FastifyInstance, s: Services) {
+  zapp(app).get('/v1/voices', {
+    config: { auth: true, permission: 'voices:read' },
+    schema: {
+      summary: "The organization's voices",
+      description: "The organization's ready clones, the caller's own clones in every state, and the generic voices the organization added, in the key's mode, oldest first.",
+      tags: ['Voices'],
+      response: { 200: DataList(Voice), ...errorResponses },
+    },
+    handler: (req) => listVoices(s, caller(req)),
+  });
 }

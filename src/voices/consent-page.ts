@@ -1,0 +1,408 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+import { prepared } from '../db/pool.ts';
+import { ApiError, invalid } from '../errors.ts';
+import { CSP, esc, layout, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
+import { now, type Services } from '../services.ts';
+import { AudioProbeError, probeAudio } from './probe.ts';
+import { VOICE_USE } from './texts.ts';
+import {
+  admitRecording,
+  consentWithRecording,
+  linkOpen,
+  maskEmail,
+  MAX_RECORDING_BYTES,
+  MAX_RECORDING_MS,
+  MIN_RECORDING_MS,
+  MIN_SOUND_MS,
+  revokeByPerson,
+  sendCode,
+  verifyCode,
+  voiceByConsentToken,
+  voiceByRevokeToken,
+  type VoiceRow,
+} from './voices.ts';
+
+// The consent pages (no API key; the link is the voice's consent_url):
+//
+// - GET  /consent/:token                the page: who asks for the person's voice and why, then three steps
+// - POST /consent/:token/code           1. a one-time code to the request's e-mail address
+// - POST /consent/:token/verify         2. the code ({ code }) -> a secret for step 3 and the sentence to read
+// - POST /consent/:token/recording      3. the recording (the MediaRecorder's bytes, audio/webm, audio/ogg or
+//                                          audio/mp4, header X-Consent-Secret); checked, then the voice is `processing`
+// - GET  /consent/:token/status         the voice's status (the page waits for `ready`)
+// - GET  /consent/revoke/:token         the receipt mail's link: a button that withdraws the consent
+// - POST /consent/revoke/:token         withdraws it (a plain form: works without the script)
+// - GET  /consent/assets/consent.js|.css
+//
+// The page records in the browser (getUserMedia and MediaRecorder); there is
+// no file input. The recording is probed on the server (probe.ts): at least
+// 3 s, at most 2 min, and not silence, or the person is told why and records
+// again. Everything loads from this server, under the pages' strict CSP
+// (http/pages.ts) with blob: media for playing the recording back, and the
+// microphone allowed to this origin only. JSON answers and errors are as on
+// the booking pages (problem+json with `field` and `error`).
+
+const CODE = z.object({ code: z.string().trim().regex(/^\d{6}$/, 'enter the 6 digits of the code we e-mailed you') });
+const RECORDING_TYPES = ['audio/webm', 'audio/ogg', 'audio/mp4'];
+const PAGE_CSP = `${CSP}; media-src 'self' blob:`;
+
+function consentPage(title: string, main: string, attrs = ''): string {
+  return layout(title, main, { css: '/consent/assets/consent.css', js: '/consent/assets/consent.js', mainAttrs: attrs });
+}
+
+function headers(reply: FastifyReply): FastifyReply {
+  // The page's address is a secret of the person's: not indexed, not cached, not sent on.
+  return securityHeaders(reply, { private: true, csp: PAGE_CSP }).header('Permissions-Policy', 'microphone=(self), camera=(), geolocation=()');
+}
+
+function message(reply: FastifyReply, code: number, heading: string, text: string, state: string): FastifyReply {
+  return headers(reply).code(code).send(consentPage(heading, `<h1>${esc(heading)}</h1><p data-state="${esc(state)}">${esc(text)}</p>`));
+}
+
+function languageName(code: string): string {
+  try {
+    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(code);
+    return name && name !== code ? `${name} (${code})` : code;
+  } catch {
+    return code;
+  }
+}
+
+function utc(d: Date): string {
+  return `${DateTime.fromJSDate(d, { zone: 'UTC' }).toFormat('d LLLL yyyy, HH:mm')} UTC`;
+}
+
+async function orgName(s: Services, orgId: string): Promise<string> {
+  const { rows } = await s.pool.query(prepared(`SELECT name FROM organizations WHERE id = $1`, [orgId]));
+  return (rows[0]?.name as string | undefined) ?? orgId;
+}
+
+/** The page of a link that no longer takes a consent: why, plainly. */
+function closedPage(reply: FastifyReply, r: VoiceRow, t: Date): FastifyReply {
+  if (r.status === 'awaiting_consent' || r.status === 'expired') {
+    return message(reply, 410, 'This link has expired', `Consent links work for 7 days; this one lapsed on ${utc(r.link_expires_at)}. Nothing was recorded. If you still want to give your consent, ask the requester for a new link.`, 'expired');
+  }
+  if (r.status === 'revoked') return message(reply, 410, 'This request was withdrawn', 'This voice was withdrawn. The link no longer works, and nothing more will be done with it.', 'revoked');
+  void t;
+  const text = r.status === 'failed'
+    ? 'You already gave your consent with this link, but the voice could not be made from the recording. The recording was deleted; the requester can send you a new link.'
+    : 'You already gave your consent with this link; it cannot be used again. The receipt we e-mailed you has the link to withdraw your consent at any time.';
+  return message(reply, 409, 'Consent already given', text, 'used');
+}
+
+function secretOf(req: FastifyRequest): string {
+  const v = req.headers['x-consent-secret'];
+  const secret = Array.isArray(v) ? v[0] : v;
+  if (!secret || !/^[A-Za-z0-9_-]{16,64}$/.test(secret)) throw new ApiError('unauthorized', 'code: confirm your e-mail address with a code first');
+  return secret;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+export default function register(app: FastifyInstance, s: Services) {
+  app.register(async (pages) => {
+    pages.setErrorHandler(pageErrorHandler(s));
+    // The recording arrives as the browser recorded it; a plain form (the withdrawal) as a form.
+    pages.addContentTypeParser(/^audio\//, { parseAs: 'buffer', bodyLimit: MAX_RECORDING_BYTES }, (_req, body, done) => done(null, body));
+    pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, _body, done) => done(null, {}));
+    const hide = { schema: { hide: true } };
+
+    pages.get('/consent/assets/consent.js', hide, async (_req, reply) => sendAsset(reply, 'text/javascript', SCRIPT));
+    pages.get('/consent/assets/consent.css', hide, async (_req, reply) => sendAsset(reply, 'text/css', PAGE_STYLE + STYLE));
+
+    pages.get<{ Params: { token: string } }>('/consent/:token', hide, async (req, reply) => {
+      const r = await voiceByConsentToken(s.pool, req.params.token);
+      if (!r) return message(reply, 404, 'Link not found', 'This consent link does not exist. Check that you opened the whole link from the e-mail.', 'not_found');
+      const t = now(s);
+      if (!linkOpen(r, t)) return closedPage(reply, r, t);
+      const org = await orgName(s, r.org_id);
+      const base = `/consent/${encodeURIComponent(req.params.token)}`;
+      const attrs = ` data-mode="consent" data-base="${esc(base)}" data-min-ms="${MIN_RECORDING_MS}" data-max-ms="${MAX_RECORDING_MS}"`;
+      const main =
+        '<h1>Consent to copy your voice</h1>' +
+        `<p class="meta">${esc(org)} asks ${esc(r.person_name)} for permission to create a synthetic copy of their voice.</p>` +
+        '<section aria-labelledby="ask-h"><h2 id="ask-h">What you are asked</h2><dl>' +
+        `<dt>Who asks</dt><dd data-field="org">${esc(org)}</dd>` +
+        `<dt>Why</dt><dd data-field="purpose">${r.purpose ? esc(r.purpose) : 'They did not say. Ask them before you agree.'}</dd>` +
+        `<dt>Name of the voice</dt><dd>${esc(r.name)}</dd>` +
+        `<dt>Language</dt><dd>${esc(languageName(r.language))}</dd>` +
+        `<dt>This link works until</dt><dd>${esc(utc(r.link_expires_at))}</dd>` +
+        '</dl>' +
+        `<p>${esc(VOICE_USE)}</p>` +
+        '<p>Nothing happens unless you finish the steps below. Your recording is kept as the proof of your consent and to make the voice. ' +
+        'You can withdraw at any time with the link in the receipt we e-mail you; the voice then stops working at once and the recording is deleted.</p>' +
+        '</section>' +
+        '<section id="step-email" aria-labelledby="email-h"><h2 id="email-h">1. Confirm your e-mail address</h2>' +
+        `<p>We send a 6-digit code to <strong>${esc(maskEmail(r.person_email))}</strong>, the address the request names.</p>` +
+        '<p><button type="button" id="send-code" class="primary">Send me a code</button></p>' +
+        '<p id="code-status" role="status" aria-live="polite"></p>' +
+        '<form id="code-form" novalidate hidden><p class="field"><label for="code">Code from the e-mail</label>' +
+        '<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6" aria-describedby="code-error">' +
+        '<span id="code-error" class="field-error" role="alert"></span></p>' +
+        '<p class="actions"><button type="submit" class="primary">Confirm</button><button type="button" id="resend">Send a new code</button></p></form>' +
+        '</section>' +
+        '<section id="step-record" aria-labelledby="record-h" hidden><h2 id="record-h">2. Read this sentence aloud</h2>' +
+        '<blockquote id="sentence" class="sentence"></blockquote>' +
+        '<p class="hint">Press Record, read the whole sentence in your normal voice, then press Stop. You can listen to it and record again before you send it.</p>' +
+        '<p class="actions"><button type="button" id="record" class="primary">Record</button><button type="button" id="stop" disabled>Stop</button>' +
+        '<span id="elapsed" class="elapsed" aria-hidden="true"></span></p>' +
+        '<p id="mic-status" role="status" aria-live="polite"></p>' +
+        '<audio id="playback" controls hidden></audio>' +
+        '<p class="field check"><input type="checkbox" id="agree"> ' +
+        `<label for="agree">I agree that ${esc(org)} may create and use a synthetic copy of my voice, as described above.</label></p>` +
+        '<p><button type="button" id="submit" class="primary" disabled>Give my consent</button></p>' +
+        '<p id="record-error" class="error" role="alert"></p>' +
+        '</section>' +
+        '<section id="step-done" aria-labelledby="done-h" hidden tabindex="-1"><h2 id="done-h">3. Thank you</h2>' +
+        '<p id="done-status" role="status" aria-live="polite"></p></section>';
+      return headers(reply).send(consentPage('Consent to copy your voice', main, attrs));
+    });
+
+    pages.post<{ Params: { token: string } }>('/consent/:token/code', hide, async (req, reply) => {
+      return reply.code(200).send(await sendCode(s, req.params.token));
+    });
+
+    pages.post<{ Params: { token: string } }>('/consent/:token/verify', hide, async (req) => {
+      const body = parseBody(CODE, req.body);
+      return verifyCode(s, req.params.token, body.code);
+    });
+
+    pages.post<{ Params: { token: string } }>('/consent/:token/recording', { ...hide, bodyLimit: MAX_RECORDING_BYTES }, async (req, reply) => {
+      const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      if (!RECORDING_TYPES.includes(type) || !Buffer.isBuffer(req.body)) {
+        throw new ApiError('unsupported_media_type', 'recording: send the audio as the browser recorded it (audio/webm, audio/ogg or audio/mp4)');
+      }
+      const secret = secretOf(req);
+      await admitRecording(s, req.params.token, secret);
+      const audio = req.body;
+      let m;
+      try {
+        m = await probeAudio(audio);
+      } catch (err) {
+        if (err instanceof AudioProbeError) throw invalid('recording', 'this is not audio we can read; record again');
+        throw err;
+      }
+      if (m.durationMs < MIN_RECORDING_MS) throw invalid('recording', `${seconds(m.durationMs)} long; record at least ${MIN_RECORDING_MS / 1000} s (the whole sentence)`);
+      if (m.durationMs > MAX_RECORDING_MS + 1000) throw invalid('recording', `${seconds(m.durationMs)} long; at most ${MAX_RECORDING_MS / 1000} s`);
+      if (m.soundMs < MIN_SOUND_MS) throw invalid('recording', 'we heard only silence; check that the right microphone is on and not muted, and record again');
+      const r = await consentWithRecording(s, req.params.token, secret, { contentType: type, audio, durationMs: m.durationMs, soundMs: m.soundMs }, {
+        ip: req.ip ?? null, userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
+      });
+      return reply.code(202).send({ status: r.status, duration_ms: m.durationMs });
+    });
+
+    pages.get<{ Params: { token: string } }>('/consent/:token/status', hide, async (req, reply) => {
+      const r = await voiceByConsentToken(s.pool, req.params.token);
+      if (!r) throw new ApiError('not_found', 'No consent request at this address');
+      return reply.header('Cache-Control', 'no-store').send({ status: r.status, failure_code: r.failure_code });
+    });
+
+    const revokePage = async (req: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply, withdraw: boolean) => {
+      const found = await voiceByRevokeToken(s.pool, req.params.token);
+      if (!found) return message(reply, 404, 'Link not found', 'This link does not exist. Check that you opened the whole link from the e-mail.', 'not_found');
+      const org = await orgName(s, found.org_id);
+      const r = withdraw ? ((await revokeByPerson(s, req.params.token)) ?? found) : found;
+      if (r.status === 'revoked') {
+        const when = withdraw ? '' : ' It was withdrawn before.';
+        return message(reply, 200, 'Consent withdrawn', `Your consent for the voice "${r.name}" of ${org} is withdrawn.${when} The voice can no longer be used and your recording was deleted. We e-mailed you a receipt.`, 'revoked');
+      }
+      if (r.status === 'failed' || r.status === 'expired') {
+        return message(reply, 200, 'Nothing to withdraw', `The voice "${r.name}" was never made, so it cannot be used; your recording was deleted.`, r.status);
+      }
+      const path = `/consent/revoke/${encodeURIComponent(req.params.token)}`;
+      const main =
+        '<h1>Withdraw your consent</h1>' +
+        `<p>You agreed that ${esc(org)} may create and use a synthetic copy of your voice, called "${esc(r.name)}".</p>` +
+        '<p>If you withdraw, the voice stops working at once, also in conversations already under way, and your recording is deleted. This cannot be undone.</p>' +
+        `<form method="post" action="${esc(path)}"><button type="submit" class="danger primary" id="withdraw">Withdraw my consent</button></form>`;
+      return headers(reply).send(consentPage('Withdraw your consent', main));
+    };
+    pages.get<{ Params: { token: string } }>('/consent/revoke/:token', hide, (req, reply) => revokePage(req, reply, false));
+    pages.post<{ Params: { token: string } }>('/consent/revoke/:token', hide, (req, reply) => revokePage(req, reply, true));
+  });
+}
+
+// The consent page's own styles, after the pages' stylesheet.
+const STYLE = `
+.sentence { font-size: 1.25rem; line-height: 1.5; margin: .75rem 0; padding: .75rem 1rem; border-left: 4px solid var(--accent); background: var(--soft); }
+.elapsed { align-self: center; font-variant-numeric: tabular-nums; color: var(--muted); }
+.check { display: flex; gap: .5rem; align-items: flex-start; }
+.check input { width: 1.5rem; min-height: 1.5rem; flex: none; margin-top: .2rem; }
+.check label { font-weight: 400; margin: 0; }
+audio { width: 100%; margin: .5rem 0; }
+button.recording { background: var(--danger); border-color: var(--danger); color: var(--bg); }
+`;
+
+// The consent page's script (no dependencies): the code, the recording
+// (MediaRecorder, in the first container the browser offers of WebM, Ogg
+// and MP4), its upload, and the wait for the voice. The secret of step 2 is
+// kept in sessionStorage, so a reload does not ask for a new code.
+const SCRIPT = String.raw`(function () {
+  'use strict';
+  var app = document.getElementById('app');
+  if (!app || app.dataset.mode !== 'consent') return;
+  var base = app.dataset.base;
+  var minMs = Number(app.dataset.minMs), maxMs = Number(app.dataset.maxMs);
+  var store = 'tolk-consent:' + base;
+  function $(id) { return document.getElementById(id); }
+  function json(res) {
+    return res.text().then(function (t) {
+      var body = null;
+      try { body = t ? JSON.parse(t) : null; } catch (e) { body = null; }
+      return { ok: res.ok, status: res.status, body: body };
+    });
+  }
+  function post(path, body) {
+    return fetch(base + path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body || {}) }).then(json);
+  }
+  function problem(r) { return (r.body && (r.body.error || r.body.message)) || ('Something went wrong (' + r.status + '); please try again.'); }
+  function clean(m) { return String(m).replace(/^[a-z_]+: /, ''); }
+
+  function sendCode() {
+    $('code-status').textContent = 'Sending…';
+    post('/code').then(function (r) {
+      if (!r.ok) { $('code-status').textContent = clean(problem(r)); return; }
+      $('code-status').textContent = 'We sent a code to ' + r.body.sent_to + '. It works for ' + Math.round(r.body.expires_in / 60) + ' minutes.';
+      $('send-code').hidden = true;
+      $('code-form').hidden = false;
+      $('code').focus();
+    }, function () { $('code-status').textContent = 'The service could not be reached; check your connection and try again.'; });
+  }
+  $('send-code').addEventListener('click', sendCode);
+  $('resend').addEventListener('click', sendCode);
+
+  $('code-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var code = $('code').value.replace(/\s+/g, '');
+    $('code-error').textContent = '';
+    $('code').removeAttribute('aria-invalid');
+    post('/verify', { code: code }).then(function (r) {
+      if (!r.ok) { $('code').setAttribute('aria-invalid', 'true'); $('code-error').textContent = clean(problem(r)); $('code').focus(); return; }
+      try { sessionStorage.setItem(store, JSON.stringify(r.body)); } catch (x) { /* private mode: kept in memory only */ }
+      showRecord(r.body);
+    }, function () { $('code-error').textContent = 'The service could not be reached; try again.'; });
+  });
+
+  var verified = null;
+  function showRecord(v) {
+    verified = v;
+    $('step-email').hidden = true;
+    $('step-record').hidden = false;
+    var s = $('sentence');
+    s.textContent = v.sentence;
+    s.setAttribute('lang', v.sentence_lang);
+    $('record').focus();
+  }
+
+  var recorder = null, chunks = [], blob = null, started = 0, tick = null, stream = null;
+  function pickType() {
+    var types = ['audio/webm;codecs=opus', 'audio/webm', 'audio/ogg;codecs=opus', 'audio/mp4'];
+    if (typeof MediaRecorder === 'undefined') return null;
+    for (var i = 0; i < types.length; i++) if (MediaRecorder.isTypeSupported(types[i])) return types[i];
+    return '';
+  }
+  function stopTracks() { if (stream) stream.getTracks().forEach(function (t) { t.stop(); }); stream = null; }
+  function updateSubmit() { $('submit').disabled = !(blob && $('agree').checked); }
+  $('agree').addEventListener('change', updateSubmit);
+
+  $('record').addEventListener('click', function () {
+    var type = pickType();
+    $('record-error').textContent = '';
+    if (type === null || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      $('record-error').textContent = 'This browser cannot record audio. Please open the link in a current version of Firefox, Chrome, Edge or Safari.';
+      return;
+    }
+    $('mic-status').textContent = 'Asking for your microphone…';
+    navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false } }).then(function (s) {
+      stream = s;
+      chunks = [];
+      blob = null;
+      updateSubmit();
+      $('playback').hidden = true;
+      recorder = type ? new MediaRecorder(s, { mimeType: type }) : new MediaRecorder(s);
+      recorder.ondataavailable = function (e) { if (e.data && e.data.size) chunks.push(e.data); };
+      recorder.onstop = function () {
+        clearInterval(tick);
+        stopTracks();
+        var elapsed = Date.now() - started;
+        blob = new Blob(chunks, { type: recorder.mimeType || type || 'audio/webm' });
+        $('record').textContent = 'Record again';
+        $('record').classList.remove('recording');
+        $('record').disabled = false;
+        $('stop').disabled = true;
+        if (elapsed < minMs) {
+          blob = null;
+          $('mic-status').textContent = '';
+          $('record-error').textContent = 'That was only ' + (elapsed / 1000).toFixed(1) + ' s. Read the whole sentence (at least ' + minMs / 1000 + ' s).';
+        } else {
+          $('mic-status').textContent = 'Recorded ' + (elapsed / 1000).toFixed(1) + ' s. Listen to it if you like, then tick the box and give your consent.';
+          $('playback').src = URL.createObjectURL(blob);
+          $('playback').hidden = false;
+        }
+        updateSubmit();
+      };
+      recorder.start(250);
+      started = Date.now();
+      $('record').disabled = true;
+      $('record').classList.add('recording');
+      $('stop').disabled = false;
+      $('stop').focus();
+      $('mic-status').textContent = 'Recording. Read the sentence, then press Stop.';
+      tick = setInterval(function () {
+        var ms = Date.now() - started;
+        $('elapsed').textContent = (ms / 1000).toFixed(0) + ' s';
+        if (ms >= maxMs) recorder.stop();
+      }, 250);
+    }, function () {
+      $('mic-status').textContent = '';
+      $('record-error').textContent = 'We could not use your microphone. Allow this page to use it (the icon in the address bar) and press Record again.';
+    });
+  });
+  $('stop').addEventListener('click', function () { if (recorder && recorder.state === 'recording') recorder.stop(); });
+
+  $('submit').addEventListener('click', function () {
+    if (!blob || !verified) return;
+    $('submit').disabled = true;
+    $('record-error').textContent = '';
+    $('mic-status').textContent = 'Sending your recording…';
+    fetch(base + '/recording', { method: 'POST', credentials: 'same-origin',
+      headers: { 'content-type': blob.type.split(';')[0] || 'audio/webm', 'x-consent-secret': verified.secret, accept: 'application/json' }, body: blob })
+      .then(json).then(function (r) {
+        if (!r.ok) {
+          $('mic-status').textContent = '';
+          $('record-error').textContent = clean(problem(r));
+          if (r.status === 401) { try { sessionStorage.removeItem(store); } catch (x) {} $('step-record').hidden = true; $('step-email').hidden = false; $('send-code').hidden = false; $('code-form').hidden = true; }
+          updateSubmit();
+          return;
+        }
+        try { sessionStorage.removeItem(store); } catch (x) {}
+        $('step-record').hidden = true;
+        $('step-done').hidden = false;
+        $('step-done').focus();
+        $('done-status').textContent = 'Thank you: your consent is recorded. Your voice is being prepared…';
+        wait(0);
+      }, function () { $('mic-status').textContent = ''; $('record-error').textContent = 'The service could not be reached; try again.'; updateSubmit(); });
+  });
+
+  function wait(n) {
+    fetch(base + '/status', { headers: { accept: 'application/json' }, credentials: 'same-origin' }).then(json).then(function (r) {
+      var st = r.body && r.body.status;
+      if (st === 'ready') { $('done-status').textContent = 'Your voice is ready. We e-mailed you a receipt with a link to withdraw your consent at any time.'; return; }
+      if (st === 'failed') { $('done-status').textContent = 'We could not make a voice from this recording (too little speech). The recording was deleted; the requester can send you a new link.'; return; }
+      if (st === 'revoked') { $('done-status').textContent = 'This voice was withdrawn.'; return; }
+      if (n < 60) setTimeout(function () { wait(n + 1); }, 1000);
+      else $('done-status').textContent = 'Your consent is recorded. The voice is still being prepared; you can close this page.';
+    }, function () { if (n < 60) setTimeout(function () { wait(n + 1); }, 2000); });
+  }
+
+  try {
+    var saved = JSON.parse(sessionStorage.getItem(store) || 'null');
+    if (saved && saved.secret) showRecord(saved);
+  } catch (x) { /* nothing saved */ }
+})();
+`;
