@@ -23,7 +23,7 @@ export type SentenceFor = { person: string; org: string; voice: string; date: Da
  */
 export function consentSentence(language: string, f: SentenceFor): { lang: SentenceLang; text: string } {
   const lang = sentenceLang(language);
-  const day = DateTime.fromJSDate(f.date, { zone: 'UTC' }).setLocale(lang === 'en' ? 'en-GB' : lang).toFormat('d LLLL yyyy');
+  const day = DateTime.fromJSDate(f.date, { zone: 'UTC' }).setLocale(lang === 'en' ? 'en-GB' : lang).toLocaleString(DateTime.DATE_FULL);
   switch (lang) {
     case 'pt':
       return { lang, text: `Eu, ${f.person}, autorizo ${f.org} a criar e usar uma cópia sintética da minha voz chamada "${f.voice}". Sei que posso retirar este consentimento a qualquer momento. Hoje é ${day}.` };

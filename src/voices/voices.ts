@@ -562,7 +562,8 @@ export async function consentWithRecording(s: Services, token: string, secret: s
     const t = now(s);
     if (!linkOpen(r, t)) throw closed(r, t);
     assertVerified(r, secret, t);
-    const sentence = (await sentenceOf(tx, r, t)).text;
+    // The sentence as the page showed it when the code was confirmed (its day is that day's).
+    const sentence = (await sentenceOf(tx, r, new Date(r.verified_until!.getTime() - VERIFIED_TTL_MS))).text;
     await tx.query(prepared(
       `INSERT INTO voice_recordings (voice_id, content_type, audio, duration_ms, sound_ms) VALUES ($1, $2, $3, $4, $5)`,
       [r.id, rec.contentType, rec.audio, rec.durationMs, rec.soundMs],
