@@ -426,3 +426,48 @@ describe('consent steps over HTTP', () => {
     expect((await t.request('POST', `${pathOf(a)}/code`)).status).toBe(409);
   });
 });
+
+describe('consent routes and bad input', () => {
+  it('answer malformed requests with a 4xx problem, never a 5xx', async () => {
+    const a = await ask();
+    const base = new URL(a.consentUrl).pathname;
+    const paths = [base, `/consent/${'z'.repeat(5000)}`, '/consent/%00', '/consent/..%2f..%2fetc', `/consent/revoke/${'q'.repeat(40)}`];
+    const bodies: Array<[string, string | Buffer]> = [
+      ['application/json', '{'],
+      ['application/json', 'null'],
+      ['application/json', '[]'],
+      ['application/json', JSON.stringify({ code: 123456 })],
+      ['application/json', JSON.stringify({ code: '1'.repeat(10_000) })],
+      ['application/json', JSON.stringify({ code: '12345\u0000' })],
+      ['text/plain', 'hello'],
+      ['audio/webm', Buffer.alloc(64, 0xff)],
+      ['application/x-www-form-urlencoded', 'a=b'],
+    ];
+    const seen: string[] = [];
+    for (const p of paths) {
+      for (const suffix of ['', '/code', '/verify', '/recording', '/status']) {
+        for (const [type, body] of bodies) {
+          const res = await fetch(`${t.url}${p}${suffix}`, { method: 'POST', headers: { 'content-type': type, 'x-consent-secret': 'abc' }, body });
+          seen.push(`${res.status}`);
+          // /code takes no body: on an open link it sends a code (then 429 until 30 s have passed); nothing else can succeed.
+          if (!(suffix === '/code' && p === base && res.status === 200)) expect(res.status, `POST ${p}${suffix} ${type}`).toBeGreaterThanOrEqual(400);
+          expect(res.status, `POST ${p}${suffix} ${type}`).toBeLessThan(500);
+          if (res.status >= 400 && (res.headers.get('content-type') ?? '').includes('json')) {
+            const j = await res.json();
+            expect(typeof j.code, `POST ${p}${suffix}`).toBe('string');
+          } else {
+            await res.arrayBuffer();
+          }
+        }
+        const get = await fetch(`${t.url}${p}${suffix}`);
+        expect(get.status, `GET ${p}${suffix}`).toBeLessThan(500);
+        await get.arrayBuffer();
+      }
+    }
+    // A verify with a malformed code names the field; the link is unharmed.
+    const bad = await t.request('POST', `${base}/verify`, { body: { code: 123456 } });
+    expect(await bad.json()).toMatchObject({ field: 'code' });
+    expect((await voice(a)).status).toBe('awaiting_consent');
+    expect(seen.length).toBeGreaterThan(100);
+  });
+});
