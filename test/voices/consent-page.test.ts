@@ -453,7 +453,7 @@ describe('consent routes and bad input', () => {
           if (!(suffix === '/code' && p === base && res.status === 200)) expect(res.status, `POST ${p}${suffix} ${type}`).toBeGreaterThanOrEqual(400);
           expect(res.status, `POST ${p}${suffix} ${type}`).toBeLessThan(500);
           if (res.status >= 400 && (res.headers.get('content-type') ?? '').includes('json')) {
-            const j = await res.json();
+            const j = (await res.json()) as { code?: unknown };
             expect(typeof j.code, `POST ${p}${suffix}`).toBe('string');
           } else {
             await res.arrayBuffer();
