@@ -80,12 +80,11 @@ async function orgName(s: Services, orgId: string): Promise<string> {
 }
 
 /** The page of a link that no longer takes a consent: why, plainly. */
-function closedPage(reply: FastifyReply, r: VoiceRow, t: Date): FastifyReply {
+function closedPage(reply: FastifyReply, r: VoiceRow): FastifyReply {
   if (r.status === 'awaiting_consent' || r.status === 'expired') {
     return message(reply, 410, 'This link has expired', `Consent links work for 7 days; this one lapsed on ${utc(r.link_expires_at)}. Nothing was recorded. If you still want to give your consent, ask the requester for a new link.`, 'expired');
   }
   if (r.status === 'revoked') return message(reply, 410, 'This request was withdrawn', 'This voice was withdrawn. The link no longer works, and nothing more will be done with it.', 'revoked');
-  void t;
   const text = r.status === 'failed'
     ? 'You already gave your consent with this link, but the voice could not be made from the recording. The recording was deleted; the requester can send you a new link.'
     : 'You already gave your consent with this link; it cannot be used again. The receipt we e-mailed you has the link to withdraw your consent at any time.';
@@ -118,7 +117,7 @@ export default function register(app: FastifyInstance, s: Services) {
       const r = await voiceByConsentToken(s.pool, req.params.token);
       if (!r) return message(reply, 404, 'Link not found', 'This consent link does not exist. Check that you opened the whole link from the e-mail.', 'not_found');
       const t = now(s);
-      if (!linkOpen(r, t)) return closedPage(reply, r, t);
+      if (!linkOpen(r, t)) return closedPage(reply, r);
       const org = await orgName(s, r.org_id);
       const base = `/consent/${encodeURIComponent(req.params.token)}`;
       const attrs = ` data-mode="consent" data-base="${esc(base)}" data-min-ms="${MIN_RECORDING_MS}" data-max-ms="${MAX_RECORDING_MS}"`;
