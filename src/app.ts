@@ -213,7 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { databaseUrl: _url, ...services } = deps;
   const reader = new EventReader(services);
   for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });
-  roomPage(app, services);
+  roomPage(app, services, bus);
   bookingPages(app, services);
   consentPages(app, services);
 

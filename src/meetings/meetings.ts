@@ -7,6 +7,7 @@ import { inTx } from '../jobs/in-tx.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import { endRoomSessions } from '../sessions/leave.ts';
+import { endRoomParticipants } from '../rooms/participants.ts';
 import { toRoom, ROOM_COLUMNS, type RoomRow } from '../rooms/rooms.ts';
 import type { Room } from '../rooms/schemas.ts';
 import { sendMeetingMail, type Guest, type MeetingMailKind } from './invitations.ts';
@@ -253,6 +254,7 @@ export async function fireTimer(s: Services, job: TimerJob): Promise<void> {
         });
         if (t.changed) {
           await endRoomSessions(tx, m.id);
+          await endRoomParticipants(tx, m.id);
           await settleBookingOfRoom(s, tx, m.id, before === 'live' ? 'COMPLETE' : 'CANCEL');
         }
         return;

@@ -1,5 +1,6 @@
 import type { CapabilityJobs } from '../jobs/registry.ts';
 import { ROOM_EXPIRY_CRON, ROOM_EXPIRY_QUEUE, expireRooms } from './rooms.ts';
+import { PRESENCE_SWEEP_CRON, PRESENCE_SWEEP_QUEUE, sweepAbsent } from './participants.ts';
 
 /**
  * Instant rooms expire by one periodic sweep (every minute, over the index of
@@ -16,6 +17,15 @@ export const roomJobs: CapabilityJobs = {
       options: { policy: 'singleton' },
       handle: async (s) => {
         await expireRooms(s);
+      },
+    },
+    {
+      // People whose room page went quiet (closed without saying goodbye, lost its connection) leave.
+      name: PRESENCE_SWEEP_QUEUE,
+      cron: PRESENCE_SWEEP_CRON,
+      options: { policy: 'singleton' },
+      handle: async (s) => {
+        await sweepAbsent(s);
       },
     },
   ],

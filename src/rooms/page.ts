@@ -1,36 +1,130 @@
-import type { FastifyInstance } from 'fastify';
-import { now, type Services } from '../services.ts';
-import { linkSigningKey, verifyJoinToken } from './join-links.ts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { prepared } from '../db/pool.ts';
+import { ApiError } from '../errors.ts';
+import { Lang } from '../http/schemas.ts';
+import { CSP, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
 import { ID_PATTERN } from '../ids.ts';
+import { now, type Services } from '../services.ts';
+import type { SessionBus } from '../sessions/bus.ts';
+import { linkSigningKey, verifyJoinToken } from './join-links.ts';
+import { joinAsPerson, leaveAsPerson, participantOf, sayAsPerson } from './participants.ts';
+import { ROOM_SCRIPT, ROOM_STYLE, roomPageHtml, roomProblemHtml, type RoomView } from './page-view.ts';
+import { RoomHub } from './stream.ts';
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// The room page: what a room's `url` and its join links open (no API key).
+//
+// - GET  /r/:id[?t=TOKEN]      the page: a join screen (name and languages,
+//                              prefilled by a join link), then the room; an
+//                              ended or canceled room says so, a meeting not
+//                              started says when it starts
+// - POST /r/:id/participants   joins ({ name, speak, hear, t? }): 201 with the
+//                              participant and the secret of its page
+// - GET  /r/:id/stream         the room live, as Server-Sent Events (stream.ts);
+//                              ?participant=&secret= (EventSource sends no headers)
+// - POST /r/:id/say            a phrase typed by the participant ({ participant, secret, text })
+// - POST /r/:id/leave          leaves ({ participant, secret }; also sent by the tab closing)
+// - GET  /r/assets/room.js|.css
+//
+// A private room is joined only with a join link of the room; a public
+// room's url is enough. The page loads nothing from another origin, under the
+// pages' strict Content-Security-Policy (http/pages.ts); JSON errors are
+// problem+json with `field` and `error`, never a 5xx for bad input.
 
-/**
- * The room page a `url` or a join link opens. A join link carries a signed
- * token with the prefilled name and languages; a tampered or expired token is
- * refused (403), so the link alone admits its holder.
- */
-export default function register(app: FastifyInstance, s: Services) {
-  app.get<{ Params: { id: string }; Querystring: { t?: string | string[] } }>('/r/:id', { schema: { hide: true } }, async (req, reply) => {
-    const { id } = req.params;
-    const room = ID_PATTERN.test(id)
-      ? (await s.pool.query(`SELECT id, title, status FROM rooms WHERE id = $1`, [id])).rows[0]
-      : undefined;
-    reply.type('text/html; charset=utf-8');
-    if (!room) return reply.code(404).send('<!doctype html><title>Room not found</title><h1>Room not found</h1>');
-    let joining = '';
-    if (req.query.t !== undefined) {
-      // `t` given twice (an array) is an altered link too.
-      const claims = typeof req.query.t === 'string' ? verifyJoinToken(await linkSigningKey(s.pool), req.query.t, now(s).getTime()) : null;
-      if (!claims || claims.room_id !== id) {
-        return reply.code(403).send('<!doctype html><title>Invalid link</title><h1>This join link is invalid or has expired</h1>');
+const JoinBody = z.object({
+  name: z.string().trim().min(1, 'required').max(80),
+  speak: Lang,
+  hear: Lang,
+  t: z.string().max(4096).optional(),
+});
+const Who = { participant: z.string().max(100), secret: z.string().max(100) };
+const SayBody = z.object({ ...Who, text: z.string().min(1).max(1000) });
+const LeaveBody = z.object(Who);
+
+type RoomRow = RoomView['room'];
+
+async function roomOf(s: Services, id: string): Promise<RoomRow | null> {
+  if (!ID_PATTERN.test(id)) return null;
+  const { rows } = await s.pool.query<RoomRow>(prepared(`SELECT id, title, status, visibility, starts_at, langs FROM rooms WHERE id = $1`, [id]));
+  return rows[0] ?? null;
+}
+
+function page(reply: FastifyReply, status: number, html: string): FastifyReply {
+  // The page's address may carry a join link: not indexed, not cached, not sent on.
+  return securityHeaders(reply, { private: true, csp: CSP }).code(status).send(html);
+}
+
+export default function register(app: FastifyInstance, s: Services, bus: SessionBus) {
+  const hub = new RoomHub(s, bus, app.log);
+  // Before the server waits for its connections to end: the pages' streams end (their browsers reconnect elsewhere).
+  app.addHook('preClose', async () => hub.closeAll());
+  app.decorate('roomHub', hub);
+
+  app.register(async (pages) => {
+    pages.setErrorHandler(pageErrorHandler(s));
+    const hide = { schema: { hide: true } };
+
+    pages.get('/r/assets/room.js', hide, async (_req, reply) => sendAsset(reply, 'text/javascript', ROOM_SCRIPT));
+    pages.get('/r/assets/room.css', hide, async (_req, reply) => sendAsset(reply, 'text/css', PAGE_STYLE + ROOM_STYLE));
+
+    pages.get<{ Params: { id: string }; Querystring: { t?: string | string[] } }>('/r/:id', hide, async (req, reply) => {
+      const room = await roomOf(s, req.params.id);
+      if (!room) return page(reply, 404, roomProblemHtml('not_found'));
+      let token: string | null = null;
+      let prefill: RoomView['prefill'] = {};
+      if (req.query.t !== undefined) {
+        // `t` given twice (an array) is an altered link too.
+        const claims = typeof req.query.t === 'string' ? verifyJoinToken(await linkSigningKey(s.pool), req.query.t, now(s).getTime()) : null;
+        if (!claims || claims.room_id !== room.id) return page(reply, 403, roomProblemHtml('bad_link'));
+        token = req.query.t as string;
+        prefill = { ...(claims.name ? { name: claims.name } : {}), ...(claims.speak ? { speak: claims.speak } : {}), ...(claims.hear ? { hear: claims.hear } : {}) };
+      } else if (room.visibility === 'private' && (room.status === 'live' || room.status === 'scheduled')) {
+        return page(reply, 403, roomProblemHtml('private'));
       }
-      joining = `<p data-join="ok">Joining as <b>${esc(claims.name ?? 'guest')}</b>` +
-        `${claims.speak ? `, speaking <b>${esc(claims.speak)}</b>` : ''}${claims.hear ? `, hearing <b>${esc(claims.hear)}</b>` : ''}.</p>`;
-    }
-    const status = room.status === 'ended' ? '<p data-status="ended">This room has ended.</p>'
-      : room.status === 'canceled' ? '<p data-status="canceled">This meeting was canceled.</p>' : `<p data-status="${esc(room.status)}">Status: ${esc(room.status)}</p>`;
-    return reply.send(`<!doctype html><meta charset="utf-8"><title>${esc(room.title || 'Room')}</title>` +
-      `<h1>${esc(room.title || 'Room')}</h1>${status}${joining}`);
+      return page(reply, 200, roomPageHtml({ room, token, prefill }));
+    });
+
+    pages.post<{ Params: { id: string } }>('/r/:id/participants', hide, async (req, reply) => {
+      const body = parseBody(JoinBody, req.body);
+      return reply.code(201).send(await joinAsPerson(s, req.params.id, body));
+    });
+
+    pages.post<{ Params: { id: string } }>('/r/:id/say', hide, async (req, reply) => {
+      const body = parseBody(SayBody, req.body);
+      return reply.code(202).send(await sayAsPerson(s, req.params.id, body.participant, body.secret, body.text));
+    });
+
+    pages.post<{ Params: { id: string } }>('/r/:id/leave', hide, async (req) => {
+      const body = parseBody(LeaveBody, req.body);
+      await leaveAsPerson(s, req.params.id, body.participant, body.secret);
+      return { left: true };
+    });
+
+    pages.get<{ Params: { id: string }; Querystring: { participant?: string; secret?: string; after?: string } }>('/r/:id/stream', hide, async (req, reply) => {
+      const roomId = req.params.id;
+      if (!ID_PATTERN.test(roomId)) throw new ApiError('not_found', 'No such room');
+      const p = await participantOf(s.pool, roomId, String(req.query.participant ?? ''), String(req.query.secret ?? ''));
+      // Where the page resumes: EventSource's Last-Event-ID (the last phrase it got), else where it joined.
+      const last = req.headers['last-event-id'] ?? req.query.after;
+      const resume = typeof last === 'string' && /^\d{1,15}$/.test(last) ? Number(last) : null;
+      const after = resume ?? Number(p.from_seq);
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'X-Accel-Buffering': 'no',
+        'X-Content-Type-Options': 'nosniff',
+        'X-Request-Id': req.id,
+      });
+      res.write(`retry: 2000\n\n`);
+      hub.attach(roomId, res, p, after);
+    });
   });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    roomHub: RoomHub;
+  }
 }

@@ -7,6 +7,7 @@ import type { Room } from './schemas.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import { endRoomSessions } from '../sessions/leave.ts';
+import { endRoomParticipants } from './participants.ts';
 import { settleBookingOfRoom } from '../bookings/bookings.ts';
 
 // Rooms (api.md: Room, the room state table, the Rooms endpoints). The
@@ -146,7 +147,11 @@ async function end(s: Services, owner: { orgId: string; livemode: boolean } | nu
       objectFor: (r) => toRoom(base, r),
     });
     // api.md: the room ends for everyone, its agent sessions included.
-    if (t.changed) await endRoomSessions(tx, id);
+    if (t.changed) {
+      await endRoomSessions(tx, id);
+      // Its people too (the room's pages show it has ended).
+      await endRoomParticipants(tx, id);
+    }
     // A booked meeting's booking: completed once its meeting took place,
     // canceled (its slot free again) when the room ended before it started.
     if (t.changed && row.kind === 'meeting') await settleBookingOfRoom(s, tx, id, row.status === 'live' ? 'COMPLETE' : 'CANCEL');

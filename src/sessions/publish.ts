@@ -16,7 +16,7 @@ import { SESSION_CHANNEL } from './bus.ts';
 export type Segment = {
   roomId: string;
   /** `disclosure`: a call's AI disclosure (its wording is made per language, like an announcement's). */
-  kind: 'robot' | 'agent' | 'announcement' | 'disclosure';
+  kind: 'robot' | 'agent' | 'announcement' | 'disclosure' | 'person';
   speaker: string | null;
   participantId: string;
   srcLang: string;

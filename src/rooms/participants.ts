@@ -1,0 +1,192 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Client, Queryable } from '../db/pool.ts';
+import { prepared, withTx } from '../db/pool.ts';
+import { ApiError, invalid, notFound } from '../errors.ts';
+import { ID_PATTERN, newId } from '../ids.ts';
+import { writeEvent } from '../actors/store.ts';
+import { now, type Services } from '../services.ts';
+import { SESSION_CHANNEL } from '../sessions/bus.ts';
+import { publishSegment, roomHead } from '../sessions/publish.ts';
+import { scheduleReply } from '../sim/robots.ts';
+import { linkSigningKey, verifyJoinToken } from './join-links.ts';
+
+// People in a room through its page (src/rooms/page.ts). Joining makes the
+// person a participant of the room (room.participant_joined); leaving, the
+// page going silent for longer than ABSENT_MS (the stream keeps last_seen_at
+// fresh while the page is connected, rooms/stream.ts; a sweep every minute
+// ends those that went quiet), or the room ending makes them leave
+// (room.participant_left). Events carry ids only. A participant's phrases
+// go into the room's log like an agent's (publish.ts), so agent sessions
+// hear them as segment.final with the person as speaker, transcripts keep
+// them, and the test-mode robots answer them. Every change wakes the room's
+// listeners in every process (NOTIFY on the sessions' channel).
+
+/** A page not heard from for this long has left (its stream heartbeats every HEARTBEAT_MS). */
+export const ABSENT_MS = 45_000;
+export const HEARTBEAT_MS = 15_000;
+export const PRESENCE_SWEEP_QUEUE = 'room-presence-sweep';
+export const PRESENCE_SWEEP_CRON = '* * * * *';
+
+export type ParticipantRow = {
+  id: string;
+  room_id: string;
+  org_id: string;
+  livemode: boolean;
+  name: string;
+  speak_lang: string;
+  hear_lang: string;
+  secret_hash: string;
+  from_seq: string;
+  left_at: Date | null;
+};
+const COLUMNS = 'id, room_id, org_id, livemode, name, speak_lang, hear_lang, secret_hash, from_seq, left_at';
+
+export type JoinInput = { name: string; speak: string; hear: string; t?: string };
+
+function hash(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url');
+}
+
+function eventObject(p: { id: string; room_id: string; livemode: boolean }) {
+  return { id: p.id, object: 'participant', room_id: p.room_id, livemode: p.livemode };
+}
+
+async function notifyRoom(tx: Queryable, roomId: string): Promise<void> {
+  await tx.query(prepared(`SELECT pg_notify($1, $2)`, [SESSION_CHANNEL, roomId]));
+}
+
+type RoomForJoin = { id: string; org_id: string; livemode: boolean; status: string; visibility: string; starts_at: Date | null };
+
+/**
+ * The page's join: a live room, and for a private room a join link of that
+ * room (its token `t`); the person becomes a participant. Answers the
+ * participant, the secret its page proves itself with, and the room's log
+ * position (what is said from now on is theirs to read).
+ */
+export async function joinAsPerson(s: Services, roomId: string, input: JoinInput) {
+  if (!ID_PATTERN.test(roomId)) throw notFound('room', roomId);
+  return withTx(s.pool, async (tx) => {
+    const { rows } = await tx.query<RoomForJoin>(prepared(
+      `SELECT id, org_id, livemode, status, visibility, starts_at FROM rooms WHERE id = $1 FOR SHARE`, [roomId],
+    ));
+    const room = rows[0];
+    if (!room) throw notFound('room', roomId);
+    if (input.t !== undefined && input.t !== '') {
+      const claims = verifyJoinToken(await linkSigningKey(tx), input.t, now(s).getTime());
+      if (!claims || claims.room_id !== roomId) throw new ApiError('unauthorized', 't: this join link is invalid or has expired');
+    } else if (room.visibility === 'private') {
+      throw new ApiError('unauthorized', 't: this room is private; open it with your join link');
+    }
+    if (room.status === 'scheduled') {
+      throw new ApiError('conflict', `room: this meeting has not started yet; it starts at ${room.starts_at?.toISOString() ?? 'its start time'}`);
+    }
+    if (room.status !== 'live') throw new ApiError('conflict', `room: this room has ${room.status === 'canceled' ? 'been canceled' : 'ended'}`);
+    const id = newId('par');
+    const secret = randomBytes(24).toString('base64url');
+    const cursor = await roomHead(tx, roomId);
+    await tx.query(prepared(
+      `INSERT INTO room_participants (id, room_id, org_id, livemode, name, speak_lang, hear_lang, secret_hash, from_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [id, roomId, room.org_id, room.livemode, input.name, input.speak, input.hear, hash(secret), cursor],
+    ));
+    await writeEvent(tx, { orgId: room.org_id, livemode: room.livemode }, 'room.participant_joined', eventObject({ id, room_id: roomId, livemode: room.livemode }));
+    await notifyRoom(tx, roomId);
+    return { id, name: input.name, speak_lang: input.speak, hear_lang: input.hear, secret, cursor };
+  });
+}
+
+/** A present participant of the room whose secret this is (401 otherwise; 409 once they left). */
+export async function participantOf(db: Queryable, roomId: string, id: string, secret: string, lock = false): Promise<ParticipantRow> {
+  const unknown = () => new ApiError('unauthorized', 'participant: not a participant of this room; join again');
+  if (!ID_PATTERN.test(id) || typeof secret !== 'string' || secret.length > 100) throw unknown();
+  const { rows } = await db.query<ParticipantRow>(prepared(
+    `SELECT ${COLUMNS} FROM room_participants WHERE id = $1 AND room_id = $2 ${lock ? 'FOR UPDATE' : ''}`, [id, roomId],
+  ));
+  const p = rows[0];
+  if (!p) throw unknown();
+  const a = Buffer.from(p.secret_hash);
+  const b = Buffer.from(hash(secret));
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw unknown();
+  if (p.left_at) throw new ApiError('conflict', 'participant: you left this room; join again');
+  return p;
+}
+
+/** Marks participants left in tx (one statement) and writes their events; returns the rooms touched. */
+async function markLeft(tx: Client, where: string, values: unknown[], reason: 'left' | 'absent' | 'room_ended'): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string; room_id: string; org_id: string; livemode: boolean }>(
+    `UPDATE room_participants SET left_at = now(), left_reason = '${reason}' WHERE left_at IS NULL AND ${where} RETURNING id, room_id, org_id, livemode`,
+    values,
+  );
+  for (const r of rows) {
+    await writeEvent(tx, { orgId: r.org_id, livemode: r.livemode }, 'room.participant_left', eventObject(r));
+  }
+  const rooms = [...new Set(rows.map((r) => r.room_id))];
+  for (const room of rooms) await notifyRoom(tx, room);
+  return rooms;
+}
+
+/** The page's Leave (its button, or the tab closing). Leaving again changes nothing. */
+export async function leaveAsPerson(s: Services, roomId: string, id: string, secret: string): Promise<void> {
+  await withTx(s.pool, async (tx) => {
+    try {
+      await participantOf(tx, roomId, id, secret, true);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'conflict') return;
+      throw err;
+    }
+    await markLeft(tx, 'id = $1', [id], 'left');
+  });
+}
+
+/** Everyone still present leaves (the room ended), in the room's transaction. */
+export async function endRoomParticipants(tx: Client, roomId: string): Promise<void> {
+  await markLeft(tx, 'room_id = $1', [roomId], 'room_ended');
+  // The room's pages learn it ended even when nobody was present.
+  await notifyRoom(tx, roomId);
+}
+
+/** The pages connected to this process are alive: their participants' last_seen_at moves on. */
+export async function touchParticipants(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = ANY($1::text[]) AND left_at IS NULL`, [ids]));
+}
+
+/** Participants whose page went silent longer than ABSENT_MS leave (the minute sweep). */
+export async function sweepAbsent(s: Services): Promise<number> {
+  return withTx(s.pool, async (tx) => {
+    const rooms = await markLeft(tx, `last_seen_at < now() - make_interval(secs => $1)`, [ABSENT_MS / 1000], 'absent');
+    return rooms.length;
+  });
+}
+
+/** A participant says something: a phrase of the room's log in their language, heard by everyone else in theirs. */
+export async function sayAsPerson(s: Services, roomId: string, id: string, secret: string, text: string): Promise<{ seq: number }> {
+  const trimmed = text.trim();
+  if (trimmed === '') throw invalid('text', 'say something (it is empty)');
+  return withTx(s.pool, async (tx) => {
+    const p = await participantOf(tx, roomId, id, secret, true);
+    const { rows } = await tx.query(prepared(`SELECT status FROM rooms WHERE id = $1`, [roomId]));
+    if (rows[0]?.status !== 'live') throw new ApiError('conflict', 'room: this room has ended');
+    await tx.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = $1`, [id]));
+    const seq = await publishSegment(s, tx, { roomId, kind: 'person', speaker: p.name, participantId: p.id, srcLang: p.speak_lang, text: trimmed });
+    await scheduleReply(s, tx, roomId, p.speak_lang);
+    return { seq };
+  });
+}
+
+export type Person = { id: string; name: string; kind: 'person' | 'agent' | 'robot'; ai: boolean; speak_lang: string; hear_lang: string | null };
+
+/** Who is in the room now: its people, its agent sessions (AI), and its test-mode robots, in the order they came. */
+export async function roomPeople(db: Queryable, roomId: string): Promise<Person[]> {
+  const { rows } = await db.query<Person & { at: Date }>(prepared(
+    `SELECT id, name, 'person' AS kind, false AS ai, speak_lang, hear_lang, joined_at AS at FROM room_participants WHERE room_id = $1 AND left_at IS NULL
+     UNION ALL
+     SELECT id, name, 'agent', true, speak_lang, hear_lang, started_at FROM agent_sessions WHERE room_id = $1 AND status <> 'ended'
+     UNION ALL
+     SELECT 'robot_a', robot_a_name, 'robot', false, robot_a_lang, robot_a_lang, '-infinity'::timestamptz FROM sim_rooms WHERE room_id = $1
+     UNION ALL
+     SELECT 'robot_b', 'Robot B', 'robot', false, robot_b_lang, robot_b_lang, '-infinity'::timestamptz FROM sim_rooms WHERE room_id = $1 AND robot_b_lang IS NOT NULL
+     ORDER BY at, id`,
+    [roomId],
+  ));
+  return rows.map(({ at: _at, ...p }) => p);
+}

@@ -1,0 +1,236 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { prepared } from '../db/pool.ts';
+import { speechOf, translatorOf, type Services } from '../services.ts';
+import type { SessionBus } from '../sessions/bus.ts';
+import { announcement, disclosure } from '../sim/phrasebook.ts';
+import { HEARTBEAT_MS, roomPeople, touchParticipants, type Person } from './participants.ts';
+
+// The room page's live feed (Server-Sent Events, GET /r/{id}/stream): what
+// the room says, each phrase in the page's language with its original, who
+// is in the room, and the room's end. It is fed by the same room log the
+// agent sessions read (sessions/publish.ts) and woken by the same
+// notifications (sessions/bus.ts), so a phrase said on any server process
+// reaches every page on every process.
+//
+// One feed per room per process, however many pages of the room this
+// process serves: on each wake-up it reads the new phrases once (one query
+// for the phrases, the people and the room's status), translates each once
+// per language its pages hear, and writes the same bytes to every page of a
+// language. A page keeps its own position (the last phrase it was sent), so
+// one that (re)connects with an older position (EventSource's Last-Event-ID)
+// is sent what it missed by the same read. Nothing here is kept only in
+// memory that the database does not hold: a process that dies drops its
+// connections, the browsers reconnect elsewhere and resume from their
+// position.
+
+/** Phrases read per wake-up (a page far behind catches up over several). */
+const BATCH = 200;
+/** A feed re-reads the room at least this often without a notification (the room's end by a sweep, a lost notification). */
+const IDLE_MS = 20_000;
+
+type Conn = {
+  res: ServerResponse;
+  participantId: string;
+  hearLang: string;
+  /** The last phrase this page was sent. */
+  after: number;
+  open: boolean;
+};
+
+type Entry = {
+  seq: number; kind: string; speaker: string | null; participant_id: string; src_lang: string; text: string;
+  announced: string | null; created_at: Date;
+};
+
+function frame(event: string, data: unknown, id?: number): string {
+  return `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+class Feed {
+  readonly conns = new Set<Conn>();
+  private people = '';
+  private running = false;
+  /** Ends the current wait early (a page joined and must be sent the room at once). */
+  private kicker: EventEmitter | null = null;
+  private readonly hub: RoomHub;
+  private readonly roomId: string;
+
+  constructor(hub: RoomHub, roomId: string) {
+    this.hub = hub;
+    this.roomId = roomId;
+  }
+
+  /** A page was added during the last read: read again before waiting. */
+  private fresh = false;
+
+  add(c: Conn): void {
+    this.conns.add(c);
+    this.fresh = true;
+    // A newcomer gets the people list on the next read, whatever it was.
+    this.people = '';
+    if (!this.running) void this.run();
+    else this.kicker?.emit('close');
+  }
+
+  remove(c: Conn): void {
+    c.open = false;
+    this.conns.delete(c);
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.conns.size > 0) {
+        const mark = this.hub.bus.mark();
+        let more = false;
+        try {
+          more = await this.read();
+        } catch (err) {
+          this.hub.log?.error({ err, room: this.roomId }, 'room feed read failed');
+          await new Promise((r) => setTimeout(r, 1000));
+          continue;
+        }
+        if (this.conns.size === 0) break;
+        if (!more && !this.fresh) {
+          const kicker = (this.kicker = new EventEmitter());
+          await this.hub.bus.waitFor(this.roomId, IDLE_MS, mark, kicker);
+          this.kicker = null;
+        }
+        this.fresh = false;
+      }
+    } finally {
+      this.running = false;
+      if (this.conns.size === 0) this.hub.drop(this.roomId, this);
+      else void this.run();
+    }
+  }
+
+  /** One read of the room; true when there is more to read at once. */
+  private async read(): Promise<boolean> {
+    let after = Infinity;
+    for (const c of this.conns) after = Math.min(after, c.after);
+    const s = this.hub.s;
+    const [room, log, people] = await Promise.all([
+      s.pool.query<{ status: string }>(prepared(`SELECT status FROM rooms WHERE id = $1`, [this.roomId])),
+      s.pool.query<Entry>(prepared(
+        `SELECT seq, kind, speaker, participant_id, src_lang, text, announced, created_at FROM room_segments
+          WHERE room_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [this.roomId, after, BATCH],
+      )),
+      roomPeople(s.pool, this.roomId),
+    ]);
+    const entries = log.rows.map((e) => ({ ...e, seq: Number(e.seq) }));
+    // Phrases, each translated once per language heard here.
+    const frames = new Map<string, string>();
+    const frameOf = (e: Entry, lang: string, own: boolean) => {
+      const key = `${e.seq}\n${lang}\n${own ? 1 : 0}`;
+      let f = frames.get(key);
+      if (f === undefined) {
+        const text = e.announced === null ? translatorOf(s).translate(e.text, e.src_lang, lang)
+          : e.kind === 'disclosure' ? disclosure(e.announced, lang) : announcement(e.announced, lang);
+        f = frame('phrase', {
+          seq: e.seq, kind: e.kind, speaker: e.speaker, participant_id: e.participant_id, ai: e.kind === 'agent', own,
+          src_lang: e.src_lang, text, original: e.text, lang,
+          duration_ms: Math.round(speechOf(s).spokenSeconds(e.text) * 1000), created_at: new Date(e.created_at).toISOString(),
+        }, e.seq);
+        frames.set(key, f);
+      }
+      return f;
+    };
+    const present = new Set(people.map((p) => p.id));
+    const peopleChanged = JSON.stringify(people) !== this.people;
+    this.people = JSON.stringify(people);
+    const status = room.rows[0]?.status ?? 'ended';
+    for (const c of [...this.conns]) {
+      let out = '';
+      for (const e of entries) {
+        if (e.seq <= c.after) continue;
+        out += frameOf(e, c.hearLang, e.participant_id === c.participantId);
+        c.after = e.seq;
+      }
+      if (peopleChanged) out += frame('participants', { participants: people.map((p: Person) => ({ ...p, you: p.id === c.participantId })) });
+      if (status !== 'live') {
+        out += frame('ended', { status: status === 'canceled' ? 'canceled' : 'ended' });
+        this.hub.close(c, out);
+      } else if (!present.has(c.participantId)) {
+        out += frame('gone', { reason: 'left' });
+        this.hub.close(c, out);
+      } else if (out) {
+        c.res.write(out);
+      }
+    }
+    return entries.length === BATCH;
+  }
+}
+
+/** This process's room feeds and the pages connected to them. */
+export class RoomHub {
+  readonly s: Services;
+  readonly bus: SessionBus;
+  readonly log?: { error: (o: object, m: string) => void };
+  private readonly feeds = new Map<string, Feed>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(s: Services, bus: SessionBus, log?: { error: (o: object, m: string) => void }) {
+    this.s = s;
+    this.bus = bus;
+    this.log = log;
+    // Every HEARTBEAT_MS: a comment to every page (proxies keep the stream open) and the pages' participants marked present.
+    this.timer = setInterval(() => void this.heartbeat(), HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  /** Pages connected to this process (for the benchmark). */
+  get size(): number {
+    let n = 0;
+    for (const f of this.feeds.values()) n += f.conns.size;
+    return n;
+  }
+
+  /** A page connects: its stream starts after `after` (its last phrase). */
+  attach(roomId: string, res: ServerResponse, participant: { id: string; hear_lang: string }, after: number): void {
+    const c: Conn = { res, participantId: participant.id, hearLang: participant.hear_lang, after, open: true };
+    let feed = this.feeds.get(roomId);
+    if (!feed) this.feeds.set(roomId, (feed = new Feed(this, roomId)));
+    const f = feed;
+    res.on('close', () => {
+      f.remove(c);
+      // The browser went away (its half of the connection ended): end ours too, or the socket stays open.
+      if (!res.writableEnded) res.destroy();
+    });
+    f.add(c);
+  }
+
+  /** Ends a page's stream with its last events; `hangUp`: the connection too (the server is stopping). */
+  close(c: Conn, last: string, hangUp = false): void {
+    if (!c.open) return;
+    c.open = false;
+    c.res.end(last, () => { if (hangUp) c.res.socket?.destroy(); });
+  }
+
+  drop(roomId: string, feed: Feed): void {
+    if (this.feeds.get(roomId) === feed) this.feeds.delete(roomId);
+  }
+
+  private async heartbeat(): Promise<void> {
+    const ids: string[] = [];
+    for (const f of this.feeds.values()) {
+      for (const c of f.conns) {
+        ids.push(c.participantId);
+        c.res.write(': ping\n\n');
+      }
+    }
+    try {
+      await touchParticipants(this.s.pool, ids);
+    } catch (err) {
+      this.log?.error({ err }, 'room presence heartbeat failed');
+    }
+  }
+
+  /** The server stops: every stream ends and its connection closes (the browsers reconnect to another process). */
+  closeAll(): void {
+    clearInterval(this.timer);
+    for (const f of this.feeds.values()) for (const c of [...f.conns]) this.close(c, '', true);
+  }
+}
