@@ -336,7 +336,9 @@ export const ROOM_SCRIPT = String.raw`(function () {
         }, 300);
       };
       on('phrase', function (d) { resumed = false; addPhrase(d); });
-      on('participants', function (d) { resumed = false; showPeople(d.participants || []); });
+      on('participants', function (d) { resumed = false; roster = d.participants || []; showPeople(roster); });
+      on('joined', function (d) { roster = roster.filter(function (p) { return p.id !== d.participant.id; }).concat([d.participant]); showPeople(roster); });
+      on('left', function (d) { roster = roster.filter(function (p) { return p.id !== d.id; }); showPeople(roster); });
       on('ended', function (d) { save(null); me = null; finish(d.status === 'canceled' ? 'canceled' : 'ended'); });
       on('gone', function () {
         stop();
@@ -383,12 +385,14 @@ export const ROOM_SCRIPT = String.raw`(function () {
     originals.addEventListener('change', showOriginals);
     showOriginals();
 
+    var roster = [];
     function showPeople(all) {
       people.textContent = '';
       all.forEach(function (p) {
-        var li = el('li', { 'data-id': p.id, 'class': p.you ? 'you' : '' });
+        var you = !!(me && p.id === me.id);
+        var li = el('li', { 'data-id': p.id, 'class': you ? 'you' : '' });
         li.appendChild(el('span', { 'class': 'name' }, p.name || ''));
-        if (p.you) li.appendChild(document.createTextNode(' (you)'));
+        if (you) li.appendChild(document.createTextNode(' (you)'));
         if (p.ai) li.appendChild(el('span', { 'class': 'ai-badge', title: 'AI agent' }, 'AI'));
         li.appendChild(el('span', { 'class': 'speaking-label', 'aria-hidden': 'true' }, 'speaking'));
         li.appendChild(el('span', { 'class': 'visually-hidden speaking-now' }, ''));

@@ -4,7 +4,7 @@ import { prepared } from '../db/pool.ts';
 import { speechOf, translatorOf, type Services } from '../services.ts';
 import type { SessionBus } from '../sessions/bus.ts';
 import { announcement, disclosure } from '../sim/phrasebook.ts';
-import { HEARTBEAT_MS, roomPeople, touchParticipants, type Person } from './participants.ts';
+import { HEARTBEAT_MS, roomPeople, touchParticipants } from './participants.ts';
 
 // The room page's live feed (Server-Sent Events, GET /r/{id}/stream): what
 // the room says, each phrase in the page's language with its original, who
@@ -35,6 +35,8 @@ type Conn = {
   hearLang: string;
   /** The last phrase this page was sent. */
   after: number;
+  /** Whether it was sent the whole list of who is here (then only who comes and goes). */
+  listed: boolean;
   open: boolean;
 };
 
@@ -49,7 +51,8 @@ function frame(event: string, data: unknown, id?: number): string {
 
 class Feed {
   readonly conns = new Set<Conn>();
-  private people = '';
+  /** Who was here at the last read (id -> the participant as sent), null before the first. */
+  private people: Map<string, string> | null = null;
   private running = false;
   /** Ends the current wait early (a page joined and must be sent the room at once). */
   private kicker: EventEmitter | null = null;
@@ -67,8 +70,6 @@ class Feed {
   add(c: Conn): void {
     this.conns.add(c);
     this.fresh = true;
-    // A newcomer gets the people list on the next read, whatever it was.
-    this.people = '';
     if (!this.running) void this.run();
     else this.kicker?.emit('close');
   }
@@ -138,9 +139,17 @@ class Feed {
       }
       return f;
     };
-    const present = new Set(people.map((p) => p.id));
-    const peopleChanged = JSON.stringify(people) !== this.people;
-    this.people = JSON.stringify(people);
+    // Who is here: the whole list for a page that has none yet (one frame for all of them), then
+    // only who came and went (a room of a thousand people does not send a thousand-name list to a
+    // thousand pages each time one of them arrives). Pages tell themselves apart by their own id.
+    const present = new Map(people.map((p) => [p.id, JSON.stringify(p)]));
+    let changes = '';
+    if (this.people !== null) {
+      for (const [id, json] of present) if (this.people.get(id) !== json) changes += `event: joined\ndata: {"participant":${json}}\n\n`;
+      for (const id of this.people.keys()) if (!present.has(id)) changes += frame('left', { id });
+    }
+    this.people = present;
+    let list: string | null = null;
     const status = room.rows[0]?.status ?? 'ended';
     for (const c of [...this.conns]) {
       let out = '';
@@ -149,7 +158,12 @@ class Feed {
         out += frameOf(e, c.hearLang, e.participant_id === c.participantId);
         c.after = e.seq;
       }
-      if (peopleChanged) out += frame('participants', { participants: people.map((p: Person) => ({ ...p, you: p.id === c.participantId })) });
+      if (!c.listed) {
+        out += (list ??= frame('participants', { participants: people }));
+        c.listed = true;
+      } else {
+        out += changes;
+      }
       if (status !== 'live') {
         out += frame('ended', { status: status === 'canceled' ? 'canceled' : 'ended' });
         this.hub.close(c, out);
@@ -190,7 +204,7 @@ export class RoomHub {
 
   /** A page connects: its stream starts after `after` (its last phrase). */
   attach(roomId: string, res: ServerResponse, participant: { id: string; hear_lang: string }, after: number): void {
-    const c: Conn = { res, participantId: participant.id, hearLang: participant.hear_lang, after, open: true };
+    const c: Conn = { res, participantId: participant.id, hearLang: participant.hear_lang, after, listed: false, open: true };
     let feed = this.feeds.get(roomId);
     if (!feed) this.feeds.set(roomId, (feed = new Feed(this, roomId)));
     const f = feed;

@@ -61,8 +61,22 @@ function openStream(base: string, roomId: string, p: { id: string; secret: strin
     }
     ended = true;
   })().catch(() => { ended = true; });
+  /** Who the page knows is here: the list it was sent, then who came and went. */
+  const roster = () => {
+    let list: any[] = [];
+    for (const e of events) {
+      if (e.event === 'participants') list = e.data.participants;
+      else if (e.event === 'joined') list = [...list.filter((p) => p.id !== e.data.participant.id), e.data.participant];
+      else if (e.event === 'left') list = list.filter((p) => p.id !== e.data.id);
+    }
+    return list;
+  };
   return {
     events,
+    roster,
+    /** Waits until the page's list of who is here satisfies pred. */
+    people: (pred: (list: any[]) => boolean, timeoutMs = 5000) =>
+      until('the list of who is here', async () => (pred(roster()) ? roster() : null), { timeoutMs, intervalMs: 20 }),
     get ended() { return ended; },
     close: () => ctl.abort(),
     done,
@@ -108,12 +122,14 @@ describe('room participants', () => {
 
     const page = openStream(t.url, r.id, ana);
     const first = await page.next('participants');
-    expect(first.participants).toEqual([{ id: ana.id, name: 'Ana', kind: 'person', ai: false, speak_lang: 'pt', hear_lang: 'de', you: true }]);
+    expect(first.participants).toEqual([{ id: ana.id, name: 'Ana', kind: 'person', ai: false, speak_lang: 'pt', hear_lang: 'de' }]);
 
     // An agent joins (announced) and speaks in English.
     const ses = await (await t.request('POST', `/v1/rooms/${r.id}/agent-sessions`, { key: k.secret, headers: idem(), body: { name: 'Helper', speak_lang: 'en', hear_lang: 'en' } })).json();
-    const withAgent = await page.next('participants', (d) => d.participants.some((p: any) => p.id === ses.id));
-    expect(withAgent.participants.find((p: any) => p.id === ses.id)).toMatchObject({ name: 'Helper', kind: 'agent', ai: true });
+    // Who comes is sent as it happens (not the whole list again).
+    const joinedAgent = await page.next('joined', (d) => d.participant.id === ses.id);
+    expect(joinedAgent.participant).toMatchObject({ name: 'Helper', kind: 'agent', ai: true });
+    expect(page.events.filter((e) => e.event === 'participants')).toHaveLength(1);
     const said = await t.request('POST', `/v1/sessions/${ses.id}/say`, { key: k.secret, body: { text: 'Good morning' } });
     expect(said.status).toBe(202);
     const phrase = await page.next('phrase', (d) => d.kind === 'agent');
@@ -159,10 +175,11 @@ describe('room participants', () => {
     const cy = await joined(t.url, r.id, { name: 'Cy', speak: 'es', hear: 'en' });
     const anaPage = openStream(t.url, r.id, ana);
     const boPage = openStream(t.url, r.id, bo);
-    await anaPage.next('participants', (d) => d.participants.length === 3);
+    await anaPage.people((l) => l.length === 3);
     // Bo leaves: Ana sees it; Bo's own stream is told it is gone.
     expect((await post(t.url, `/r/${r.id}/leave`, { participant: bo.id, secret: bo.secret })).status).toBe(200);
-    await anaPage.next('participants', (d) => d.participants.length === 2 && !d.participants.some((p: any) => p.id === bo.id));
+    await anaPage.people((l) => l.length === 2 && !l.some((p) => p.id === bo.id));
+    expect(await anaPage.next('left')).toEqual({ id: bo.id });
     expect(await boPage.next('gone')).toEqual({ reason: 'left' });
     // Leaving again changes nothing; saying something after leaving is refused.
     expect((await post(t.url, `/r/${r.id}/leave`, { participant: bo.id, secret: bo.secret })).status).toBe(200);
@@ -170,7 +187,7 @@ describe('room participants', () => {
     // Cy's page went quiet (no stream, no heartbeat): the sweep lets Cy go.
     await t.pool.query(`UPDATE room_participants SET last_seen_at = now() - interval '1 minute' WHERE id = $1`, [cy.id]);
     await sweepAbsent(t.services);
-    await anaPage.next('participants', (d) => d.participants.length === 1);
+    await anaPage.people((l) => l.length === 1 && l[0].id === ana.id);
     // Ana's page keeps her present: the sweep leaves her alone.
     expect((await t.pool.query(`SELECT left_reason FROM room_participants WHERE id = $1`, [ana.id])).rows[0].left_reason).toBeNull();
     // The room is deleted: Ana's page is told, and its stream ends.
