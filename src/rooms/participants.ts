@@ -163,8 +163,9 @@ export async function sayAsPerson(s: Services, roomId: string, id: string, secre
   const trimmed = text.trim();
   if (trimmed === '') throw invalid('text', 'say something (it is empty)');
   return withTx(s.pool, async (tx) => {
+    // The room before the participant: ending a room locks it first too, so the two never deadlock.
+    const { rows } = await tx.query(prepared(`SELECT status FROM rooms WHERE id = $1 FOR SHARE`, [roomId]));
     const p = await participantOf(tx, roomId, id, secret, true);
-    const { rows } = await tx.query(prepared(`SELECT status FROM rooms WHERE id = $1`, [roomId]));
     if (rows[0]?.status !== 'live') throw new ApiError('conflict', 'room: this room has ended');
     await tx.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = $1`, [id]));
     const seq = await publishSegment(s, tx, { roomId, kind: 'person', speaker: p.name, participantId: p.id, srcLang: p.speak_lang, text: trimmed });
