@@ -1,6 +1,6 @@
 import type { CapabilityJobs } from '../jobs/registry.ts';
 import { ROOM_EXPIRY_CRON, ROOM_EXPIRY_QUEUE, expireRooms } from './rooms.ts';
-import { PRESENCE_SWEEP_CRON, PRESENCE_SWEEP_QUEUE, sweepAbsent } from './participants.ts';
+import { LEAVE_CHECK_QUEUE, PRESENCE_SWEEP_CRON, PRESENCE_SWEEP_QUEUE, checkLeave, sweepAbsent, type LeaveCheckJob } from './participants.ts';
 
 /**
  * Instant rooms expire by one periodic sweep (every minute, over the index of
@@ -26,6 +26,15 @@ export const roomJobs: CapabilityJobs = {
       options: { policy: 'singleton' },
       handle: async (s) => {
         await sweepAbsent(s);
+      },
+    },
+    {
+      // A page that unloaded (closed, or reloading) and did not come back: its person leaves.
+      name: LEAVE_CHECK_QUEUE,
+      options: { retryLimit: 5, retryDelay: 1, deleteAfterSeconds: 3600 },
+      work: { batchSize: 20, pollingIntervalSeconds: 1 },
+      handle: async (s, jobs) => {
+        for (const j of jobs) await checkLeave(s, j.data as LeaveCheckJob);
       },
     },
   ],

@@ -461,10 +461,11 @@ export const ROOM_SCRIPT = String.raw`(function () {
     });
     $('rejoin').addEventListener('click', function () { showJoin(''); });
 
-    // Closing the tab leaves the room.
+    // Closing the tab leaves the room; a reload comes back within moments and stays (the server
+    // lets the person go only when their page has not reconnected a few seconds later).
     window.addEventListener('pagehide', function () {
       if (!me || !navigator.sendBeacon) return;
-      navigator.sendBeacon(base + '/leave', new Blob([JSON.stringify({ participant: me.id, secret: me.secret })], { type: 'application/json' }));
+      navigator.sendBeacon(base + '/leave', new Blob([JSON.stringify({ participant: me.id, secret: me.secret, unloading: true })], { type: 'application/json' }));
     });
     window.addEventListener('pageshow', function (e) { if (e.persisted && me) { resumed = true; connect(); } });
 

@@ -8,7 +8,7 @@ import { ID_PATTERN } from '../ids.ts';
 import { now, type Services } from '../services.ts';
 import type { SessionBus } from '../sessions/bus.ts';
 import { linkSigningKey, verifyJoinToken } from './join-links.ts';
-import { joinAsPerson, leaveAsPerson, participantOf, sayAsPerson } from './participants.ts';
+import { joinAsPerson, leaveAsPerson, leaveUnlessBack, participantOf, sayAsPerson, touchParticipants } from './participants.ts';
 import { ROOM_SCRIPT, ROOM_STYLE, roomPageHtml, roomProblemHtml, type RoomView } from './page-view.ts';
 import { RoomHub } from './stream.ts';
 
@@ -39,7 +39,7 @@ const JoinBody = z.object({
 });
 const Who = { participant: z.string().max(100), secret: z.string().max(100) };
 const SayBody = z.object({ ...Who, text: z.string().min(1).max(1000) });
-const LeaveBody = z.object(Who);
+const LeaveBody = z.object({ ...Who, unloading: z.boolean().optional() });
 
 type RoomRow = RoomView['room'];
 
@@ -96,6 +96,11 @@ export default function register(app: FastifyInstance, s: Services, bus: Session
 
     pages.post<{ Params: { id: string } }>('/r/:id/leave', hide, async (req) => {
       const body = parseBody(LeaveBody, req.body);
+      if (body.unloading) {
+        // The tab is closing, or reloading: the person leaves unless their page is back in a few seconds.
+        await leaveUnlessBack(s, req.params.id, body.participant, body.secret);
+        return { left: false };
+      }
       await leaveAsPerson(s, req.params.id, body.participant, body.secret);
       return { left: true };
     });
@@ -108,6 +113,8 @@ export default function register(app: FastifyInstance, s: Services, bus: Session
       const last = req.headers['last-event-id'] ?? req.query.after;
       const resume = typeof last === 'string' && /^\d{1,15}$/.test(last) ? Number(last) : null;
       const after = resume ?? Number(p.from_seq);
+      // Seen now: a page back from a reload keeps its person in the room (leaveUnlessBack).
+      await touchParticipants(s.pool, [p.id]);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {

@@ -8,6 +8,7 @@ import { now, type Services } from '../services.ts';
 import { SESSION_CHANNEL } from '../sessions/bus.ts';
 import { publishSegment, roomHead } from '../sessions/publish.ts';
 import { scheduleReply } from '../sim/robots.ts';
+import { inTx } from '../jobs/in-tx.ts';
 import { linkSigningKey, verifyJoinToken } from './join-links.ts';
 
 // People in a room through its page (src/rooms/page.ts). Joining makes the
@@ -134,6 +135,36 @@ export async function leaveAsPerson(s: Services, roomId: string, id: string, sec
       throw err;
     }
     await markLeft(tx, 'id = $1', [id], 'left');
+  });
+}
+
+/** How long a page that is unloading has to come back (a reload) before its person leaves. */
+export const UNLOAD_GRACE_MS = 5_000;
+export const LEAVE_CHECK_QUEUE = 'room-leave-check';
+export type LeaveCheckJob = { participantId: string; at: string };
+
+/**
+ * The page is unloading (its tab closing, or reloading): a check in
+ * UNLOAD_GRACE_MS (a pg-boss job) lets the person go unless their page's
+ * stream came back since (it marks them seen when it connects).
+ */
+export async function leaveUnlessBack(s: Services, roomId: string, id: string, secret: string): Promise<void> {
+  await withTx(s.pool, async (tx) => {
+    const p = await participantOf(tx, roomId, id, secret).catch((err) => {
+      if (err instanceof ApiError && err.code === 'conflict') return null;
+      throw err;
+    });
+    if (!p) return;
+    const { rows } = await tx.query<{ at: Date }>(`SELECT now() AS at`);
+    const job: LeaveCheckJob = { participantId: id, at: rows[0]!.at.toISOString() };
+    await s.boss.send(LEAVE_CHECK_QUEUE, job, { ...inTx(tx), startAfter: new Date(Date.now() + UNLOAD_GRACE_MS) });
+  });
+}
+
+/** The check of leaveUnlessBack: still not seen since the page unloaded, the person leaves. */
+export async function checkLeave(s: Services, job: LeaveCheckJob): Promise<void> {
+  await withTx(s.pool, async (tx) => {
+    await markLeft(tx, 'id = $1 AND last_seen_at <= $2', [job.participantId, job.at], 'left');
   });
 }
 
