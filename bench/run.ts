@@ -18,6 +18,7 @@ import { printWebhookReport, runWebhookBench, type WebhookResult } from './webho
 import { printLongpollReport, runLongpollBench, type LongpollResult } from './longpoll.ts';
 import { printCallsReport, runCallsBench, type CallsResult } from './calls.ts';
 import { printBookingsReport, runBookingsBench, type BookingsResult } from './bookings.ts';
+import { printRoomPageReport, runRoomPageBench, type RoomPageResult } from './room-page.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
@@ -32,17 +33,18 @@ import type { LoadJob, LoadResult } from './load.ts';
 // Then webhook delivery, outbox to a local receiver (bench/webhooks.ts), and
 // the fan-out of one phrase to 5,000 waiting long-polls (bench/longpoll.ts),
 // and calls placed through the API to a SIPp callee, with the gateway's CPU
-// per call against SIPp's own caller (bench/calls.ts).
+// per call against SIPp's own caller (bench/calls.ts), and one phrase said
+// to 1,000 connected room pages (Server-Sent Events, bench/room-page.ts).
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings), BENCH_WEBHOOK_*
+// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
-// met; 1 when more than 1% of requests failed, webhook events went missing or
-// a call failed; 2 when setup failed.
+// met; 1 when more than 1% of requests failed, webhook events went missing,
+// a call failed or a room page missed a phrase; 2 when setup failed.
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = path.join(HERE, 'results');
@@ -63,7 +65,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -198,6 +200,9 @@ async function main(): Promise<number> {
     // --- Bookings on distinct slots, then the slots of a month full of them.
     let bookings: BookingsResult | null = null;
     if (only.has('bookings')) bookings = await runBookingsBench(databaseUrl, log);
+    // --- One phrase to the pages of one room (Server-Sent Events), with this process as the server.
+    let roomPage: RoomPageResult | null = null;
+    if (only.has('room_page')) roomPage = await runRoomPageBench(databaseUrl, log);
 
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
@@ -217,6 +222,7 @@ async function main(): Promise<number> {
     if (longpoll && longpoll.failures > 0) failures.push(`longpoll: ${longpoll.failures} of ${longpoll.listeners} listeners failed`);
     if (calls && calls.failures > 0) failures.push(`calls: ${calls.failures} calls failed`);
     if (bookings && bookings.failures > 0) failures.push(`bookings: ${bookings.failures} bookings failed`);
+    if (roomPage && roomPage.failures > 0) failures.push(`room_page: ${roomPage.failures} phrases missing or wrong over ${roomPage.pages} pages`);
     const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
 
     const table: Record<string, Record<string, string | number>> = {};
@@ -240,6 +246,7 @@ async function main(): Promise<number> {
     if (longpoll) printLongpollReport(longpoll);
     if (calls) printCallsReport(calls);
     if (bookings) printBookingsReport(bookings);
+    if (roomPage) printRoomPageReport(roomPage);
 
     const date = new Date();
     const out = {
@@ -261,6 +268,7 @@ async function main(): Promise<number> {
       longpoll,
       calls,
       bookings,
+      room_page: roomPage,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -282,6 +290,10 @@ async function main(): Promise<number> {
     }
     if (bookings && bookings.failures > 0) {
       console.log(`FAILED: ${bookings.failures} bookings did not answer 201`);
+      return 1;
+    }
+    if (roomPage && roomPage.failures > 0) {
+      console.log(`FAILED: ${roomPage.failures} phrases never reached their room page (or in another language)`);
       return 1;
     }
     return 0;
