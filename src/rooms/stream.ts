@@ -152,6 +152,8 @@ class Feed {
     let list: string | null = null;
     const status = room.rows[0]?.status ?? 'ended';
     for (const c of [...this.conns]) {
+      // Ended by an earlier read (gone, ended), its 'close' not seen yet: nothing more is written to it.
+      if (!c.open) continue;
       let out = '';
       for (const e of entries) {
         if (e.seq <= c.after) continue;
@@ -208,6 +210,8 @@ export class RoomHub {
     let feed = this.feeds.get(roomId);
     if (!feed) this.feeds.set(roomId, (feed = new Feed(this, roomId)));
     const f = feed;
+    // A socket error (the browser gone mid-write) ends the stream like a close; never an unhandled 'error'.
+    res.on('error', () => f.remove(c));
     res.on('close', () => {
       f.remove(c);
       // The browser went away (its half of the connection ended): end ours too, or the socket stays open.
@@ -231,6 +235,7 @@ export class RoomHub {
     const ids: string[] = [];
     for (const f of this.feeds.values()) {
       for (const c of f.conns) {
+        if (!c.open) continue;
         ids.push(c.participantId);
         c.res.write(': ping\n\n');
       }
