@@ -14,8 +14,9 @@ import { CredentialCache } from './http/credential-cache.ts';
 import { lazyChildLogger } from './http/lazy-logger.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { RequestStats } from './http/request-stats.ts';
-import { AnonymousLimiter, authenticate, setRateHeaders } from './http/auth.ts';
+import { AnonymousLimiter, authenticate, authorize, isWrite, setRateHeaders } from './http/auth.ts';
 import { readIdempotencyKey } from './http/idempotency.ts';
+import { rejectDeep, rejectNul } from './http/input-guard.ts';
 import { makeErrorHandler, RouteMiss } from './http/error-handler.ts';
 import { finishOpenApi } from './http/openapi.ts';
 import './http/route.ts';
@@ -26,41 +27,7 @@ import { EventReader } from './sessions/reader.ts';
 import roomPage from './rooms/page.ts';
 import bookingPages from './bookings/pages.ts';
 import consentPages from './voices/consent-page.ts';
-
-/** Deepest nesting of arrays and objects accepted in a body or query; deeper input would exhaust the stack. */
-const MAX_DEPTH = 64;
-const PLAIN_KEY = /^[A-Za-z0-9_-]+$/;
-
-/**
- * Throws invalid_request naming the first field (or key) whose text holds a NUL
- * character or a lone UTF-16 surrogate (JSON allows "\ud800"; PostgreSQL text
- * cannot hold it), or whose nesting is deeper than MAX_DEPTH. A path with a key that
- * is not a plain name is reported under `where` (body, query), quoting the key.
- */
-function rejectNul(where: string, value: unknown, path: string[] = []): void {
-  const fail = (problem: string) => {
-    const odd = path.find((k) => !PLAIN_KEY.test(k));
-    const message = !path.length
-      ? `${where}: ${problem}`
-      : odd === undefined
-        ? `${path.join('.')}: ${problem}`
-        : `${where}: ${problem} (under the key ${JSON.stringify(odd.replaceAll('\0', '\\0').slice(0, 64))})`;
-    return new ApiError('invalid_request', message);
-  };
-  if (path.length > MAX_DEPTH) throw new ApiError('invalid_request', `${where}: nested deeper than ${MAX_DEPTH} levels`);
-  if (typeof value === 'string') {
-    if (value.includes('\0')) throw fail('must not contain the NUL character (U+0000)');
-    if (!value.isWellFormed()) throw fail('must be valid Unicode (a lone surrogate such as \\ud800 is not)');
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => rejectNul(where, v, [...path, String(i)]));
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\0')) throw fail('a key contains the NUL character (U+0000)');
-      if (!k.isWellFormed()) throw fail('a key is not valid Unicode (lone surrogate)');
-      rejectNul(where, v, [...path, k]);
-    }
-  }
-}
+import mcpServer, { mcpChallenge } from './mcp/server.ts';
 
 export type AppDeps = Services & { databaseUrl: string };
 
@@ -149,7 +116,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('Service-Version', SERVICE_VERSION);
     if (req.routeOptions.config.auth) {
       try {
-        req.cred = await authenticate(req, reply, { cache, limiter, now: clock });
+        const cred = await authenticate(req, reply, { cache, limiter, now: clock });
+        req.cred = cred;
+        // /mcp authorizes each tool call against its tool's permission (mcp/server.ts).
+        const { mcp, permission } = req.routeOptions.config;
+        if (!mcp) authorize(cred, { permission, write: isWrite(req.method) });
         return;
       } catch (err) {
         // A 401 has no credential to count against: it spends the anonymous budget below.
@@ -157,6 +128,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         const v = anonymous.take(req.ip);
         setRateHeaders(reply, v);
         if (!v.allowed) throw new ApiError('rate_limited', `Too many requests from ${req.ip}; retry in ${v.reset} s`, { 'Retry-After': String(v.reset) });
+        // An MCP client learns from the 401 where the resource's metadata is (RFC 9728, MCP authorization).
+        if (req.routeOptions.config.mcp) throw new ApiError('unauthorized', err.message, { 'WWW-Authenticate': mcpChallenge(config.publicBaseUrl) });
         throw err;
       }
     }
@@ -169,8 +142,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preValidation', (req, _reply, done) => {
     // PostgreSQL text cannot hold U+0000; refuse it here, naming the field, instead of failing in SQL.
     try {
-      rejectNul('query', req.query);
-      rejectNul('body', req.body);
+      // A tool's arguments are checked as the tool's (mcp/tools.ts), where an error names the argument.
+      if (req.routeOptions.config.mcp) rejectDeep('body', req.body);
+      else {
+        rejectNul('query', req.query);
+        rejectNul('body', req.body);
+      }
       if (req.routeOptions.config.idempotent) readIdempotencyKey(req);
     } catch (err) {
       done(err as Error);
@@ -216,6 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   roomPage(app, services, bus);
   bookingPages(app, services);
   consentPages(app, services);
+  mcpServer(app, { ...services, stats, bus, reader });
 
   let openapi: unknown = null;
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => {

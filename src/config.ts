@@ -40,6 +40,8 @@ const Env = z.object({
     .string()
     .refine((v) => v === '' || /^([^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/.test(v.trim()), 'must be an e-mail address, e.g. Tolk <no-reply@example.com>')
     .optional(),
+  // The assistant tools at /mcp: `off` answers 503 mcp_disabled (an operator's switch, e.g. during an incident).
+  TOLK_MCP: z.enum(['on', 'off']).default('on'),
 });
 
 export type Config = {
@@ -85,6 +87,8 @@ export type Config = {
    */
   mailRetryDelaySeconds: number;
   mailRetryLimit: number;
+  /** /mcp serves the assistant tools (TOLK_MCP=on); off, it answers 503 mcp_disabled. */
+  mcpEnabled: boolean;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -120,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     // twice that with pg-boss's jitter), so the last one 30 to 60 minutes in.
     mailRetryDelaySeconds: 60,
     mailRetryLimit: 5,
+    mcpEnabled: e.TOLK_MCP === 'on',
     ...overrides,
   };
   // After the overrides: the default follows the public base URL given.

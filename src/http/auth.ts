@@ -2,10 +2,12 @@ import ipaddr from 'ipaddr.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { hashSecret, type Credential } from '../credentials.ts';
+import type { Permission } from '../permissions.ts';
 import type { CredentialCache } from './credential-cache.ts';
 import type { RateLimiter, Verdict } from './rate-limit.ts';
 
-// Authentication and authorization of api.md section 5, in this order:
+// Authentication and authorization of api.md section 5, in this order
+// (authenticate() up to the allow-list, authorize() the rest):
 // 401 (missing, invalid, expired, revoked) → rate limits (429) → organization
 // status (org_blocked, org_suspended) → plan (paid_plan_required) → IP
 // allow-list → needs_review on writes → the route's permission.
@@ -80,16 +82,27 @@ export async function authenticate(
   if (cred.ipAllow && cred.ipAllow.length > 0 && !ipAllowed(req.ip, cred.ipAllow)) {
     throw new ApiError('ip_not_allowed', `Requests from ${req.ip} are outside this key's IP allow-list`);
   }
-  if (cred.needsReview && !READ_METHODS.has(req.method)) {
+  return cred;
+}
+
+/**
+ * The rest of the order above, for one operation: needs_review on writes, then
+ * its permission. The /v1 hook passes the route's; an MCP tool call passes its tool's.
+ */
+export function authorize(cred: Credential, need: { permission?: Permission | undefined; write: boolean }): void {
+  if (cred.needsReview && need.write) {
     throw new ApiError('needs_review', "This key's creator left the organization; it can only read until an owner reviews it");
   }
-  const permission = req.routeOptions.config.permission;
-  if (permission && !cred.permissions.has(permission)) {
-    throw new ApiError('insufficient_scope', `This credential lacks the permission ${permission}`, {
-      'WWW-Authenticate': `Bearer realm="tolk", error="insufficient_scope", scope="${permission}"`,
+  if (need.permission && !cred.permissions.has(need.permission)) {
+    throw new ApiError('insufficient_scope', `This credential lacks the permission ${need.permission}`, {
+      'WWW-Authenticate': `Bearer realm="tolk", error="insufficient_scope", scope="${need.permission}"`,
     });
   }
-  return cred;
+}
+
+/** Whether a request of this method writes (needs_review keys may only read). */
+export function isWrite(method: string): boolean {
+  return !READ_METHODS.has(method);
 }
 
 /**

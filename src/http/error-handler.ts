@@ -79,7 +79,7 @@ export function makeErrorHandler(errorsUrl: string) {
         // The database is stopped or restarting: nothing is wrong with the
         // request, and the pools reconnect by themselves once it is back.
         req.log.warn({ code: (err as { code?: string }).code }, 'database unreachable');
-        code = 'api_disabled';
+        code = req.routeOptions.config?.mcp ? 'mcp_disabled' : 'api_disabled';
         message = `The service cannot reach its database; retry in ${DATABASE_RETRY_AFTER} s`;
         reply.header('Retry-After', String(DATABASE_RETRY_AFTER));
       } else {

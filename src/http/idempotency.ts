@@ -29,6 +29,15 @@ function canonical(v: unknown): unknown {
   return v;
 }
 
+/**
+ * What a key is bound to: the method, the path and the body (keys in any order).
+ * An MCP tool call hashes the request its HTTP twin would send, so one key used
+ * over both is one request.
+ */
+export function requestHash(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${JSON.stringify(canonical(body ?? null))}`).digest('hex');
+}
+
 /** preValidation: the key must be there before the body is even looked at. */
 export function readIdempotencyKey(req: FastifyRequest): void {
   const raw = req.headers['idempotency-key'];
@@ -39,9 +48,7 @@ export function readIdempotencyKey(req: FastifyRequest): void {
   if (key.length > MAX_KEY_LENGTH) {
     throw new ApiError('invalid_request', `Idempotency-Key: at most ${MAX_KEY_LENGTH} characters`);
   }
-  const hash = createHash('sha256')
-    .update(`${req.method} ${req.url.split('?')[0]}\n${JSON.stringify(canonical(req.body ?? null))}`)
-    .digest('hex');
+  const hash = requestHash(req.method, req.url.split('?')[0]!, req.body);
   req.idempotency = { key, hash };
 }
 
@@ -58,6 +65,9 @@ function sqlText(s: string): string {
 
 export type Outcome<T> = { status: number; body: T };
 
+/** Runs a create's work once per key: idempotent() for a route, mcp/tool.ts once() for a tool. */
+export type Once<T> = (work: (tx: Client) => Promise<Outcome<T>>) => Promise<T>;
+
 /** Runs a create at most once per (credential, Idempotency-Key). */
 export async function idempotent<T>(
   pool: Pool,
@@ -65,9 +75,25 @@ export async function idempotent<T>(
   reply: FastifyReply,
   work: (tx: Client) => Promise<Outcome<T>>,
 ): Promise<T> {
-  const cred = caller(req);
   const idem = req.idempotency;
   if (!idem) throw new Error('idempotent() on a route without config.idempotent');
+  const out = await runOnce(pool, caller(req).id, idem, work);
+  if (out.replayed) reply.header('Idempotent-Replayed', 'true');
+  reply.code(out.status);
+  return out.body;
+}
+
+/**
+ * The rule above for any caller (an HTTP route, an MCP tool): the work and its
+ * saved outcome commit together, or the saved outcome of an earlier run with
+ * the same key comes back with `replayed`.
+ */
+export async function runOnce<T>(
+  pool: Pool,
+  credentialId: string,
+  idem: { key: string; hash: string },
+  work: (tx: Client) => Promise<Outcome<T>>,
+): Promise<Outcome<T> & { replayed: boolean }> {
   const tx = await pool.connect();
   let broken = false;
   try {
@@ -77,9 +103,9 @@ export async function idempotent<T>(
     // lock is not granted; its result is then ignored.
     const [, lock, prior] = (await tx.query(
       `BEGIN;
-       SELECT pg_try_advisory_xact_lock(hashtextextended(${sqlText(`${cred.id}\n${idem.key}`)}, 7)) AS locked;
+       SELECT pg_try_advisory_xact_lock(hashtextextended(${sqlText(`${credentialId}\n${idem.key}`)}, 7)) AS locked;
        SELECT request_hash, status, body FROM idempotency_keys
-        WHERE credential_id = ${sqlText(cred.id)} AND key = ${sqlText(idem.key)} AND created_at > now() - interval '24 hours'`,
+        WHERE credential_id = ${sqlText(credentialId)} AND key = ${sqlText(idem.key)} AND created_at > now() - interval '24 hours'`,
     )) as unknown as [QueryResult, QueryResult, QueryResult];
     if (!lock.rows[0].locked) {
       throw new ApiError('idempotency_in_progress', 'Idempotency-Key: a request with this key is still running; retry shortly', { 'Retry-After': '1' });
@@ -90,9 +116,7 @@ export async function idempotent<T>(
       if (p.request_hash !== idem.hash) {
         throw new ApiError('idempotency_mismatch', 'Idempotency-Key: already used with a different request; use a new key');
       }
-      reply.header('Idempotent-Replayed', 'true');
-      reply.code(p.status);
-      return p.body as T;
+      return { status: p.status, body: p.body as T, replayed: true };
     }
     const out = await work(tx);
     if (!Number.isInteger(out.status)) throw new Error(`idempotent(): status ${out.status} is not an integer`);
@@ -100,13 +124,12 @@ export async function idempotent<T>(
     // COMMIT is not run and the catch below rolls back.
     await tx.query(
       `INSERT INTO idempotency_keys (credential_id, key, request_hash, status, body)
-       VALUES (${sqlText(cred.id)}, ${sqlText(idem.key)}, ${sqlText(idem.hash)}, ${out.status}, ${sqlText(JSON.stringify(out.body))}::jsonb)
+       VALUES (${sqlText(credentialId)}, ${sqlText(idem.key)}, ${sqlText(idem.hash)}, ${out.status}, ${sqlText(JSON.stringify(out.body))}::jsonb)
        ON CONFLICT (credential_id, key) DO UPDATE
        SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body, created_at = now();
        COMMIT`,
     );
-    reply.code(out.status);
-    return out.body;
+    return { ...out, replayed: false };
   } catch (err) {
     await tx.query('ROLLBACK').catch(() => { broken = true; });
     throw err;

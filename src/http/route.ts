@@ -13,6 +13,8 @@ export type RouteConfig = {
   permission?: Permission;
   /** Create request: Idempotency-Key required (api.md section 8). */
   idempotent?: boolean;
+  /** The MCP endpoint: authenticated here, authorized per tool call (mcp/server.ts). */
+  mcp?: boolean;
 };
 
 declare module 'fastify' {

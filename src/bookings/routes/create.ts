@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { Email, errorResponses, IdempotencyHeaders, Lang } from '../../http/schemas.ts';
 import { Booking } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
-import { idempotent } from '../../http/idempotency.ts';
+import { idempotent, type Once } from '../../http/idempotency.ts';
+import type { Credential } from '../../credentials.ts';
 import { assertLanguagesAllowed } from '../../restrictions.ts';
 import { createBooking } from '../bookings.ts';
 import type { Services } from '../../services.ts';
@@ -26,6 +27,13 @@ export const CreateBookingBody = z.object({
   answers: z.record(z.string().max(100), Answer).refine((o) => Object.keys(o).length <= 50, 'at most 50 answers').optional(),
 });
 
+/** POST /v1/bookings and the book_slot tool: the key's restrictions, then the booking, once per key. */
+export function bookSlot(s: Services, cred: Credential, body: z.output<typeof CreateBookingBody>, once: Once<z.output<typeof Booking>>) {
+  assertLanguagesAllowed(cred, 'guest.speak', [body.guest.speak]);
+  assertLanguagesAllowed(cred, 'guest.hear', [body.guest.hear]);
+  return once(async (tx) => ({ status: 201, body: await createBooking(s, tx, cred, body) }));
+}
+
 export default function register(app: FastifyInstance, s: Services) {
   zapp(app).post('/v1/bookings', {
     config: { auth: true, permission: 'calendar:write', idempotent: true },
@@ -37,11 +45,6 @@ export default function register(app: FastifyInstance, s: Services) {
       body: CreateBookingBody,
       response: { 201: Booking, ...errorResponses },
     },
-    handler: (req, reply) => {
-      const cred = caller(req);
-      assertLanguagesAllowed(cred, 'guest.speak', [req.body.guest.speak]);
-      assertLanguagesAllowed(cred, 'guest.hear', [req.body.guest.hear]);
-      return idempotent(s.pool, req, reply, async (tx) => ({ status: 201, body: await createBooking(s, tx, cred, req.body) }));
-    },
+    handler: (req, reply) => bookSlot(s, caller(req), req.body, (work) => idempotent(s.pool, req, reply, work)),
   });
 }

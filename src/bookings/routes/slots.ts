@@ -6,6 +6,8 @@ import { caller, zapp } from '../../http/route.ts';
 import { getSlots } from '../bookings.ts';
 import type { Services } from '../../services.ts';
 
+export const SlotsQuery = z.object({ from: DateOnly.optional(), to: DateOnly.optional() });
+
 export default function register(app: FastifyInstance, s: Services) {
   zapp(app).get('/v1/event-types/:id/slots', {
     config: { auth: true, permission: 'calendar:read' },
@@ -14,7 +16,7 @@ export default function register(app: FastifyInstance, s: Services) {
       description: "Dates in the host's time zone (tz); to is inclusive, at most 62 days; default the next 7 days. No slot starts within the next hour.",
       tags: ['Meetings and booking'],
       params: IdParams,
-      querystring: z.object({ from: DateOnly.optional(), to: DateOnly.optional() }),
+      querystring: SlotsQuery,
       response: { 200: Slots, ...errorResponses },
     },
     handler: (req) => getSlots(s, caller(req), req.params.id, req.query),

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { errorResponses, IdempotencyHeaders, Lang } from '../../http/schemas.ts';
 import { Call, CallPurpose, ConsentKind } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
-import { idempotent } from '../../http/idempotency.ts';
+import { idempotent, type Once } from '../../http/idempotency.ts';
+import type { Credential } from '../../credentials.ts';
+import type { FastifyBaseLogger } from 'fastify';
 import { placeCall } from '../calls.ts';
 import { writeDialJob } from '../dialer.ts';
 import type { Services } from '../../services.ts';
@@ -21,6 +23,21 @@ export const PlaceCallBody = z.object({
   voice_id: z.string().max(100).optional(),
 });
 
+/** POST /v1/calls and the place_call tool: the call, placed once per key, then dialed by this process's gateway. */
+export async function placeAndDial(s: Services, cred: Credential, body: z.output<typeof PlaceCallBody>, once: Once<z.output<typeof Call>>, log: FastifyBaseLogger) {
+  let dial: string | null = null;
+  const call = await once(async (tx) => {
+    const placed = await placeCall(s, tx, cred, body, (t, id) => writeDialJob(s, t, id));
+    if (placed.dial) dial = placed.call.id;
+    return { status: 201, body: placed.call };
+  });
+  // Committed: this process's gateway dials it now (the gateways' sweep is the fallback).
+  if (dial && s.gateway) {
+    s.gateway.dial(dial).catch((err) => log.error({ err, callId: dial }, 'dial failed; the gateways\' sweep will dial it'));
+  }
+  return call;
+}
+
 export default function register(app: FastifyInstance, s: Services) {
   zapp(app).post('/v1/calls', {
     config: { auth: true, permission: 'calls:dial', idempotent: true },
@@ -36,18 +53,6 @@ export default function register(app: FastifyInstance, s: Services) {
       body: PlaceCallBody,
       response: { 201: Call, ...errorResponses },
     },
-    handler: async (req, reply) => {
-      let dial: string | null = null;
-      const body = await idempotent(s.pool, req, reply, async (tx) => {
-        const placed = await placeCall(s, tx, caller(req), req.body, (t, id) => writeDialJob(s, t, id));
-        if (placed.dial) dial = placed.call.id;
-        return { status: 201, body: placed.call };
-      });
-      // Committed: this process's gateway dials it now (the gateways' sweep is the fallback).
-      if (dial && s.gateway) {
-        s.gateway.dial(dial).catch((err) => req.log.error({ err, callId: dial }, 'dial failed; the gateways\' sweep will dial it'));
-      }
-      return body;
-    },
+    handler: (req, reply) => placeAndDial(s, caller(req), req.body, (work) => idempotent(s.pool, req, reply, work), req.log),
   });
 }

@@ -6,6 +6,13 @@ import { caller, zapp } from '../../http/route.ts';
 import { quoteCall } from '../quote.ts';
 import type { Services } from '../../services.ts';
 
+export const QuoteQuery = z.object({
+  to: z.string().min(1).max(32),
+  purpose: CallPurpose.optional(),
+  consent: ConsentKind.optional(),
+  from: z.string().max(32).optional(),
+});
+
 export default function register(app: FastifyInstance, s: Services) {
   zapp(app).get('/v1/calls/quote', {
     config: { auth: true, permission: 'calls:read' },
@@ -15,12 +22,7 @@ export default function register(app: FastifyInstance, s: Services) {
         'Country, number kind and minute factor of `to`, and whether a call of `purpose` with `consent` may be placed to it now ' +
         '(country rules, calling hours in the called party\'s local time). `to` comes back masked. Test keys also see the simulated outcome.',
       tags: ['Phone calls'],
-      querystring: z.object({
-        to: z.string().min(1).max(32),
-        purpose: CallPurpose.optional(),
-        consent: ConsentKind.optional(),
-        from: z.string().max(32).optional(),
-      }),
+      querystring: QuoteQuery,
       response: { 200: CallQuote, ...errorResponses },
     },
     handler: (req) => quoteCall(s, caller(req), req.query),

@@ -7,6 +7,14 @@ import { idempotent } from '../../http/idempotency.ts';
 import { joinRoom } from '../join.ts';
 import type { RouteDeps } from '../../routes.ts';
 
+export const JoinBody = z.object({
+  name: z.string().min(1).max(80).optional().describe('Shown with an AI badge; default "Tolk Assistant"'),
+  speak_lang: Lang,
+  hear_lang: Lang,
+  voice_id: z.string().max(100).optional(),
+  announce: z.boolean().default(true),
+});
+
 export default function register(app: FastifyInstance, s: RouteDeps) {
   zapp(app).post('/v1/rooms/:id/agent-sessions', {
     config: { ...SESSION_ROUTE, idempotent: true },
@@ -16,13 +24,7 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
       tags: [SESSIONS_TAG],
       params: IdParams,
       headers: IdempotencyHeaders,
-      body: z.object({
-        name: z.string().min(1).max(80).optional().describe('Shown with an AI badge; default "Tolk Assistant"'),
-        speak_lang: Lang,
-        hear_lang: Lang,
-        voice_id: z.string().max(100).optional(),
-        announce: z.boolean().default(true),
-      }),
+      body: JoinBody,
       response: { 201: Session, ...errorResponses },
     },
     handler: (req, reply) =>

@@ -6,6 +6,12 @@ import { caller, zapp } from '../../http/route.ts';
 import { say } from '../say.ts';
 import type { RouteDeps } from '../../routes.ts';
 
+export const SayBody = z.object({ text: z.string().min(1).max(1000), lang: Lang.optional().describe("Language of text; default the session's speak_lang") });
+export const SayResult = z.object({
+  utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean(),
+  voice_id: z.string().nullable().describe('The voice it is spoken with: the session\'s voice_id, or null for the default voice (none chosen, or the chosen voice was revoked since)'),
+});
+
 export default function register(app: FastifyInstance, s: RouteDeps) {
   zapp(app).post('/v1/sessions/:id/say', {
     config: SESSION_ROUTE,
@@ -16,12 +22,9 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
         '(at 15 characters a second) times the number of listener languages; 402 spend_limit_reached above a spending limit.',
       tags: [SESSIONS_TAG],
       params: IdParams,
-      body: z.object({ text: z.string().min(1).max(1000), lang: Lang.optional().describe("Language of text; default the session's speak_lang") }),
+      body: SayBody,
       response: {
-        202: z.object({
-          utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean(),
-          voice_id: z.string().nullable().describe('The voice it is spoken with: the session\'s voice_id, or null for the default voice (none chosen, or the chosen voice was revoked since)'),
-        }),
+        202: SayResult,
         ...errorResponses,
       },
     },
