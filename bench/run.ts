@@ -19,6 +19,7 @@ import { printLongpollReport, runLongpollBench, type LongpollResult } from './lo
 import { printCallsReport, runCallsBench, type CallsResult } from './calls.ts';
 import { printBookingsReport, runBookingsBench, type BookingsResult } from './bookings.ts';
 import { printRoomPageReport, runRoomPageBench, type RoomPageResult } from './room-page.ts';
+import { printMcpReport, runMcpBench, type McpResult } from './mcp.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
@@ -34,13 +35,14 @@ import type { LoadJob, LoadResult } from './load.ts';
 // the fan-out of one phrase to 5,000 waiting long-polls (bench/longpoll.ts),
 // and calls placed through the API to a SIPp callee, with the gateway's CPU
 // per call against SIPp's own caller (bench/calls.ts), and one phrase said
-// to 1,000 connected room pages (Server-Sent Events, bench/room-page.ts).
+// to 1,000 connected room pages (Server-Sent Events, bench/room-page.ts), and
+// an MCP tool call against the endpoint it mirrors (bench/mcp.ts).
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page), BENCH_WEBHOOK_*
+// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, mcp), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
 // met; 1 when more than 1% of requests failed, webhook events went missing,
@@ -65,7 +67,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'mcp'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -203,6 +205,9 @@ async function main(): Promise<number> {
     // --- One phrase to the pages of one room (Server-Sent Events), with this process as the server.
     let roomPage: RoomPageResult | null = null;
     if (only.has('room_page')) roomPage = await runRoomPageBench(databaseUrl, log);
+    // --- An MCP tool call against the endpoint it mirrors.
+    let mcp: McpResult | null = null;
+    if (only.has('mcp')) mcp = await runMcpBench(databaseUrl, log);
 
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
@@ -222,6 +227,7 @@ async function main(): Promise<number> {
     if (longpoll && longpoll.failures > 0) failures.push(`longpoll: ${longpoll.failures} of ${longpoll.listeners} listeners failed`);
     if (calls && calls.failures > 0) failures.push(`calls: ${calls.failures} calls failed`);
     if (bookings && bookings.failures > 0) failures.push(`bookings: ${bookings.failures} bookings failed`);
+    if (mcp && mcp.failures > 0) failures.push(`mcp: ${mcp.failures} requests failed`);
     if (roomPage && roomPage.failures > 0) failures.push(`room_page: ${roomPage.failures} phrases missing or wrong over ${roomPage.pages} pages`);
     const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
 
@@ -247,6 +253,7 @@ async function main(): Promise<number> {
     if (calls) printCallsReport(calls);
     if (bookings) printBookingsReport(bookings);
     if (roomPage) printRoomPageReport(roomPage);
+    if (mcp) printMcpReport(mcp);
 
     const date = new Date();
     const out = {
@@ -269,6 +276,7 @@ async function main(): Promise<number> {
       calls,
       bookings,
       room_page: roomPage,
+      mcp,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -294,6 +302,10 @@ async function main(): Promise<number> {
     }
     if (roomPage && roomPage.failures > 0) {
       console.log(`FAILED: ${roomPage.failures} phrases never reached their room page (or in another language)`);
+      return 1;
+    }
+    if (mcp && mcp.failures > 0) {
+      console.log(`FAILED: ${mcp.failures} MCP or endpoint requests failed`);
       return 1;
     }
     return 0;

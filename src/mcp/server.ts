@@ -58,7 +58,7 @@ function resourceMetadata(publicBaseUrl: string): OAuthProtectedResourceMetadata
  * (`invalid_request: text: Too big: …`), naming the argument.
  */
 function listedSchema(schema: z.ZodType, io: 'input' | 'output'): StandardSchemaWithJSON {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = inlineDefs(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>);
   delete json.$schema;
   return {
     '~standard': {
@@ -68,6 +68,35 @@ function listedSchema(schema: z.ZodType, io: 'input' | 'output'): StandardSchema
       jsonSchema: { input: () => json, output: () => json },
     },
   };
+}
+
+/**
+ * The schema with every `$ref` to its `$defs` replaced by the definition itself.
+ * The shapes with a name (Session, Call, SessionEvent, …) come out of zod as
+ * definitions; some clients keep only the keys the protocol names in a tool's
+ * schemas and drop `$defs`, leaving references they cannot resolve (the tools
+ * list then fails for them as a whole). None of our shapes is recursive.
+ */
+function inlineDefs(root: Record<string, unknown>): Record<string, unknown> {
+  const defs = (root.$defs ?? {}) as Record<string, unknown>;
+  delete root.$defs;
+  const walk = (v: unknown, depth: number): unknown => {
+    if (depth > 32) throw new Error('inlineDefs: a recursive schema');
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    if (!v || typeof v !== 'object') return v;
+    const { $ref, ...rest } = v as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    if (typeof $ref === 'string') {
+      const name = /^#\/\$defs\/(.+)$/.exec($ref)?.[1];
+      if (!name || !(name in defs)) throw new Error(`inlineDefs: unknown reference ${$ref}`);
+      Object.assign(out, walk(defs[name], depth + 1));
+    }
+    for (const [k, x] of Object.entries(rest)) out[k] = walk(x, depth + 1);
+    // A definition's own name (zod's `id` meta), not a property called id.
+    if (typeof out.id === 'string') delete out.id;
+    return out;
+  };
+  return walk(root, 0) as Record<string, unknown>;
 }
 
 type Listed = { def: ToolDef; input: StandardSchemaWithJSON; output: StandardSchemaWithJSON };
@@ -115,7 +144,8 @@ async function callTool(scope: CallScope, def: ToolDef, args: unknown, mcp: Serv
         ? async () => {}
         : (p) => mcp.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...p } }),
     };
-    const out = await def.run(ctx, parsed.data, raw);
+    // Through the output schema, as the endpoint's answer goes through its response schema: what is sent is what is listed.
+    const out = def.output.parse(await def.run(ctx, parsed.data, raw));
     return { content: [{ type: 'text', text: def.text(out) }], structuredContent: out as Record<string, unknown> };
   } catch (err) {
     if (err instanceof ApiError) return errorResult(err, req.id, scope.errorsUrl);
@@ -133,7 +163,8 @@ function serverFor(scope: CallScope): McpServer {
   const server = new McpServer(
     { name: 'tolk', title: 'Tolk', version: SERVICE_VERSION },
     {
-      capabilities: { tools: {} },
+      // The tools never change while a client is connected: no list_changed notifications.
+      capabilities: { tools: { listChanged: false } },
       instructions:
         'Tolk: live-translation rooms, booking links and translated phone calls. In a room: join_room, then listen (cursor 0, then the ' +
         'returned cursor) and say, and leave when done. Booking: list_booking_links, find_slots, book_slot. Calls: quote_call, place_call, ' +

@@ -18,7 +18,7 @@ const INIT = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 
-function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
   return fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
@@ -28,7 +28,8 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}) 
 
 describe('authentication', () => {
   it('no key or a bad one: 401 problem+json naming the protected-resource metadata, which describes /mcp', async () => {
-    for (const headers of [{}, { authorization: 'Bearer sk_test_notarealkey12345' }, { authorization: 'Basic Zm9vOmJhcg==' }]) {
+    const tries: Array<Record<string, string>> = [{}, { authorization: 'Bearer sk_test_notarealkey12345' }, { authorization: 'Basic Zm9vOmJhcg==' }];
+    for (const headers of tries) {
       const res = await post(t.url, INIT, headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -39,7 +40,7 @@ describe('authentication', () => {
       expect(m, challenge).not.toBeNull();
       const meta = await fetch(m![1]!);
       expect(meta.status).toBe(200);
-      const doc = await meta.json();
+      const doc: any = await meta.json();
       expect(doc).toMatchObject({ resource: `${t.url}/mcp`, bearer_methods_supported: ['header'] });
       expect(doc.scopes_supported).toContain('rooms:join');
     }
@@ -104,10 +105,10 @@ describe('the transport', () => {
     const { secret } = await t.key();
     const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'text/plain' }, body: 'hello' });
     expect(res.status).toBe(415);
-    expect((await res.json()).code).toBe('unsupported_media_type');
+    expect(((await res.json()) as any).code).toBe('unsupported_media_type');
     const bad = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: '{"jsonrpc":' });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).message).toMatch(/^body: malformed JSON/);
+    expect(((await bad.json()) as any).message).toMatch(/^body: malformed JSON/);
   });
 });
 
