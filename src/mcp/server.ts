@@ -181,22 +181,23 @@ function serverFor(scope: CallScope): McpServer {
   return server;
 }
 
-/** Fastify's request as the web Request the SDK serves; its signal aborts when the client goes away. */
-function webRequest(req: FastifyRequest, reply: FastifyReply, publicBaseUrl: string): Request {
+/**
+ * Fastify's request as the web Request the SDK serves. Its signal aborts when
+ * the client goes away before the answer is complete (a listen stops waiting);
+ * `settled()` says the answer is complete. The body is not copied: the SDK gets
+ * it parsed (`parsedBody`).
+ */
+function webRequest(req: FastifyRequest, reply: FastifyReply, publicBaseUrl: string): { request: Request; settled: () => void } {
   const headers = new Headers();
   for (const [k, v] of Object.entries(req.headers)) {
     if (v === undefined || k === 'content-length' || k === 'transfer-encoding' || k === 'connection') continue;
     headers.set(k, Array.isArray(v) ? v.join(', ') : v);
   }
   const ac = new AbortController();
-  reply.raw.once('close', () => { if (!reply.raw.writableFinished) ac.abort(); });
-  const hasBody = req.method === 'POST';
-  return new Request(`${publicBaseUrl}${req.url}`, {
-    method: req.method,
-    headers,
-    body: hasBody ? JSON.stringify(req.body ?? null) : null,
-    signal: ac.signal,
-  });
+  const onClose = () => { if (!reply.raw.writableFinished) ac.abort(); };
+  reply.raw.once('close', onClose);
+  const request = new Request(`${publicBaseUrl}${req.url}`, { method: req.method, headers, signal: ac.signal });
+  return { request, settled: () => reply.raw.off('close', onClose) };
 }
 
 export default function register(app: FastifyInstance, deps: RouteDeps) {
@@ -226,14 +227,24 @@ export default function register(app: FastifyInstance, deps: RouteDeps) {
     if (!enabled) throw new ApiError('mcp_disabled', 'The assistant-tool interface is turned off on this server; retry later', { 'Retry-After': '60' });
     const cred = caller(req);
     const scope: CallScope = { deps, cred, req, errorsUrl: `${base()}/docs/errors` };
-    const res = await handler.fetch(webRequest(req, reply, base()), {
+    const { request, settled } = webRequest(req, reply, base());
+    const res = await handler.fetch(request, {
       parsedBody: req.body,
       authInfo: { token: 'api-key', clientId: cred.id, scopes: [...cred.permissions], extra: { scope } },
     });
     reply.code(res.status);
     res.headers.forEach((v, k) => { if (k !== 'content-length') reply.header(k, v); });
-    if (!res.body) return reply.send();
-    // An SSE answer (progress before the result) streams; the stream ends with the exchange.
+    if (!res.body) {
+      settled();
+      return reply.send();
+    }
+    // A JSON answer is complete: sent as text, without bridging streams. An SSE
+    // answer (progress before the result) streams; the stream ends with the exchange.
+    if (res.headers.get('content-type')?.startsWith('application/json')) {
+      const text = await res.text();
+      settled();
+      return reply.send(text);
+    }
     return reply.send(Readable.fromWeb(res.body as NodeReadableStream));
   };
   const config = { auth: true, mcp: true } as const;
