@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { Client as Client0618 } from 'mcp-sdk-2025-06-18/client/index.js';
 import { StreamableHTTPClientTransport as Transport0618 } from 'mcp-sdk-2025-06-18/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { until } from '../helpers/wait.ts';
 import { simulatedTranslator } from '../../src/sim/translator.ts';
 
 // /mcp as three generations of the official client see it: SDK v2 negotiating
@@ -86,6 +87,8 @@ type Connected = {
   listTools: () => Promise<{ tools: any[] }>;
   call: (name: string, args: Record<string, unknown>, opts?: { onprogress?: (p: any) => void }) => Promise<any>;
   close: () => Promise<void>;
+  /** The SDK's own client object. */
+  raw?: unknown;
 };
 
 /** Connects the kind of client to `base`'s /mcp with the API key as the bearer. */
@@ -106,6 +109,7 @@ async function connect(kind: Kind, base: TestApp = t): Promise<Connected> {
       listTools: () => client.listTools() as Promise<any>,
       call: (name, args, opts) => client.callTool({ name, arguments: args }, opts),
       close: () => client.close(),
+      raw: client,
     };
   }
   if (kind === 'sdk-1.32') {
@@ -119,6 +123,7 @@ async function connect(kind: Kind, base: TestApp = t): Promise<Connected> {
       listTools: () => client.listTools() as Promise<any>,
       call: (name, args, opts) => client.callTool({ name, arguments: args }, undefined, opts),
       close: () => client.close(),
+      raw: client,
     };
   }
   const client = new Client0618(info);
@@ -333,6 +338,33 @@ describe.concurrent('progress while listen waits', () => {
       expect(second.at).toBeGreaterThan(first.at + 4_000);
 
       await c.call('leave', { session_id: id });
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+// At 2026-07-28 a client cancels a call by closing its request, which the
+// server sees. A 2025 client sends notifications/cancelled as a request of its
+// own, which a stateless server cannot tie to the call: that listen ends at its
+// wait (at most 25 s), its answer unread.
+describe('a listen the client gives up on', () => {
+  it.for(['sdk-v2'] as const)('%s: canceling the call ends the wait on the server at once, not after 25 s', async (kind, { expect }) => {
+    const c = await connect(kind);
+    try {
+      const roomId = await room();
+      const id = (await c.call('join_room', { room_id: roomId, speak_lang: 'en', hear_lang: 'en', announce: false })).structuredContent.id;
+      const now = (await c.call('listen', { session_id: id, cursor: 0, wait: 0 })).structuredContent;
+      const before = t.app.sessionBus.size;
+      const ac = new AbortController();
+      const pending = (c as any).raw.callTool({ name: 'listen', arguments: { session_id: id, cursor: now.cursor, wait: 25 } }, { signal: ac.signal }).catch((e: Error) => e);
+      await until('the listen waits on the server', async () => t.app.sessionBus.size > before, 5_000);
+      const abortedAt = Date.now();
+      ac.abort();
+      expect(await pending).toBeInstanceOf(Error);
+      // The server's waiter is gone within moments: the request was answered or dropped, not left waiting 25 s.
+      await until('the server stops waiting', async () => t.app.sessionBus.size === before, 3_000);
+      expect(Date.now() - abortedAt).toBeLessThan(3_000);
     } finally {
       await c.close();
     }

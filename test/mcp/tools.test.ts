@@ -185,6 +185,35 @@ describe('a conversation in a room: join_room, listen, say, leave', () => {
   });
 });
 
+describe('racing calls', () => {
+  it('two join_room calls with one idempotency_key at once make one session: the other gets it or idempotency_in_progress', async () => {
+    const { secret } = await t.key({ rpm: 100_000 });
+    const [a, b] = await Promise.all([connect(secret), connect(secret)]);
+    const roomId = await room(secret);
+    const args = { room_id: roomId, speak_lang: 'en', hear_lang: 'pt', announce: false, idempotency_key: randomUUID() };
+    const results = await Promise.all([call(a, 'join_room', args), call(b, 'join_room', args), call(a, 'join_room', args)]);
+    const ids = new Set(results.filter((r) => !r.isError).map((r) => r.structuredContent.id));
+    expect(ids.size).toBe(1);
+    for (const r of results.filter((x) => x.isError)) expect(r.content[0]!.text).toMatch(/^Error idempotency_in_progress \(409\): .* Retry in 1 s\.$/);
+    const { rows } = await t.pool.query(`SELECT id FROM agent_sessions WHERE room_id = $1`, [roomId]);
+    expect(rows.map((r) => r.id)).toEqual([...ids]);
+  });
+
+  it('two book_slot calls for one slot at once: one booking, the other slot_taken', async () => {
+    const k = await t.key({ rpm: 100_000 });
+    const c = await connect(k.secret);
+    const et = await createEventType(t.pool, t.config.publicBaseUrl, { org: k.orgId, page: `race-${randomBytes(4).toString('hex')}`, slug: 'x', title: 'Race', duration: 30, tz: 'UTC', hours: 'mon-sun 09:00-17:00' });
+    const day = DateTime.fromJSDate(clock()).setZone('UTC').plus({ days: 2 }).toISODate()!;
+    const start = (await ok(c, 'find_slots', { event_type_id: et.id, from: day, to: day })).slots[0];
+    const guest = (n: number) => ({ name: `Guest ${n}`, email: `g${n}-${randomBytes(3).toString('hex')}@guest.example`, speak: 'en' });
+    const results = await Promise.all([1, 2, 3].map((n) => call(c, 'book_slot', { event_type_id: et.id, start, guest: guest(n) })));
+    expect(results.filter((r) => !r.isError)).toHaveLength(1);
+    for (const r of results.filter((x) => x.isError)) expect(r.content[0]!.text).toMatch(/slot_taken|booking_unavailable/);
+    const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM bookings WHERE event_type_id = $1`, [et.id]);
+    expect(rows[0].n).toBe(1);
+  });
+});
+
 describe('booking tools: list_booking_links, find_slots, book_slot', () => {
   it('finds a free slot of a link and books it; the slot is then gone, and booking it again is slot_taken', async () => {
     const k = await t.key({ rpm: 100_000 });
