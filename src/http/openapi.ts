@@ -1,5 +1,4 @@
 import { ERROR_STATUS, NOT_ANSWERED_YET, type ErrorCode } from '../errors.ts';
-import { MCP_PATH } from '../mcp/path.ts';
 
 // Finishing touches the zod-generated document cannot express on its own.
 
@@ -69,13 +68,6 @@ const OPERATION_ERRORS: Record<string, ErrorCode[]> = {
 
 /** Every code one operation answers: those of every operation, of its method and inputs, and its own. */
 function errorCodesOf(key: string, method: string, op: Operation): ErrorCode[] {
-  // /mcp answers a tool's problems inside the tool result; over HTTP, only the credential's and the transport's.
-  if (key === `POST ${MCP_PATH}`) {
-    return [
-      'invalid_request', 'unauthorized', 'org_blocked', 'org_suspended', 'paid_plan_required', 'ip_not_allowed', 'rate_limited', 'test_daily_limit',
-      'payload_too_large', 'unsupported_media_type', 'internal_error', 'mcp_disabled',
-    ];
-  }
   const codes: ErrorCode[] = [
     // The input checks of every route; authentication, the key's rate limits and its organization (http/auth.ts).
     'invalid_request', 'unauthorized', 'org_blocked', 'org_suspended', 'paid_plan_required', 'ip_not_allowed', 'rate_limited', 'test_daily_limit',

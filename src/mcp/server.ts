@@ -15,14 +15,15 @@ import { ApiError, problem } from '../errors.ts';
 import { isDatabaseDown } from '../db/pool.ts';
 import { authorize } from '../http/auth.ts';
 import { rejectNul } from '../http/input-guard.ts';
-import { caller, zapp } from '../http/route.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { caller } from '../http/route.ts';
 import { PERMISSIONS } from '../permissions.ts';
 import type { RouteDeps } from '../routes.ts';
 import type { Credential } from '../credentials.ts';
 import type { ToolContext, ToolDef } from './tool.ts';
 import { MCP_TOOLS } from './tools.ts';
-import { MCP_PATH } from './path.ts';
+
+/** Where the assistant tools are served (operator.md). */
+export const MCP_PATH = '/mcp';
 
 // The assistant tools over MCP's Streamable HTTP transport at /mcp (operator.md),
 // with the official SDK: `createMcpHandler` serves the current revision
@@ -248,29 +249,8 @@ export default function register(app: FastifyInstance, deps: RouteDeps) {
     return reply.send(Readable.fromWeb(res.body as NodeReadableStream));
   };
   const config = { auth: true, mcp: true } as const;
-  zapp(app).post(MCP_PATH, {
-    config,
-    schema: {
-      summary: 'Assistant tools (MCP, Streamable HTTP)',
-      description:
-        'The Model Context Protocol endpoint for assistants: JSON-RPC messages in, a JSON answer or an event stream out (send ' +
-        '`Accept: application/json, text/event-stream`). Protocol revisions 2026-07-28, 2025-11-25, 2025-06-18 and 2025-03-26, ' +
-        'stateless (no Mcp-Session-Id). Tools: ' + MCP_TOOLS.map((d) => `\`${d.name}\` (${d.http}, ${d.permission})`).join(', ') + '. ' +
-        'A tool call is checked like its endpoint (permission, key restrictions, test and live rules); its problems come back as tool ' +
-        'results with isError and the code. A 401 names the protected-resource metadata (/.well-known/oauth-protected-resource/mcp) ' +
-        'in WWW-Authenticate. TOLK_MCP=off answers 503 mcp_disabled.',
-      tags: ['Assistant tools (MCP)'],
-      body: z.union([z.looseObject({ jsonrpc: z.literal('2.0') }), z.array(z.looseObject({ jsonrpc: z.literal('2.0') }))]).describe('A JSON-RPC 2.0 message (a batch of them for the 2025-03-26 revision)'),
-      response: {
-        200: z.unknown().describe('The JSON-RPC answer, as application/json or as text/event-stream (progress notifications, then the answer)'),
-        202: z.null().describe('A notification or a response from the client, accepted'),
-        ...errorResponses,
-      },
-    },
-    // The schema documents the body; the SDK reads it and answers a message it cannot take as JSON-RPC says.
-    validatorCompiler: () => (value) => ({ value }),
-    handler: handle,
-  });
+  // Not in /v1/openapi.json: MCP describes itself (tools/list); the README shows how to connect.
+  app.post(MCP_PATH, { config, schema: { hide: true } }, handle);
   // No GET (a server-to-client stream) nor DELETE (end a session) of the 2025
   // revisions: there are no sessions, so they answer 405 with Allow: POST, as
   // the transport specification allows.

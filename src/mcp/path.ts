@@ -1,2 +1,0 @@
-/** Where the assistant tools are served (operator.md). */
-export const MCP_PATH = '/mcp';
