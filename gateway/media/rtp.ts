@@ -1,8 +1,12 @@
 import { randomInt } from 'node:crypto';
 import { RtpPacket, SenderReportPacket, isRtp, isRtcp } from 'rtp.js/packets';
 import { nodeBufferToDataView, dataViewToNodeBuffer } from 'rtp.js/utils';
-import { alaw, mulaw } from 'alawmulaw';
+import { createRequire } from 'node:module';
 import { CLOCK_RATE, PTIME_MS, type Codec } from './sdp.ts';
+
+// alawmulaw's ESM entry has no named exports under plain Node (a worker thread
+// loads this file without a bundler): its CommonJS build, the same everywhere.
+const { alaw, mulaw } = createRequire(import.meta.url)('alawmulaw') as typeof import('alawmulaw');
 
 // RTP for the gateway's audio (RFC 3550), packets by rtp.js: G.711 at 8 kHz,
 // 20 ms (160 samples, 160 bytes) a packet. Pacing is the caller's (a worker

@@ -1,0 +1,203 @@
+import dgram from 'node:dgram';
+import { parentPort } from 'node:worker_threads';
+import { JitterBuffer } from './jitter.ts';
+import { decodeG711, encodeG711, FRAME_SAMPLES, parseDtmf, parseRtp, RtpSender } from './rtp.ts';
+import type { Negotiated } from './sdp.ts';
+import type { PlaneCommand, PlaneEvent, StreamStats } from './plane.ts';
+
+// The media plane's thread: every RTP stream of the process, paced by one
+// 20 ms clock (performance.now, corrected for drift each tick) so no packet
+// waits behind the main event loop's work. Per stream: an RTP socket and the
+// RTCP one beside it (port + 1), what is queued to send, the jitter buffer of
+// what comes in. Symmetric RTP: once the peer's packets arrive, replies go to
+// where they come from, whatever its SDP said.
+
+const TICK_MS = 20;
+const SR_EVERY_MS = 5000;
+
+type Stream = {
+  key: string;
+  rtp: dgram.Socket;
+  rtcp: dgram.Socket;
+  port: number;
+  remote: Negotiated | null;
+  /** Where packets go: the SDP's address until the peer's own packets show theirs. */
+  to: { address: string; port: number } | null;
+  latched: boolean;
+  sender: RtpSender | null;
+  /** Frames waiting to be sent, each with the utterance it belongs to. */
+  queue: Array<{ frame: Uint8Array; utterance: string; last: boolean }>;
+  playing: string | null;
+  jitter: JitterBuffer;
+  lastDtmf: { ts: number; digit: string } | null;
+  stats: StreamStats;
+  lastSr: number;
+};
+
+const streams = new Map<string, Stream>();
+const port = parentPort!;
+const post = (e: PlaneEvent) => port.postMessage(e);
+
+/** Lateness of each tick (ms), kept for the percentile the main thread asks for. */
+let lateness: number[] = [];
+let tickTimer: NodeJS.Timeout | null = null;
+let nextTick = 0;
+
+function bindPair(host: string): Promise<{ rtp: dgram.Socket; rtcp: dgram.Socket; port: number }> {
+  // RTP on an even port, RTCP on the next one (RFC 3550 section 11).
+  const attempt = async (tries: number): Promise<{ rtp: dgram.Socket; rtcp: dgram.Socket; port: number }> => {
+    const rtp = dgram.createSocket('udp4');
+    await new Promise<void>((ok, fail) => { rtp.once('error', fail); rtp.bind(0, host, () => { rtp.off('error', fail); ok(); }); });
+    const p = rtp.address().port;
+    const rtcp = dgram.createSocket('udp4');
+    const bound = p % 2 === 0 && (await new Promise<boolean>((ok) => {
+      rtcp.once('error', () => ok(false));
+      rtcp.bind(p + 1, host, () => ok(true));
+    }));
+    if (bound) return { rtp, rtcp, port: p };
+    rtp.close();
+    try { rtcp.close(); } catch { /* never bound */ }
+    if (tries <= 0) throw new Error('media plane: no free RTP/RTCP port pair');
+    return attempt(tries - 1);
+  };
+  return attempt(50);
+}
+
+function onPacket(s: Stream, buf: Buffer, from: dgram.RemoteInfo): void {
+  const p = parseRtp(buf);
+  if (!p) return;
+  if (!s.latched) {
+    s.to = { address: from.address, port: from.port };
+    s.latched = true;
+  }
+  s.stats.received++;
+  if (s.remote && s.remote.dtmfPayloadType !== null && p.payloadType === s.remote.dtmfPayloadType) {
+    const d = parseDtmf(p.payload);
+    // An event is sent several times (and its end three times): one report per event, at its end.
+    if (d && d.end && !(s.lastDtmf && s.lastDtmf.ts === p.timestamp)) {
+      s.lastDtmf = { ts: p.timestamp, digit: d.digit };
+      post({ type: 'dtmf', key: s.key, digit: d.digit, durationMs: Math.round(d.duration / 8) });
+    }
+    return;
+  }
+  if (s.remote && p.payloadType !== s.remote.payloadType) return;
+  s.jitter.push({ seq: p.seq, timestamp: p.timestamp, payload: p.payload });
+}
+
+function tick(): void {
+  const now = performance.now();
+  lateness.push(now - nextTick);
+  if (lateness.length > 100_000) lateness = lateness.slice(-50_000);
+  for (const s of streams.values()) {
+    // Out: one frame of the current utterance.
+    const item = s.queue.shift();
+    if (item && s.to && s.sender) {
+      if (s.playing !== item.utterance) {
+        s.playing = item.utterance;
+        post({ type: 'started', key: s.key, utterance: item.utterance });
+      }
+      s.rtp.send(s.sender.packet(item.frame), s.to.port, s.to.address);
+      s.stats.sent++;
+      if (item.last) {
+        s.playing = null;
+        post({ type: 'finished', key: s.key, utterance: item.utterance });
+      }
+    } else if (s.sender && !item) {
+      s.sender.skip(FRAME_SAMPLES);
+    }
+    // In: one frame of what the peer says, in order.
+    const f = s.jitter.pop();
+    if (f && s.remote) {
+      const pcm = decodeG711(s.remote.codec, f.payload);
+      let sum = 0;
+      for (const x of pcm) sum += x * x;
+      s.stats.played++;
+      s.stats.energy.push(Math.round(Math.sqrt(sum / pcm.length)));
+      if (s.stats.energy.length > 3000) s.stats.energy.shift();
+    }
+    // RTCP sender reports, to the RTCP port beside the peer's RTP port.
+    if (s.sender && s.to && now - s.lastSr >= SR_EVERY_MS && s.stats.sent > 0) {
+      s.lastSr = now;
+      s.rtcp.send(s.sender.senderReport(), s.to.port + 1, s.to.address);
+    }
+  }
+  nextTick += TICK_MS;
+  // Behind by more than a tick (the thread was stopped): start again from now rather than burst.
+  if (performance.now() - nextTick > TICK_MS) nextTick = performance.now() + TICK_MS;
+  tickTimer = setTimeout(tick, Math.max(0, nextTick - performance.now()));
+}
+
+function ensureClock(): void {
+  if (tickTimer) return;
+  nextTick = performance.now() + TICK_MS;
+  tickTimer = setTimeout(tick, TICK_MS);
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const v = [...values].sort((a, b) => a - b);
+  return v[Math.min(v.length - 1, Math.max(0, Math.ceil(p * v.length) - 1))]!;
+}
+
+async function handle(c: PlaneCommand): Promise<void> {
+  switch (c.op) {
+    case 'open': {
+      const { rtp, rtcp, port: p } = await bindPair(c.host);
+      const s: Stream = {
+        key: c.key, rtp, rtcp, port: p, remote: null, to: null, latched: false, sender: null, queue: [], playing: null,
+        jitter: new JitterBuffer({ depth: 3 }), lastDtmf: null, lastSr: 0,
+        stats: { sent: 0, received: 0, played: 0, energy: [] },
+      };
+      rtp.on('message', (buf, from) => onPacket(s, buf, from));
+      rtp.on('error', () => {});
+      rtcp.on('message', () => {});
+      rtcp.on('error', () => {});
+      streams.set(c.key, s);
+      ensureClock();
+      post({ type: 'reply', id: c.id, port: p });
+      return;
+    }
+    case 'connect': {
+      const s = streams.get(c.key);
+      if (!s) return post({ type: 'reply', id: c.id, error: `no stream ${c.key}` });
+      s.remote = c.remote;
+      if (!s.latched) s.to = { address: c.remote.address, port: c.remote.port };
+      s.sender ??= new RtpSender(c.remote.payloadType);
+      return post({ type: 'reply', id: c.id });
+    }
+    case 'play': {
+      const s = streams.get(c.key);
+      if (!s || !s.remote) return post({ type: 'reply', id: c.id, error: `stream ${c.key} is not connected` });
+      const queuedMs = s.queue.length * TICK_MS;
+      const bytes = encodeG711(s.remote.codec, c.pcm);
+      const frames = Math.ceil(bytes.length / FRAME_SAMPLES);
+      for (let i = 0; i < frames; i++) {
+        const frame = new Uint8Array(FRAME_SAMPLES).fill(s.remote.codec === 'PCMU' ? 0xff : 0xd5);
+        frame.set(bytes.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES));
+        s.queue.push({ frame, utterance: c.utterance, last: i === frames - 1 });
+      }
+      return post({ type: 'reply', id: c.id, queuedMs });
+    }
+    case 'close': {
+      const s = streams.get(c.key);
+      if (!s) return post({ type: 'reply', id: c.id, stats: null });
+      streams.delete(c.key);
+      s.rtp.close();
+      s.rtcp.close();
+      if (streams.size === 0 && tickTimer) {
+        clearTimeout(tickTimer);
+        tickTimer = null;
+      }
+      return post({ type: 'reply', id: c.id, stats: { ...s.stats, jitter: s.jitter.stats } });
+    }
+    case 'lateness': {
+      const out = { p50: percentile(lateness, 0.5), p99: percentile(lateness, 0.99), max: Math.max(0, ...lateness), ticks: lateness.length };
+      if (c.reset) lateness = [];
+      return post({ type: 'reply', id: c.id, lateness: out });
+    }
+  }
+}
+
+port.on('message', (c: PlaneCommand) => {
+  handle(c).catch((err: Error) => post({ type: 'reply', id: c.id, error: err.message }));
+});

@@ -1,0 +1,125 @@
+import { EventEmitter } from 'node:events';
+import { Worker, type TransferListItem } from 'node:worker_threads';
+import type { JitterStats } from './jitter.ts';
+import type { Negotiated } from './sdp.ts';
+
+// The media plane of a gateway process: RTP streams run in a worker thread
+// (plane-worker.ts) so that a busy main event loop never delays a packet. The
+// main thread opens a stream per call (its RTP port goes in our SDP), connects
+// it with what the SDP negotiation gave, queues audio (8 kHz 16-bit PCM) to be
+// spoken, and hears DTMF digits and when each utterance started and finished.
+
+export type StreamStats = {
+  sent: number;
+  received: number;
+  /** Frames played out of the jitter buffer (decoded). */
+  played: number;
+  /** RMS of each frame played, oldest first (the last minute at most). */
+  energy: number[];
+};
+
+export type PlaneCommand =
+  | { op: 'open'; id: number; key: string; host: string }
+  | { op: 'connect'; id: number; key: string; remote: Negotiated }
+  | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array }
+  | { op: 'close'; id: number; key: string }
+  | { op: 'lateness'; id: number; reset: boolean };
+
+export type PlaneEvent =
+  | { type: 'reply'; id: number; error?: string; [k: string]: unknown }
+  | { type: 'dtmf'; key: string; digit: string; durationMs: number }
+  | { type: 'started'; key: string; utterance: string }
+  | { type: 'finished'; key: string; utterance: string };
+
+/** A command without its id (the plane numbers them). */
+type Command = PlaneCommand extends infer C ? (C extends PlaneCommand ? Omit<C, 'id'> : never) : never;
+
+export type Lateness = { p50: number; p99: number; max: number; ticks: number };
+
+export class MediaPlane extends EventEmitter<{
+  dtmf: [key: string, digit: string, durationMs: number];
+  started: [key: string, utterance: string];
+  finished: [key: string, utterance: string];
+}> {
+  private readonly worker: Worker;
+  private readonly host: string;
+  private next = 1;
+  private dead: Error | null = null;
+  private pending = new Map<number, { ok: (v: Record<string, unknown>) => void; fail: (e: Error) => void }>();
+
+  private constructor(worker: Worker, host: string) {
+    super();
+    this.worker = worker;
+    this.host = host;
+    worker.on('message', (e: PlaneEvent) => {
+      if (e.type === 'reply') {
+        const p = this.pending.get(e.id);
+        this.pending.delete(e.id);
+        if (e.error) p?.fail(new Error(e.error));
+        else p?.ok(e);
+      } else if (e.type === 'dtmf') this.emit('dtmf', e.key, e.digit, e.durationMs);
+      else if (e.type === 'started') this.emit('started', e.key, e.utterance);
+      else this.emit('finished', e.key, e.utterance);
+    });
+    // The thread failed (or could not load): every request now and later fails with its error.
+    const die = (err: Error) => {
+      this.dead ??= err;
+      for (const p of this.pending.values()) p.fail(err);
+      this.pending.clear();
+    };
+    worker.on('error', die);
+    worker.on('exit', (code) => die(new Error(`media plane thread exited (${code})`)));
+  }
+
+  /** Starts the plane's thread; streams bind on `host` (the address our SDP gives). */
+  static async start(host: string): Promise<MediaPlane> {
+    const worker = new Worker(new URL('./plane-worker.ts', import.meta.url));
+    await new Promise<void>((ok, fail) => { worker.once('online', ok); worker.once('error', fail); });
+    return new MediaPlane(worker, host);
+  }
+
+  private send<T extends Record<string, unknown>>(c: Command, transfer: TransferListItem[] = []): Promise<T> {
+    const id = this.next++;
+    return new Promise<T>((ok, fail) => {
+      if (this.dead) return fail(this.dead);
+      this.pending.set(id, { ok: ok as (v: Record<string, unknown>) => void, fail });
+      this.worker.postMessage({ ...c, id }, transfer);
+    });
+  }
+
+  /** A stream for `key` (a call): its RTP port (RTCP on the next one). */
+  async open(key: string): Promise<{ port: number }> {
+    const r = await this.send<{ port: number }>({ op: 'open', key, host: this.host });
+    return { port: r.port };
+  }
+
+  /** Where and how to send, from the SDP negotiation; the peer's own packets then decide where (symmetric RTP). */
+  async connect(key: string, remote: Negotiated): Promise<void> {
+    await this.send({ op: 'connect', key, remote });
+  }
+
+  /**
+   * Queues 8 kHz 16-bit PCM to be spoken after what is already queued; answers
+   * how long it waits behind that (ms). `started` and `finished` follow.
+   */
+  async play(key: string, utterance: string, pcm: Int16Array): Promise<{ queuedMs: number }> {
+    const copy = pcm.slice();
+    const r = await this.send<{ queuedMs: number }>({ op: 'play', key, utterance, pcm: copy }, [copy.buffer]);
+    return { queuedMs: r.queuedMs };
+  }
+
+  /** Ends the stream; what it sent and received. */
+  async close(key: string): Promise<(StreamStats & { jitter: JitterStats }) | null> {
+    const r = await this.send<{ stats: (StreamStats & { jitter: JitterStats }) | null }>({ op: 'close', key });
+    return r.stats;
+  }
+
+  /** How late the plane's 20 ms clock ticked (ms), since the start or the last reset. */
+  async lateness(reset = false): Promise<Lateness> {
+    return (await this.send<{ lateness: Lateness }>({ op: 'lateness', reset })).lateness;
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
