@@ -55,6 +55,12 @@ export interface SipSignaling {
   active(): string[];
   /** Ends every dialog (BYE/CANCEL) and closes the transports. */
   close(): Promise<void>;
+  /**
+   * Speaks 8 kHz 16-bit PCM on an answered dialog's media (the stack was
+   * given a media plane); answers how long it waits behind what is queued.
+   * Rejects when the dialog has no media (not answered, no plane, no usable SDP).
+   */
+  play(key: string, utterance: string, pcm: Int16Array): Promise<{ queuedMs: number }>;
 }
 
 export type SignalingOptions = {
@@ -67,6 +73,12 @@ export type SignalingOptions = {
    * `no_response` (default 32, SIP's Timer B at T1 = 500 ms); tests shorten it.
    */
   noResponseSeconds?: number;
+  /**
+   * The RTP streams of this process (gateway/media/plane.ts). Given, each
+   * dialog offers a real media port and connects its stream to the answer's
+   * SDP; without it the SDP names the discard port and no audio flows.
+   */
+  media?: import('./media/plane.ts').MediaPlane;
   /** Every dialog event of every call. Errors it throws are logged, never crash the stack. */
   onEvent: (key: string, event: DialogEvent) => void;
   log?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };

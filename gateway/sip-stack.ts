@@ -28,6 +28,7 @@ import type { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import sip from 'sip';
 import type { DialogEvent, PlaceRequest, SignalingOptions, SipSignaling } from './signaling.ts';
+import { negotiate, offer as sdpOffer } from './media/sdp.ts';
 
 export type SipLog = NonNullable<SignalingOptions['log']>;
 
@@ -414,6 +415,11 @@ type Dialog = {
   /** 2xx from other forks (other To tags): ACKed and hung up at once. */
   forks: Map<string, Peer>;
   timers: Map<'noResponse' | 'ring' | 'guard' | 'linger', NodeJS.Timeout>;
+  /** This dialog's RTP stream (with a media plane): its port, offered in our SDP. */
+  media: { port: number } | undefined;
+  /** The stream is being (or was) connected to the answer's SDP. */
+  connecting?: Promise<void>;
+  connected: boolean;
 };
 
 function isTerminal(ev: DialogEvent): boolean {
@@ -466,16 +472,26 @@ export async function createSipSignaling(opts: SignalingOptions): Promise<SipSig
     }
   }
 
+  /** The dialog's RTP stream, if it has one, is closed (once). */
+  function closeMedia(d: Dialog): void {
+    if (!d.media || !opts.media) return;
+    d.media = undefined;
+    d.connected = false;
+    opts.media.close(d.key).catch((err) => log.warn({ key: d.key, err: String(err) }, 'media: close failed'));
+  }
+
   /** Takes the dialog out of active(); it lingers by Call-ID to finish its SIP (late 1xx/2xx, BYE). */
   function end(d: Dialog): void {
     if (d.ended) return;
     d.ended = true;
+    closeMedia(d);
     if (active.get(d.key) === d) active.delete(d.key);
     clearTimers(d, 'noResponse', 'ring', 'guard');
     setTimer(d, 'linger', LINGER_MS, () => forget(d));
   }
 
   function forget(d: Dialog): void {
+    closeMedia(d);
     for (const t of d.timers.values()) clearTimeout(t);
     d.timers.clear();
     if (byCallId.get(d.callId) === d) byCallId.delete(d.callId);
@@ -641,7 +657,27 @@ export async function createSipSignaling(opts: SignalingOptions): Promise<SipSig
     }
     const answeredBy = headerText(rs, 'x-tolk-answered-by') ?? '';
     const voicemail = answeredBy.split(',').some((v) => v.trim().toLowerCase() === 'voicemail');
+    connectMedia(d, rs);
     report(d, { type: 'answered', status, voicemail });
+  }
+
+  /** The answer's SDP decides where and how our stream sends; without a usable one the call stays silent. */
+  function connectMedia(d: Dialog, rs: sip.Message): void {
+    if (!d.media || !opts.media) return;
+    try {
+      const remote = negotiate(typeof rs.content === 'string' ? rs.content : '');
+      d.connecting = opts.media.connect(d.key, remote).then(() => { d.connected = true; });
+      d.connecting.catch((err) => log.warn({ key: d.key, err: String(err) }, 'media: connect failed'));
+    } catch (err) {
+      log.warn({ key: d.key, err: String(err) }, 'media: no usable SDP in the answer; the call has no audio');
+    }
+  }
+
+  async function play(key: string, utterance: string, pcm: Int16Array): Promise<{ queuedMs: number }> {
+    const d = active.get(key);
+    if (!d || !d.media || !opts.media || !d.connecting) throw new Error(`play: dialog ${key} has no media`);
+    await d.connecting;
+    return opts.media.play(key, utterance, pcm);
   }
 
   // --- Requests we receive ---
@@ -711,6 +747,8 @@ export async function createSipSignaling(opts: SignalingOptions): Promise<SipSig
     const user = req.from ? `${req.from}@` : '';
     const localTag = randomToken(6);
     const callId = `${randomToken(12)}@${host}`;
+    // With a media plane, the offer names this call's own RTP port.
+    const media = opts.media ? await opts.media.open(req.key) : undefined;
     const d: Dialog = {
       key: req.key,
       callId,
@@ -732,8 +770,10 @@ export async function createSipSignaling(opts: SignalingOptions): Promise<SipSig
           ...req.headers,
           'content-type': 'application/sdp',
         },
-        content: audioSdp(host, PLACEHOLDER_MEDIA_PORT, String(Date.now())),
+        content: media ? sdpOffer({ host, port: media.port, sessionId: String(Date.now()) }) : audioSdp(host, PLACEHOLDER_MEDIA_PORT, String(Date.now())),
       },
+      media,
+      connected: false,
       cseq: 1,
       responded: false,
       provisional: false,
@@ -829,5 +869,6 @@ export async function createSipSignaling(opts: SignalingOptions): Promise<SipSig
     hangup,
     active: () => [...active.keys()],
     close,
+    play,
   };
 }

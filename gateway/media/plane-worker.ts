@@ -190,6 +190,10 @@ async function handle(c: PlaneCommand): Promise<void> {
       }
       return post({ type: 'reply', id: c.id, stats: { ...s.stats, jitter: s.jitter.stats } });
     }
+    case 'stats': {
+      const s = streams.get(c.key);
+      return post({ type: 'reply', id: c.id, stats: s ? { ...s.stats, energy: [...s.stats.energy], jitter: { ...s.jitter.stats } } : null });
+    }
     case 'lateness': {
       const out = { p50: percentile(lateness, 0.5), p99: percentile(lateness, 0.99), max: Math.max(0, ...lateness), ticks: lateness.length };
       if (c.reset) lateness = [];

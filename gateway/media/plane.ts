@@ -23,6 +23,7 @@ export type PlaneCommand =
   | { op: 'connect'; id: number; key: string; remote: Negotiated }
   | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array }
   | { op: 'close'; id: number; key: string }
+  | { op: 'stats'; id: number; key: string }
   | { op: 'lateness'; id: number; reset: boolean };
 
 export type PlaneEvent =
@@ -112,6 +113,11 @@ export class MediaPlane extends EventEmitter<{
   async close(key: string): Promise<(StreamStats & { jitter: JitterStats }) | null> {
     const r = await this.send<{ stats: (StreamStats & { jitter: JitterStats }) | null }>({ op: 'close', key });
     return r.stats;
+  }
+
+  /** What a stream has sent and received so far, or null when there is no such stream. */
+  async stats(key: string): Promise<(StreamStats & { jitter: JitterStats }) | null> {
+    return (await this.send<{ stats: (StreamStats & { jitter: JitterStats }) | null }>({ op: 'stats', key })).stats;
   }
 
   /** How late the plane's 20 ms clock ticked (ms), since the start or the last reset. */
