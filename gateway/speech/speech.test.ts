@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PicoSynthesizer } from './pico.ts';
+import { CachedSynthesizer, SpeechError } from './synthesizer.ts';
+
+// The embedded speech engine (SVOX Pico in a worker thread, resampled to the
+// line's 8 kHz): real speech of plausible length and loudness, no clipping,
+// the languages it has and a clear refusal for the ones it lacks, markup in
+// the text read as text, and the cache.
+
+let pico: PicoSynthesizer;
+beforeAll(() => { pico = new PicoSynthesizer(); });
+afterAll(async () => { await pico?.close(); });
+
+function measure(pcm: Int16Array) {
+  let sum = 0;
+  let clipped = 0;
+  let loudFrames = 0;
+  for (let i = 0; i < pcm.length; i++) {
+    sum += pcm[i]! ** 2;
+    if (Math.abs(pcm[i]!) >= 32_000) clipped++;
+  }
+  // 20 ms frames with speech in them (RMS over 300).
+  for (let f = 0; f + 160 <= pcm.length; f += 160) {
+    let s = 0;
+    for (let i = f; i < f + 160; i++) s += pcm[i]! ** 2;
+    if (Math.sqrt(s / 160) > 300) loudFrames++;
+  }
+  return { rms: Math.sqrt(sum / Math.max(1, pcm.length)), clipped, loudFrames };
+}
+
+describe('SVOX Pico', () => {
+  it('speaks an English sentence as 8 kHz speech: seconds long, audible, unclipped', async () => {
+    const s = await pico.synthesize('This call is from an AI assistant.', 'en');
+    expect(s.ms).toBe(Math.round(s.pcm.length / 8));
+    expect(s.ms).toBeGreaterThan(1200);
+    expect(s.ms).toBeLessThan(5000);
+    const m = measure(s.pcm);
+    expect(m.rms).toBeGreaterThan(500);
+    expect(m.clipped).toBe(0);
+    // Mostly speech, some pauses.
+    expect(m.loudFrames).toBeGreaterThan((s.ms / 20) * 0.4);
+  });
+
+  it('a longer text takes longer to say', async () => {
+    const short = await pico.synthesize('Hello.', 'en-US');
+    const long = await pico.synthesize('Hello. I am calling about the order you placed yesterday, which ships tomorrow morning.', 'en-US');
+    expect(long.ms).toBeGreaterThan(short.ms * 3);
+  });
+
+  it('speaks German, Spanish, French, Italian and British English; several at once', async () => {
+    const texts: Array<[string, string]> = [
+      ['de', 'Dieser Anruf kommt von einem KI-Assistenten.'],
+      ['es', 'Esta llamada es de un asistente de inteligencia artificial.'],
+      ['fr-FR', 'Cet appel provient d\'un assistant IA.'],
+      ['it', 'Questa chiamata proviene da un assistente IA.'],
+      ['en-GB', 'This call is from an AI assistant.'],
+    ];
+    const out = await Promise.all(texts.map(([lang, text]) => pico.synthesize(text, lang)));
+    for (const [i, s] of out.entries()) {
+      expect(s.ms, texts[i]![0]).toBeGreaterThan(1000);
+      expect(measure(s.pcm).rms, texts[i]![0]).toBeGreaterThan(500);
+    }
+  });
+
+  it('refuses a language it does not have, naming it; and an empty text', async () => {
+    expect(pico.speaks('en-GB')).toBe(true);
+    expect(pico.speaks('de-AT')).toBe(true);
+    expect(pico.speaks('pt-BR')).toBe(false);
+    await expect(pico.synthesize('Esta chamada é feita por um assistente de IA.', 'pt-BR')).rejects.toThrow(SpeechError);
+    await expect(pico.synthesize('Olá', 'pt')).rejects.toThrow(/does not speak pt/);
+    await expect(pico.synthesize('   ', 'en')).rejects.toThrow(/nothing to say/);
+  });
+
+  it('reads markup in the text as text: it cannot turn the volume up or cut the sentence', async () => {
+    const plain = await pico.synthesize('Please hold, the volume is fine.', 'en');
+    const sneaky = await pico.synthesize('Please hold, <volume level="500"> the volume is fine.', 'en');
+    expect(measure(sneaky.pcm).clipped).toBe(0);
+    expect(Math.abs(measure(sneaky.pcm).rms - measure(plain.pcm).rms)).toBeLessThan(measure(plain.pcm).rms * 0.5);
+  });
+});
+
+describe('the cache', () => {
+  it('synthesizes a (text, language, voice) once, also when asked twice at once; failures are not kept', async () => {
+    const cached = new CachedSynthesizer(pico);
+    const [a, b] = await Promise.all([cached.synthesize('One moment, please.', 'en'), cached.synthesize('One moment, please.', 'en')]);
+    expect(a).toBe(b);
+    expect(cached.misses).toBe(1);
+    expect(await cached.synthesize('One moment, please.', 'en')).toBe(a);
+    await cached.synthesize('One moment, please.', 'de');
+    expect(cached.misses).toBe(2);
+    await expect(cached.synthesize('Olá', 'pt')).rejects.toThrow(SpeechError);
+    await expect(cached.synthesize('Olá', 'pt')).rejects.toThrow(SpeechError);
+    expect(cached.misses).toBe(4);
+  });
+});
