@@ -20,6 +20,7 @@ import { printCallsReport, runCallsBench, type CallsResult } from './calls.ts';
 import { printBookingsReport, runBookingsBench, type BookingsResult } from './bookings.ts';
 import { printRoomPageReport, runRoomPageBench, type RoomPageResult } from './room-page.ts';
 import { printMcpReport, runMcpBench, type McpResult } from './mcp.ts';
+import { printMediaReport, runMediaBench, type MediaResult } from './media.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
@@ -36,13 +37,14 @@ import type { LoadJob, LoadResult } from './load.ts';
 // and calls placed through the API to a SIPp callee, with the gateway's CPU
 // per call against SIPp's own caller (bench/calls.ts), and one phrase said
 // to 1,000 connected room pages (Server-Sent Events, bench/room-page.ts), and
-// an MCP tool call against the endpoint it mirrors (bench/mcp.ts).
+// an MCP tool call against the endpoint it mirrors (bench/mcp.ts), and 100
+// calls' RTP both ways on one media plane (bench/media.ts).
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, mcp), BENCH_WEBHOOK_*
+// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, mcp, media), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
 // met; 1 when more than 1% of requests failed, webhook events went missing,
@@ -67,7 +69,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'mcp'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'mcp', 'media'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -208,6 +210,9 @@ async function main(): Promise<number> {
     // --- An MCP tool call against the endpoint it mirrors.
     let mcp: McpResult | null = null;
     if (only.has('mcp')) mcp = await runMcpBench(databaseUrl, log);
+    // --- RTP both ways for 100 calls on one media plane.
+    let media: MediaResult | null = null;
+    if (only.has('media')) media = await runMediaBench(log);
 
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
@@ -228,6 +233,7 @@ async function main(): Promise<number> {
     if (calls && calls.failures > 0) failures.push(`calls: ${calls.failures} calls failed`);
     if (bookings && bookings.failures > 0) failures.push(`bookings: ${bookings.failures} bookings failed`);
     if (mcp && mcp.failures > 0) failures.push(`mcp: ${mcp.failures} requests failed`);
+    if (media && media.failures > 0) failures.push(`media: ${media.lost} packets lost`);
     if (roomPage && roomPage.failures > 0) failures.push(`room_page: ${roomPage.failures} phrases missing or wrong over ${roomPage.pages} pages`);
     const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
 
@@ -254,6 +260,7 @@ async function main(): Promise<number> {
     if (bookings) printBookingsReport(bookings);
     if (roomPage) printRoomPageReport(roomPage);
     if (mcp) printMcpReport(mcp);
+    if (media) printMediaReport(media);
 
     const date = new Date();
     const out = {
@@ -277,6 +284,7 @@ async function main(): Promise<number> {
       bookings,
       room_page: roomPage,
       mcp,
+      media,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -302,6 +310,10 @@ async function main(): Promise<number> {
     }
     if (roomPage && roomPage.failures > 0) {
       console.log(`FAILED: ${roomPage.failures} phrases never reached their room page (or in another language)`);
+      return 1;
+    }
+    if (media && media.failures > 0) {
+      console.log(`FAILED: ${media.lost} RTP packets lost`);
       return 1;
     }
     if (mcp && mcp.failures > 0) {

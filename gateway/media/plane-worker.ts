@@ -38,8 +38,9 @@ const streams = new Map<string, Stream>();
 const port = parentPort!;
 const post = (e: PlaneEvent) => port.postMessage(e);
 
-/** Lateness of each tick (ms), kept for the percentile the main thread asks for. */
+/** How late each packet left (ms after its tick's time), kept for the percentiles the main thread asks for. */
 let lateness: number[] = [];
+let ticks = 0;
 let tickTimer: NodeJS.Timeout | null = null;
 let nextTick = 0;
 
@@ -86,8 +87,9 @@ function onPacket(s: Stream, buf: Buffer, from: dgram.RemoteInfo): void {
 
 function tick(): void {
   const now = performance.now();
-  lateness.push(now - nextTick);
-  if (lateness.length > 100_000) lateness = lateness.slice(-50_000);
+  const due = nextTick;
+  ticks++;
+  if (lateness.length > 200_000) lateness = lateness.slice(-100_000);
   for (const s of streams.values()) {
     // Out: one frame of the current utterance.
     const item = s.queue.shift();
@@ -97,6 +99,7 @@ function tick(): void {
         post({ type: 'started', key: s.key, utterance: item.utterance });
       }
       s.rtp.send(s.sender.packet(item.frame), s.to.port, s.to.address);
+      lateness.push(performance.now() - due);
       s.stats.sent++;
       if (item.last) {
         s.playing = null;
@@ -195,8 +198,8 @@ async function handle(c: PlaneCommand): Promise<void> {
       return post({ type: 'reply', id: c.id, stats: s ? { ...s.stats, energy: [...s.stats.energy], jitter: { ...s.jitter.stats } } : null });
     }
     case 'lateness': {
-      const out = { p50: percentile(lateness, 0.5), p99: percentile(lateness, 0.99), max: Math.max(0, ...lateness), ticks: lateness.length };
-      if (c.reset) lateness = [];
+      const out = { p50: percentile(lateness, 0.5), p99: percentile(lateness, 0.99), max: lateness.reduce((a, b) => Math.max(a, b), 0), packets: lateness.length, ticks };
+      if (c.reset) { lateness = []; ticks = 0; }
       return post({ type: 'reply', id: c.id, lateness: out });
     }
   }

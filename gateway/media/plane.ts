@@ -35,7 +35,8 @@ export type PlaneEvent =
 /** A command without its id (the plane numbers them). */
 type Command = PlaneCommand extends infer C ? (C extends PlaneCommand ? Omit<C, 'id'> : never) : never;
 
-export type Lateness = { p50: number; p99: number; max: number; ticks: number };
+/** How late packets left, ms after their 20 ms tick's time (percentiles over packets sent), and the ticks run. */
+export type Lateness = { p50: number; p99: number; max: number; packets: number; ticks: number };
 
 export class MediaPlane extends EventEmitter<{
   dtmf: [key: string, digit: string, durationMs: number];
@@ -120,7 +121,7 @@ export class MediaPlane extends EventEmitter<{
     return (await this.send<{ stats: (StreamStats & { jitter: JitterStats }) | null }>({ op: 'stats', key })).stats;
   }
 
-  /** How late the plane's 20 ms clock ticked (ms), since the start or the last reset. */
+  /** How late packets left (ms after their tick's time), since the start or the last reset. */
   async lateness(reset = false): Promise<Lateness> {
     return (await this.send<{ lateness: Lateness }>({ op: 'lateness', reset })).lateness;
   }
