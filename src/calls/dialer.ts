@@ -7,7 +7,11 @@ import type { CallEvent } from '../../machines/call.ts';
 import { createSipSignaling } from '../../gateway/sip-stack.ts';
 import { startSimulatedCallee } from '../../gateway/callee.ts';
 import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
-import { CALLS_CHANNEL, ENDED, applyCallEvent, endCall } from './calls.ts';
+import { MediaPlane } from '../../gateway/media/plane.ts';
+import { PicoSynthesizer } from '../../gateway/speech/pico.ts';
+import { CachedSynthesizer, type SpeechSynthesizer } from '../../gateway/speech/synthesizer.ts';
+import { disclosure } from '../sim/phrasebook.ts';
+import { CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall } from './calls.ts';
 
 // The call gateway of one process: its SIP stack (gateway/), the built-in
 // simulated callee (unless TOLK_SIM_SIP_PEER sends test calls elsewhere), and
@@ -45,6 +49,8 @@ export type CallGateway = {
   active: () => string[];
   /** Ends the calls of lost gateways and dials the calls left unclaimed; returns how many calls it ended or dialed. */
   sweep: () => Promise<number>;
+  /** The RTP streams of this gateway's calls (gateway/media/plane.ts), by call id. */
+  media: MediaPlane;
   stop: () => Promise<void>;
 };
 
@@ -98,6 +104,22 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   // One chain per call: its events are applied in the order SIP reported them.
   const chains = new Map<string, Promise<void>>();
   let signaling: SipSignaling | null = null;
+  // The calls' audio: RTP in a thread of its own, on the SIP stack's host;
+  // speech made by the embedded engine, started at the first call that needs it.
+  const media = await MediaPlane.start(s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':')));
+  let speech: SpeechSynthesizer | null = null;
+  const unspoken = new Set<string>();
+  /** Says `text` on the call's line in `lang`; a language no engine speaks stays text (logged once per language). */
+  const speak = async (callId: string, utterance: string, text: string, lang: string) => {
+    speech ??= new CachedSynthesizer(new PicoSynthesizer());
+    if (!speech.speaks(lang)) {
+      if (!unspoken.has(lang)) log.warn({ lang, engine: speech.name }, 'no speech engine for this language: calls in it are silent on the line');
+      unspoken.add(lang);
+      return;
+    }
+    const { pcm } = await speech.synthesize(text, lang);
+    await signaling?.play(callId, utterance, pcm);
+  };
 
   const apply = async (callId: string, event: CallEvent) => {
     const r = await withTx(s.pool, (tx) =>
@@ -111,6 +133,11 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     // before this gateway held the dialog): the dialog goes too.
     const dialogUp = signaling?.active().includes(callId) ?? false;
     if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await signaling?.hangup(callId);
+    // Answered: the first thing on the line is the AI disclosure, in the callee's language.
+    if (dialogUp && r.changed && r.row.status === 'answered') {
+      speak(callId, 'disclosure', disclosure(CALL_AGENT_NAME, r.row.remote_lang), r.row.remote_lang)
+        .catch((err) => log.warn({ err: String(err), callId }, 'the disclosure could not be spoken on the line'));
+    }
   };
   const onEvent = (callId: string, e: DialogEvent) => {
     const prev = chains.get(callId) ?? Promise.resolve();
@@ -121,7 +148,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     chains.set(callId, next);
   };
 
-  const open = (listen: string) => createSipSignaling({ listen, ringTimeoutSeconds: s.config.ringTimeoutSeconds, onEvent, log });
+  const open = (listen: string) => createSipSignaling({ listen, ringTimeoutSeconds: s.config.ringTimeoutSeconds, onEvent, log, media });
   try {
     try {
       signaling = await open(s.config.sipListen);
@@ -136,6 +163,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     }
   } catch (err) {
     await callee?.close();
+    await media.stop();
     throw err;
   }
   const sip = signaling;
@@ -240,6 +268,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     active: () => sip.active(),
     dial,
     sweep,
+    media,
     stop: async () => {
       clearInterval(beat);
       clearInterval(sweeper);
@@ -253,6 +282,8 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       await sip.close();
       await Promise.allSettled([...chains.values()]);
       await callee?.close();
+      await media.stop();
+      await speech?.close();
       await s.pool.query(`DELETE FROM gateways WHERE id = $1`, [id]).catch(() => {});
     },
   };

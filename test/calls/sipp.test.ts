@@ -3,6 +3,7 @@ import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/sim/phrasebook.ts';
+import { freeUdpPort } from '../../gateway/sip-stack.ts';
 
 // Calls placed through the API to a foreign SIP stack: SIPp plays the callee
 // (TOLK_SIM_SIP_PEER points test calls at it) with one scenario per test
@@ -48,6 +49,15 @@ async function rig(name: string, o: { extraArgs?: string[]; ringTimeoutSeconds?:
 }
 
 const TO = '+14155550142';
+
+/** A free even UDP port with the next one free: SIPp's media port and its RTCP. */
+async function evenFreePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const p = await freeUdpPort('127.0.0.1');
+    if (p % 2 === 0 && p < 65534) return p;
+  }
+  throw new Error('no free even port');
+}
 
 async function place(t: TestApp) {
   const res = await t.request('POST', '/v1/calls', {
@@ -128,6 +138,33 @@ describe('calls through the gateway to SIPp', () => {
     const msgs = wire(r.trace);
     expect(flow(msgs)).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '> BYE', '< 200 OK']);
     expect(msgs[4]!.header('CSeq')).toBe('2 BYE');
+  });
+
+  it('answered: the AI disclosure is spoken on the line in remote_lang, first (SIPp echoes our RTP; the gateway hears it back)', async () => {
+    const mediaPort = await evenFreePort();
+    const { sipp, t } = await rig('answer-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
+    const plane = t.services.gateway!.media;
+    const c = await place(t);
+    const spoken = new Promise<void>((ok) => plane.on('finished', (k, u) => { if (k === c.id && u === 'disclosure') ok(); }));
+    await untilStatus(t, c.id, ['answered']);
+    await spoken;
+    await new Promise((r) => setTimeout(r, 300));
+    // The disclosure in Spanish, as speech: seconds of audio, most frames voiced, all of it back from the far end.
+    const stats = (await plane.stats(c.id))!;
+    expect(stats.sent).toBeGreaterThanOrEqual(75);
+    expect(stats.received).toBe(stats.sent);
+    const voiced = stats.energy.filter((e) => e > 300).length;
+    expect(voiced).toBeGreaterThan(stats.energy.length * 0.4);
+    // The session's first event is the same disclosure, as text.
+    const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
+    expect(ev.events[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'es'));
+    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    expect(hung.status).toBe('completed');
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    // Our offer named the call's own RTP port.
+    const invite = wire(r.trace).find((m) => m.startLine.startsWith('INVITE'))!;
+    expect(Number(/^m=audio (\d+) /m.exec(invite.body)![1])).not.toBe(9);
   });
 
   it('486 Busy Here: busy, nothing billed', async () => {
