@@ -5,7 +5,7 @@ import { usableVoice } from '../voices/voices.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { lockObjects, planCreate, planTransition } from '../actors/store.ts';
 import { Writes } from '../db/writes.ts';
-import { now, type Caller, type Services } from '../services.ts';
+import { now, speechOf, type Caller, type Services } from '../services.ts';
 import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { assertCanSpend } from '../billing/limits.ts';
 import { afterUsage, planUsage } from '../billing/ledger.ts';
@@ -307,11 +307,14 @@ export async function applyCallEvent(
   if (!t.changed) return { row, changed: false, hangUp: false };
   if (t.state === 'answered') {
     if (session) {
-      planTransition<SessionRow>(w, session, { type: 'JOINED' }, { objectFor: toSession });
       // The AI disclosure: the first thing the callee hears, in remote_lang (EU AI Act art. 50).
+      // The agent's first say waits behind it on the line (its queued_ms counts it).
+      const words = disclosure(CALL_AGENT_NAME, row.remote_lang);
+      const speaking = new Date(at.getTime() + (speechOf(s).spokenSeconds(words) * 1000) / s.config.simSpeed);
+      planTransition<SessionRow>(w, session, { type: 'JOINED' }, { objectFor: toSession, set: () => ({ speaking_until: speaking }) });
       planSegment(w, s, {
         roomId: id, kind: 'disclosure', speaker: CALL_AGENT_NAME, participantId: session.id, srcLang: row.remote_lang,
-        text: disclosure(CALL_AGENT_NAME, row.remote_lang), announced: CALL_AGENT_NAME, sessionId: session.id, metered: false,
+        text: words, announced: CALL_AGENT_NAME, sessionId: session.id, metered: false,
       });
     }
     const callee = session !== null && opts.simulatedCallee === true;
@@ -344,6 +347,20 @@ export async function applyCallEvent(
 
 /** The channel every gateway listens on: a call ended by the API (or a timer) whose dialog it may hold. */
 export const CALLS_CHANNEL = 'tolk_calls';
+
+/**
+ * The notice on CALLS_CHANNEL that a phrase of the call's log (its number)
+ * is to be spoken on the line; a bare call id means "hang up".
+ */
+export function sayNotice(callId: string, seq: number, utteranceId: string): string {
+  return `say ${callId} ${seq} ${utteranceId}`;
+}
+
+/** The call and log number a CALLS_CHANNEL notice asks to speak, or null for a hang-up notice. */
+export function parseSayNotice(payload: string): { callId: string; seq: number; utteranceId: string } | null {
+  const m = /^say (\S+) (\d+) (\S+)$/.exec(payload);
+  return m ? { callId: m[1]!, seq: Number(m[2]), utteranceId: m[3]! } : null;
+}
 
 /**
  * POST /v1/calls/{id}/hangup (and a call session's leave): ends the call,

@@ -2,7 +2,7 @@ import { randomBase62 } from '../ids.ts';
 import { prepared, withTx, type Client } from '../db/pool.ts';
 import { PgListener } from '../db/listener.ts';
 import { inTx } from '../jobs/in-tx.ts';
-import { now, type Services } from '../services.ts';
+import { now, translatorOf, type Services } from '../services.ts';
 import type { CallEvent } from '../../machines/call.ts';
 import { createSipSignaling } from '../../gateway/sip-stack.ts';
 import { startSimulatedCallee } from '../../gateway/callee.ts';
@@ -11,7 +11,7 @@ import { MediaPlane } from '../../gateway/media/plane.ts';
 import { PicoSynthesizer } from '../../gateway/speech/pico.ts';
 import { CachedSynthesizer, type SpeechSynthesizer } from '../../gateway/speech/synthesizer.ts';
 import { disclosure } from '../sim/phrasebook.ts';
-import { CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall } from './calls.ts';
+import { CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall, parseSayNotice } from './calls.ts';
 
 // The call gateway of one process: its SIP stack (gateway/), the built-in
 // simulated callee (unless TOLK_SIM_SIP_PEER sends test calls elsewhere), and
@@ -120,6 +120,30 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     const { pcm } = await speech.synthesize(text, lang);
     await signaling?.play(callId, utterance, pcm);
   };
+  // What is said on a line is queued in the order it was asked for (the
+  // disclosure first): one chain per call, each link synthesizing its phrase
+  // and queueing it on the stream, where the plane plays them one after another.
+  const lines = new Map<string, Promise<void>>();
+  const onLine = (callId: string, utterance: string, what: () => Promise<{ text: string; lang: string } | null>) => {
+    const next = (lines.get(callId) ?? Promise.resolve())
+      .then(async () => {
+        const w = await what();
+        if (w && signaling?.active().includes(callId)) await speak(callId, utterance, w.text, w.lang);
+      })
+      .catch((err) => log.warn({ err: String(err), callId, utterance }, 'a phrase could not be spoken on the line'));
+    lines.set(callId, next);
+    void next.finally(() => { if (lines.get(callId) === next) lines.delete(callId); });
+  };
+  /** A `say` on the call's session (its log number `seq`): spoken to the callee in the call's remote language. */
+  const sayOnLine = (callId: string, seq: number, utteranceId: string) =>
+    onLine(callId, utteranceId, async () => {
+      const { rows } = await s.pool.query<{ text: string; src_lang: string; remote_lang: string }>(prepared(
+        `SELECT g.text, g.src_lang, c.remote_lang FROM calls c JOIN room_segments g ON g.room_id = c.id AND g.seq = $2 WHERE c.id = $1`,
+        [callId, seq],
+      ));
+      const r = rows[0];
+      return r ? { text: translatorOf(s).translate(r.text, r.src_lang, r.remote_lang), lang: r.remote_lang } : null;
+    });
 
   const apply = async (callId: string, event: CallEvent) => {
     const r = await withTx(s.pool, (tx) =>
@@ -135,8 +159,8 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await signaling?.hangup(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
     if (dialogUp && r.changed && r.row.status === 'answered') {
-      speak(callId, 'disclosure', disclosure(CALL_AGENT_NAME, r.row.remote_lang), r.row.remote_lang)
-        .catch((err) => log.warn({ err: String(err), callId }, 'the disclosure could not be spoken on the line'));
+      const lang = r.row.remote_lang;
+      onLine(callId, 'disclosure', async () => ({ text: disclosure(CALL_AGENT_NAME, lang), lang }));
     }
   };
   const onEvent = (callId: string, e: DialogEvent) => {
@@ -178,7 +202,12 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     for (const r of rows) await sip.hangup(r.id);
   };
   const listener = new PgListener(databaseUrl, CALLS_CHANNEL, {
-    onNotify: (callId) => { if (sip.active().includes(callId)) void sip.hangup(callId); },
+    onNotify: (payload) => {
+      const said = parseSayNotice(payload);
+      if (said) {
+        if (sip.active().includes(said.callId)) sayOnLine(said.callId, said.seq, said.utteranceId);
+      } else if (sip.active().includes(payload)) void sip.hangup(payload);
+    },
     onUp: () => { hangUpEnded().catch((err) => log.error({ err }, 'cannot check ended calls')); },
   });
   await listener.start();
@@ -280,7 +309,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
         await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, { type: 'FAILED', reason: 'gateway_lost' })).catch(() => {});
       }
       await sip.close();
-      await Promise.allSettled([...chains.values()]);
+      await Promise.allSettled([...chains.values(), ...lines.values()]);
       await callee?.close();
       await media.stop();
       await speech?.close();

@@ -10,6 +10,7 @@ import { ApiError } from '../errors.ts';
 import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
 import { publishSegment } from './publish.ts';
 import { voiceInUse } from '../voices/voices.ts';
+import { CALLS_CHANNEL, sayNotice } from '../calls/calls.ts';
 
 /**
  * Distinct languages the room's other listeners hear in: the robots' and the
@@ -71,10 +72,12 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
       `UPDATE agent_sessions SET speaking_until = $2, billed_seconds = billed_seconds + $3 WHERE id = $1`,
       [id, speakingUntil, charged],
     ));
-    await publishSegment(s, tx, {
+    const seq = await publishSegment(s, tx, {
       roomId: session.log_id, kind: 'agent', speaker: session.name, participantId: session.id, srcLang: lang,
       text: input.text, sessionId: session.id, utteranceId, metered: !onCall,
     });
+    // On a call, the gateway holding its dialog (in whichever process) speaks it on the line, once committed.
+    if (onCall) await tx.query(prepared(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, sayNotice(session.call_id!, seq, utteranceId)]));
     await scheduleReply(s, tx, session.log_id, lang);
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode, voice_id: voiceId };

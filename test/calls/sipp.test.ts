@@ -167,6 +167,38 @@ describe('calls through the gateway to SIPp', () => {
     expect(Number(/^m=audio (\d+) /m.exec(invite.body)![1])).not.toBe(9);
   });
 
+  it('says through another process are spoken on the line after the disclosure, in the order they were sent', async () => {
+    const mediaPort = await evenFreePort();
+    const { sipp, t } = await rig('answer-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
+    // An API process without a gateway: the says it takes reach the gateway holding the dialog through the database.
+    const api = await startTestApp({ db, clock });
+    cleanups.push(() => api.close());
+    const plane = t.services.gateway!.media;
+    const c = await place(t);
+    const started: string[] = [];
+    const finishedUtt = new Set<string>();
+    plane.on('started', (k, u) => { if (k === c.id) started.push(u); });
+    plane.on('finished', (k, u) => { if (k === c.id) finishedUtt.add(u); });
+    await untilStatus(t, c.id, ['answered']);
+    const said: string[] = [];
+    for (const text of ['Hello, I am calling about your order.', 'It will arrive on Tuesday.']) {
+      const res = await api.request('POST', `/v1/sessions/${c.session_id}/say`, { key, body: { text, lang: 'en' } });
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(202);
+      said.push(body.utterance_id);
+      // Barge-in: sent while the line speaks (the disclosure, then the first say), it waits its turn.
+      expect(body.queued_ms).toBeGreaterThan(0);
+    }
+    await until('the says spoken', async () => said.every((u) => finishedUtt.has(u)), 30_000);
+    expect(started).toEqual(['disclosure', ...said]);
+    // Each was heard back from the far end as speech: all of it, mostly voiced.
+    const stats = (await plane.stats(c.id))!;
+    expect(stats.sent).toBeGreaterThanOrEqual(200);
+    await until('all of it echoed', async () => (await plane.stats(c.id))!.received >= stats.sent, 2_000);
+    await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
+    expect((await finished(sipp)).code).toBe(0);
+  });
+
   it('486 Busy Here: busy, nothing billed', async () => {
     const { sipp, t } = await rig('busy');
     const c = await place(t);
