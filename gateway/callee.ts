@@ -5,10 +5,17 @@
 //
 //   ...0100  486 Busy Here
 //   ...0101  180 Ringing, then 480 Temporarily Unavailable after 5 s
-//   ...0102  180 Ringing, then after 1 s 200 OK from voicemail
-//            (header `X-Tolk-Answered-By: voicemail`)
+//   ...0102  180 Ringing, then after 1 s 200 OK from voicemail: a recorded
+//            greeting, then a beep (the gateway tells it from the audio)
 //   ...0103  503 Service Unavailable
-//   other    180 Ringing, then after 1 s 200 OK; up until BYE
+//   other    180 Ringing, then after 1 s 200 OK and "Hello?"; up until BYE
+//
+// With a media plane and a speech engine it talks: its answer's SDP names an
+// RTP stream of its own, and it speaks (in the language the gateway names in
+// `X-Tolk-Lang`, English when the engine lacks it) its greeting and whatever
+// the simulator gives it to say (say(), by the call id the gateway names in
+// `X-Tolk-Call`). Because it knows what it said and when, it is also the
+// test-mode speech recognizer of the calls it answers (`recognizer`).
 //
 // Every delay is divided by `speed` (TOLK_SIM_SPEED). `sip`'s server
 // transactions absorb retransmitted INVITEs and retransmit our non-2xx finals
@@ -17,6 +24,45 @@
 
 import sip from 'sip';
 import { audioSdp, openSipEndpoint, randomToken, tagOf, type SipLog } from './sip-stack.ts';
+import type { MediaPlane } from './media/plane.ts';
+import { answer as sdpAnswer, negotiate } from './media/sdp.ts';
+import type { SpeechSynthesizer } from './speech/synthesizer.ts';
+import type { HeardUtterance, SpeechRecognizer } from './speech/recognizer.ts';
+
+/** What the callee says when it picks up, per language. */
+const HELLO: Record<string, string> = { en: 'Hello?', es: '¿Diga?', pt: 'Alô?', fr: 'Allô ?', de: 'Hallo?', it: 'Pronto?', nl: 'Hallo?' };
+/** Its voicemail's greeting, long enough to be a recording. */
+const GREETING: Record<string, string> = {
+  en: 'Hi, you have reached the voicemail of Alex. I cannot take your call right now. Please leave a message after the tone.',
+  es: 'Hola, ha llamado al buzón de voz de Alex. Ahora no puedo atenderle. Deje su mensaje después de la señal.',
+  pt: 'Olá, ligou para a caixa de correio de Alex. Não posso atender agora. Deixe a sua mensagem depois do sinal.',
+  fr: 'Bonjour, vous êtes sur la messagerie d’Alex. Je ne peux pas répondre pour le moment. Laissez un message après le bip.',
+  de: 'Hallo, Sie sind mit der Mailbox von Alex verbunden. Ich kann gerade nicht rangehen. Bitte sprechen Sie nach dem Signalton.',
+  it: 'Ciao, hai raggiunto la segreteria di Alex. Non posso rispondere adesso. Lascia un messaggio dopo il segnale acustico.',
+  nl: 'Hallo, u spreekt met de voicemail van Alex. Ik kan nu niet opnemen. Spreek een bericht in na de pieptoon.',
+};
+const BEEP_HZ = 1000;
+const BEEP_MS = 500;
+
+/** A voicemail's beep: a 1 kHz tone, 8 kHz PCM, after a short pause. */
+export function beep(): Int16Array {
+  const pause = 8 * 300;
+  const pcm = new Int16Array(pause + 8 * BEEP_MS);
+  for (let i = 0; i < 8 * BEEP_MS; i++) pcm[pause + i] = Math.round(8000 * Math.sin((2 * Math.PI * BEEP_HZ * i) / 8000));
+  return pcm;
+}
+
+/** The voicemail's recording: its greeting in `lang` (as the engine says it), then the beep. */
+export async function voicemailAudio(speech: SpeechSynthesizer, lang: string): Promise<Int16Array> {
+  const { pcm } = await speech.synthesize(GREETING[baseLang(lang)] ?? GREETING.en!, speech.speaks(lang) ? lang : 'en');
+  const b = beep();
+  const out = new Int16Array(pcm.length + b.length);
+  out.set(pcm);
+  out.set(b, pcm.length);
+  return out;
+}
+
+const baseLang = (lang: string) => lang.toLowerCase().split('-')[0]!;
 
 export type SimulatedCalleeOptions = {
   /** `host:port` to listen on (loopback); port 0 picks a free one. */
@@ -24,11 +70,21 @@ export type SimulatedCalleeOptions = {
   /** TOLK_SIM_SPEED: every delay is divided by it (10 = ten times faster). */
   speed: number;
   log?: SipLog;
+  /** Given both, it answers with a media stream of its own and speaks. */
+  media?: { plane: MediaPlane; speech: SpeechSynthesizer };
 };
 
 export type SimulatedCallee = {
   /** `host:port` it listens on: dial `sip:+15550000000@<address>`. */
   address: string;
+  /**
+   * Says `text` on the call the gateway named `key` (X-Tolk-Call), in `lang`;
+   * false when it has no such call with audio, or is already speaking and has
+   * a phrase waiting (a person does not queue up sentences).
+   */
+  say(key: string, text: string, lang: string): Promise<boolean>;
+  /** The test-mode recognizer: the text of what it said on the call that the utterance heard covers. */
+  recognizer: SpeechRecognizer;
   /** Clears every timer and closes the stack (calls still up are dropped silently). */
   close(): Promise<void>;
 };
@@ -63,6 +119,15 @@ type Call = {
   /** 'ringing' until the final response; 'answered' until ACKed; then 'confirmed' until BYE. */
   state: 'ringing' | 'answered' | 'confirmed' | 'done';
   timers: Set<NodeJS.Timeout>;
+  /** The gateway's call id (X-Tolk-Call) and the language to speak (X-Tolk-Lang). */
+  key: string | null;
+  lang: string;
+  /** Its RTP stream on the plane (connected once answered), or null without audio. */
+  stream: string | null;
+  /** What it said, in order: the text, when its audio started playing (null: not yet), whether a recognition took it. */
+  said: Array<{ utterance: string; text: string; startedAt: number | null; taken: boolean }>;
+  /** Utterances queued or playing. */
+  speaking: number;
 };
 
 const T1 = 500;
@@ -70,13 +135,33 @@ const T2 = 4_000;
 /** How long a 2xx is retransmitted without an ACK (64*T1). */
 const TIMER_H = 32_000;
 
+/** A header's value as text (the first, when repeated), or null. */
+function headerValue(rq: sip.Message, name: string): string | null {
+  const v = (rq.headers as Record<string, unknown>)[name];
+  const first = Array.isArray(v) ? v[0] : v;
+  return typeof first === 'string' && first.trim() !== '' ? first.trim() : null;
+}
+
 /** Starts the simulated callee; resolves once it listens. */
 export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promise<SimulatedCallee> {
   if (!(opts.speed > 0)) throw new Error(`simulated callee: speed must be a positive number (got ${opts.speed})`);
   const log = opts.log ?? { info() {}, warn() {}, error() {} };
   const calls = new Map<string, Call>();
+  /** Calls by the gateway's key, and by their stream on the plane. */
+  const byKey = new Map<string, Call>();
+  const streams = new Map<string, Call>();
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
+  const onStarted = (stream: string, utterance: string) => {
+    const u = streams.get(stream)?.said.find((x) => x.utterance === utterance);
+    if (u) u.startedAt = Date.now();
+  };
+  const onFinished = (stream: string) => {
+    const call = streams.get(stream);
+    if (call) call.speaking = Math.max(0, call.speaking - 1);
+  };
+  opts.media?.plane.on('started', onStarted);
+  opts.media?.plane.on('finished', onFinished);
 
   const endpoint = await openSipEndpoint(opts.listen, onRequest, log);
   const contact = `<sip:callee@${endpoint.address}>`;
@@ -103,6 +188,11 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
     call.state = 'done';
     clearCallTimers(call);
     calls.delete(call.callId);
+    if (call.key && byKey.get(call.key) === call) byKey.delete(call.key);
+    if (call.stream && opts.media) {
+      streams.delete(call.stream);
+      opts.media.plane.close(call.stream).catch(() => {});
+    }
   }
 
   /** A response to `rq` carrying our tag when in a call (makeResponse shares the request's headers: copy To). */
@@ -121,13 +211,65 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
     finish(call);
   }
 
-  function answer(call: Call, voicemail: boolean): void {
+  /** Its SDP answer: with a media plane, a stream of its own connected to the offer; else the discard port, no audio. */
+  async function mediaAnswer(call: Call): Promise<string> {
+    const sessionId = String(Date.now());
+    if (!opts.media || typeof call.invite.content !== 'string' || call.invite.content === '') return audioSdp(endpoint.host, 9, sessionId, 'answer');
+    try {
+      const remote = negotiate(call.invite.content);
+      const stream = `callee:${call.callId}`;
+      const { port } = await opts.media.plane.open(stream);
+      if (call.state === 'done' || closed) {
+        await opts.media.plane.close(stream);
+        return '';
+      }
+      call.stream = stream;
+      streams.set(stream, call);
+      await opts.media.plane.connect(stream, remote);
+      return sdpAnswer({ host: endpoint.host, port, sessionId }, remote);
+    } catch (err) {
+      log.warn({ callId: call.callId, err: String(err) }, 'callee: no audio for this call');
+      return audioSdp(endpoint.host, 9, sessionId, 'answer');
+    }
+  }
+
+  /** Plays `pcm` on the call's stream as utterance `text`. */
+  async function play(call: Call, text: string, pcm: Int16Array): Promise<void> {
+    const utterance = `u${call.said.length}`;
+    call.said.push({ utterance, text, startedAt: null, taken: false });
+    call.speaking++;
+    try {
+      await opts.media!.plane.play(call.stream!, utterance, pcm);
+    } catch (err) {
+      call.speaking--;
+      throw err;
+    }
+  }
+
+  /** The text in the call's language, as its engine speaks it (the engine's English for a language it lacks). */
+  async function speech(call: Call, text: string): Promise<Int16Array> {
+    const sp = opts.media!.speech;
+    return (await sp.synthesize(text, sp.speaks(call.lang) ? call.lang : 'en')).pcm;
+  }
+
+  /** Picked up: a person says hello; a voicemail plays its greeting and beep. */
+  async function greet(call: Call, voicemail: boolean): Promise<void> {
+    if (!call.stream || !opts.media || call.state === 'done') return;
+    const lang = baseLang(call.lang);
+    if (voicemail) await play(call, GREETING[lang] ?? GREETING.en!, await voicemailAudio(opts.media.speech, call.lang));
+    else await play(call, HELLO[lang] ?? HELLO.en!, await speech(call, HELLO[lang] ?? HELLO.en!));
+  }
+
+  async function answer(call: Call, voicemail: boolean): Promise<void> {
+    const content = await mediaAnswer(call);
+    // CANCELed (487 sent) while the stream was being set up: nothing to answer.
+    if (closed || call.state !== 'ringing') return;
     clearCallTimers(call);
     call.state = 'answered';
     const headers: sip.Headers = { contact, 'content-type': 'application/sdp' };
-    if (voicemail) headers['x-tolk-answered-by'] = 'voicemail';
-    const ok = response(call.invite, 200, 'OK', call.tag, { headers, content: audioSdp(endpoint.host, 9, String(Date.now()), 'answer') });
+    const ok = response(call.invite, 200, 'OK', call.tag, { headers, content });
     log.info({ callId: call.callId, voicemail }, 'callee: answered');
+    greet(call, voicemail).catch((err) => log.warn({ callId: call.callId, err: String(err) }, 'callee: cannot greet'));
     endpoint.respond(ok);
     // Retransmit the 2xx, T1 doubling up to T2, until the ACK (or Timer H).
     let interval = T1;
@@ -162,8 +304,13 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
     }
     const uri = sip.parseUri(rq.uri ?? '');
     const outcome = outcomeFor(uri?.user ?? '');
-    const call: Call = { callId, invite: rq, tag: randomToken(4), state: 'ringing', timers: new Set() };
+    const key = headerValue(rq, 'x-tolk-call');
+    const call: Call = {
+      callId, invite: rq, tag: randomToken(4), state: 'ringing', timers: new Set(),
+      key, lang: headerValue(rq, 'x-tolk-lang') ?? 'en', stream: null, said: [], speaking: 0,
+    };
     calls.set(callId, call);
+    if (key) byKey.set(key, call);
     log.info({ callId, user: uri?.user, outcome: outcome.kind }, 'callee: INVITE');
     if (outcome.kind === 'reject') {
       sendFinal(call, outcome.status, outcome.reason);
@@ -172,7 +319,7 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
     endpoint.respond(response(rq, 180, 'Ringing', call.tag, { headers: { contact } }));
     const delay = outcome.afterMs / opts.speed;
     if (outcome.kind === 'ring_then_reject') later(call, delay, () => sendFinal(call, outcome.status, outcome.reason));
-    else later(call, delay, () => answer(call, outcome.voicemail));
+    else later(call, delay, () => { answer(call, outcome.voicemail).catch((err) => log.error({ callId, err: String(err) }, 'callee: cannot answer')); });
   }
 
   function onRequest(rq: sip.Message): void {
@@ -223,9 +370,33 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
   log.info({ address: endpoint.address, speed: opts.speed }, 'callee: listening');
   return {
     address: endpoint.address,
+    async say(key, text, lang) {
+      const call = byKey.get(key);
+      if (!call || !call.stream || !opts.media || (call.state !== 'answered' && call.state !== 'confirmed')) return false;
+      if (call.speaking >= 2) return false;
+      if (lang) call.lang = lang;
+      await play(call, text, await speech(call, text));
+      return true;
+    },
+    recognizer: {
+      name: 'simulated callee',
+      // The heard utterance covers what the callee started saying before it
+      // ended and no earlier utterance was given: those texts, joined. A
+      // sound it did not make (nothing it said started by then) has no text.
+      async recognize(u: HeardUtterance) {
+        const call = byKey.get(u.key);
+        const mine = (call?.said ?? []).filter((x) => !x.taken && x.startedAt !== null && x.startedAt <= u.at);
+        for (const x of mine) x.taken = true;
+        return { text: mine.length > 0 ? mine.map((x) => x.text).join(' ') : null };
+      },
+      async close() {},
+    },
     async close() {
       if (closed) return;
       closed = true;
+      opts.media?.plane.off('started', onStarted);
+      opts.media?.plane.off('finished', onFinished);
+      for (const c of calls.values()) if (c.stream) opts.media?.plane.close(c.stream).catch(() => {});
       for (const t of timers) clearTimeout(t);
       timers.clear();
       calls.clear();

@@ -748,7 +748,7 @@ export async function createSipSignaling(opts: SignalingOptions): Promise<SipSig
     const localTag = randomToken(6);
     const callId = `${randomToken(12)}@${host}`;
     // With a media plane, the offer names this call's own RTP port.
-    const media = opts.media ? await opts.media.open(req.key) : undefined;
+    const media = opts.media ? await opts.media.open(req.key, { hear: true }) : undefined;
     const d: Dialog = {
       key: req.key,
       callId,

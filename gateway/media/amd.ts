@@ -18,9 +18,11 @@ export type AmdOptions = {
   waitMs: number;
   /** A tone holding this long is a beep. */
   beepMinMs: number;
+  /** No verdict this long after the answer (voice that is neither short nor long, then silence): `unknown`. */
+  maxMs: number;
 };
 
-export const AMD_DEFAULTS: AmdOptions = { voiceRms: 400, humanMaxMs: 1500, machineMinMs: 2800, pauseMs: 700, waitMs: 5000, beepMinMs: 120 };
+export const AMD_DEFAULTS: AmdOptions = { voiceRms: 200, humanMaxMs: 1500, machineMinMs: 2800, pauseMs: 700, waitMs: 5000, beepMinMs: 120, maxMs: 6000 };
 
 export type AmdVerdict = { kind: 'human' | 'machine' | 'unknown'; atMs: number; voiceMs: number; reason: string };
 export type AmdEvent = { type: 'verdict'; verdict: AmdVerdict } | { type: 'beep'; atMs: number; hz: number };
@@ -82,15 +84,17 @@ export class AnsweringMachineDetector {
         this.runMs += 20;
         this.silenceMs = 0;
         if (this.runMs >= this.o.machineMinMs) this.decide('machine', `voice for ${this.runMs} ms without a pause`, out);
+        // A person says hello and waits for an answer; a recording goes on talking.
+        else if (this.voiceMs >= this.o.machineMinMs) this.decide('machine', `greetings of ${this.voiceMs} ms in all`, out);
       } else {
         this.silenceMs += 20;
         if (this.silenceMs >= this.o.pauseMs) this.runMs = 0;
         if (this.heardVoice && this.silenceMs >= this.o.pauseMs) {
           if (this.voiceMs <= this.o.humanMaxMs) this.decide('human', `a greeting of ${this.voiceMs} ms, then silence`, out);
-          else if (this.voiceMs >= this.o.machineMinMs) this.decide('machine', `greetings of ${this.voiceMs} ms in all`, out);
         }
         if (!this.heardVoice && this.ms >= this.o.waitMs) this.decide('unknown', `no voice in ${this.ms} ms`, out);
       }
+      if (!this.verdict && this.ms >= this.o.maxMs) this.decide('unknown', `no verdict in ${this.ms} ms (voice ${this.voiceMs} ms)`, out);
       // A beep before any verdict (a greeting we took for speech in pieces): a machine.
     }
     if (!this.beeped) {

@@ -4,6 +4,8 @@ import { JitterBuffer } from './jitter.ts';
 import { decodeG711, encodeG711, FRAME_SAMPLES, parseDtmf, parseRtp, RtpSender } from './rtp.ts';
 import type { Negotiated } from './sdp.ts';
 import type { PlaneCommand, PlaneEvent, StreamStats } from './plane.ts';
+import { Hearing } from './hearing.ts';
+import { AnsweringMachineDetector, type AmdVerdict } from './amd.ts';
 
 // The media plane's thread: every RTP stream of the process, paced by one
 // 20 ms clock (performance.now, corrected for drift each tick) so no packet
@@ -32,11 +34,15 @@ type Stream = {
   lastDtmf: { ts: number; digit: string } | null;
   stats: StreamStats;
   lastSr: number;
+  /** Cuts what the peer says into utterances (streams opened to hear). */
+  hearing: Hearing | null;
+  /** Answering-machine detection under way: the command to answer with its verdict, then the beep watch. */
+  amd: { detector: AnsweringMachineDetector; replyTo: number | null; ms: number; noMediaMs: number; receivedAtStart: number } | null;
 };
 
 const streams = new Map<string, Stream>();
 const port = parentPort!;
-const post = (e: PlaneEvent) => port.postMessage(e);
+const post = (e: PlaneEvent, transfer: ArrayBuffer[] = []) => port.postMessage(e, transfer);
 
 /** How late each packet left (ms after its tick's time), kept for the percentiles the main thread asks for. */
 let lateness: number[] = [];
@@ -110,14 +116,17 @@ function tick(): void {
     }
     // In: one frame of what the peer says, in order.
     const f = s.jitter.pop();
+    let heard: Int16Array | null = null;
     if (f && s.remote) {
       const pcm = decodeG711(s.remote.codec, f.payload);
+      heard = pcm;
       let sum = 0;
       for (const x of pcm) sum += x * x;
       s.stats.played++;
       s.stats.energy.push(Math.round(Math.sqrt(sum / pcm.length)));
       if (s.stats.energy.length > 3000) s.stats.energy.shift();
     }
+    if (s.remote) listen(s, heard);
     // RTCP sender reports, to the RTCP port beside the peer's RTP port.
     if (s.sender && s.to && now - s.lastSr >= SR_EVERY_MS && s.stats.sent > 0) {
       s.lastSr = now;
@@ -128,6 +137,35 @@ function tick(): void {
   // Behind by more than a tick (the thread was stopped): start again from now rather than burst.
   if (performance.now() - nextTick > TICK_MS) nextTick = performance.now() + TICK_MS;
   tickTimer = setTimeout(tick, Math.max(0, nextTick - performance.now()));
+}
+
+/** A tick's frame of the peer's audio (null: none arrived) to the stream's hearing and answering-machine detection. */
+function listen(s: Stream, frame: Int16Array | null): void {
+  if (s.hearing) {
+    const u = s.hearing.push(frame);
+    if (u) post({ type: 'heard', key: s.key, pcm: u.pcm, audioMs: u.audioMs, voicedMs: u.voicedMs, at: Date.now() }, [u.pcm.buffer as ArrayBuffer]);
+  }
+  const a = s.amd;
+  if (!a) return;
+  a.ms += TICK_MS;
+  // Nothing at all from the far end: no audio to judge (a peer that sends no media).
+  if (a.replyTo !== null && s.stats.received === a.receivedAtStart && a.ms >= a.noMediaMs) {
+    answerAmd(s, { kind: 'unknown', atMs: a.ms, voiceMs: 0, reason: `no media in ${a.ms} ms` });
+    s.amd = null;
+    return;
+  }
+  for (const e of a.detector.push(frame ?? new Int16Array(FRAME_SAMPLES))) {
+    if (e.type === 'verdict') answerAmd(s, e.verdict);
+    else post({ type: 'beep', key: s.key, hz: e.hz, atMs: e.atMs });
+  }
+  // The beep is watched for a while after the verdict, then detection stops.
+  if (a.replyTo === null && a.ms > 30_000) s.amd = null;
+}
+
+function answerAmd(s: Stream, verdict: AmdVerdict): void {
+  if (!s.amd || s.amd.replyTo === null) return;
+  post({ type: 'reply', id: s.amd.replyTo, verdict });
+  s.amd.replyTo = null;
 }
 
 function ensureClock(): void {
@@ -150,6 +188,7 @@ async function handle(c: PlaneCommand): Promise<void> {
         key: c.key, rtp, rtcp, port: p, remote: null, to: null, latched: false, sender: null, queue: [], playing: null,
         jitter: new JitterBuffer({ depth: 3 }), lastDtmf: null, lastSr: 0,
         stats: { sent: 0, received: 0, played: 0, energy: [] },
+        hearing: c.hear ? new Hearing() : null, amd: null,
       };
       rtp.on('message', (buf, from) => onPacket(s, buf, from));
       rtp.on('error', () => {});
@@ -181,9 +220,18 @@ async function handle(c: PlaneCommand): Promise<void> {
       }
       return post({ type: 'reply', id: c.id, queuedMs });
     }
+    case 'amd': {
+      const s = streams.get(c.key);
+      if (!s) return post({ type: 'reply', id: c.id, verdict: { kind: 'unknown', atMs: 0, voiceMs: 0, reason: 'no stream' } });
+      if (!s.remote) return post({ type: 'reply', id: c.id, verdict: { kind: 'unknown', atMs: 0, voiceMs: 0, reason: 'no media negotiated' } });
+      if (s.amd) answerAmd(s, { kind: 'unknown', atMs: s.amd.ms, voiceMs: 0, reason: 'detection restarted' });
+      s.amd = { detector: new AnsweringMachineDetector(c.options), replyTo: c.id, ms: 0, noMediaMs: c.noMediaMs, receivedAtStart: s.stats.received };
+      return;
+    }
     case 'close': {
       const s = streams.get(c.key);
       if (!s) return post({ type: 'reply', id: c.id, stats: null });
+      if (s.amd) answerAmd(s, { kind: 'unknown', atMs: s.amd.ms, voiceMs: 0, reason: 'the stream closed' });
       streams.delete(c.key);
       s.rtp.close();
       s.rtcp.close();

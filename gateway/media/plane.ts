@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import type { JitterStats } from './jitter.ts';
 import type { Negotiated } from './sdp.ts';
+import type { AmdOptions, AmdVerdict } from './amd.ts';
 
 // The media plane of a gateway process: RTP streams run in a worker thread
 // (plane-worker.ts) so that a busy main event loop never delays a packet. The
@@ -19,7 +20,8 @@ export type StreamStats = {
 };
 
 export type PlaneCommand =
-  | { op: 'open'; id: number; key: string; host: string }
+  | { op: 'open'; id: number; key: string; host: string; hear?: boolean }
+  | { op: 'amd'; id: number; key: string; options?: Partial<AmdOptions>; noMediaMs: number }
   | { op: 'connect'; id: number; key: string; remote: Negotiated }
   | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array }
   | { op: 'close'; id: number; key: string }
@@ -30,7 +32,9 @@ export type PlaneEvent =
   | { type: 'reply'; id: number; error?: string; [k: string]: unknown }
   | { type: 'dtmf'; key: string; digit: string; durationMs: number }
   | { type: 'started'; key: string; utterance: string }
-  | { type: 'finished'; key: string; utterance: string };
+  | { type: 'finished'; key: string; utterance: string }
+  | { type: 'heard'; key: string; pcm: Int16Array; audioMs: number; voicedMs: number; at: number }
+  | { type: 'beep'; key: string; hz: number; atMs: number };
 
 /** A command without its id (the plane numbers them). */
 type Command = PlaneCommand extends infer C ? (C extends PlaneCommand ? Omit<C, 'id'> : never) : never;
@@ -42,6 +46,10 @@ export class MediaPlane extends EventEmitter<{
   dtmf: [key: string, digit: string, durationMs: number];
   started: [key: string, utterance: string];
   finished: [key: string, utterance: string];
+  /** An utterance of the peer's (streams opened with `hear`), when its silence has ended it; `at`: then (epoch ms). */
+  heard: [key: string, utterance: { pcm: Int16Array; audioMs: number; voicedMs: number; at: number }];
+  /** A beep heard after answering-machine detection began. */
+  beep: [key: string, hz: number];
 }> {
   private readonly worker: Worker;
   private readonly host: string;
@@ -61,7 +69,9 @@ export class MediaPlane extends EventEmitter<{
         else p?.ok(e);
       } else if (e.type === 'dtmf') this.emit('dtmf', e.key, e.digit, e.durationMs);
       else if (e.type === 'started') this.emit('started', e.key, e.utterance);
-      else this.emit('finished', e.key, e.utterance);
+      else if (e.type === 'finished') this.emit('finished', e.key, e.utterance);
+      else if (e.type === 'heard') this.emit('heard', e.key, { pcm: e.pcm, audioMs: e.audioMs, voicedMs: e.voicedMs, at: e.at });
+      else this.emit('beep', e.key, e.hz);
     });
     // The thread failed (or could not load): every request now and later fails with its error.
     const die = (err: Error) => {
@@ -89,10 +99,22 @@ export class MediaPlane extends EventEmitter<{
     });
   }
 
-  /** A stream for `key` (a call): its RTP port (RTCP on the next one). */
-  async open(key: string): Promise<{ port: number }> {
-    const r = await this.send<{ port: number }>({ op: 'open', key, host: this.host });
+  /**
+   * A stream for `key` (a call): its RTP port (RTCP on the next one). With
+   * `hear`, what the peer says is reported as `heard` utterances.
+   */
+  async open(key: string, o: { hear?: boolean } = {}): Promise<{ port: number }> {
+    const r = await this.send<{ port: number }>({ op: 'open', key, host: this.host, hear: o.hear === true });
     return { port: r.port };
+  }
+
+  /**
+   * Answering-machine detection on the stream from now (gateway/media/amd.ts):
+   * answers its verdict; `unknown` when the peer sends no media at all within
+   * `noMediaMs`, or the stream closes first. Beeps heard later are `beep` events.
+   */
+  async detectMachine(key: string, o: { noMediaMs: number; options?: Partial<AmdOptions> }): Promise<AmdVerdict> {
+    return (await this.send<{ verdict: AmdVerdict }>({ op: 'amd', key, noMediaMs: o.noMediaMs, options: o.options })).verdict;
   }
 
   /** Where and how to send, from the SDP negotiation; the peer's own packets then decide where (symmetric RTP). */

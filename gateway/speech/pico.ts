@@ -23,18 +23,22 @@ export function picoVoice(lang: string): string | undefined {
 
 export class PicoSynthesizer implements SpeechSynthesizer {
   readonly name = 'svox-pico';
-  private readonly worker: Worker;
+  /** Its thread, started by the first synthesis (a process that never speaks never loads the engine). */
+  private thread: Worker | null = null;
+  private closed = false;
   private next = 1;
   private pending = new Map<number, { ok: (s: Speech) => void; fail: (e: Error) => void }>();
   private dead: Error | null = null;
 
-  constructor() {
-    this.worker = new Worker(new URL('./pico-worker.ts', import.meta.url));
-    this.worker.unref();
-    this.worker.on('message', (m: { id: number; pcm?: Int16Array; error?: string }) => {
+  private get worker(): Worker {
+    if (this.thread) return this.thread;
+    const worker = new Worker(new URL('./pico-worker.ts', import.meta.url));
+    this.thread = worker;
+    worker.unref();
+    worker.on('message', (m: { id: number; pcm?: Int16Array; error?: string }) => {
       const p = this.pending.get(m.id);
       this.pending.delete(m.id);
-      if (this.pending.size === 0) this.worker.unref();
+      if (this.pending.size === 0) worker.unref();
       if (!p) return;
       if (m.error || !m.pcm) p.fail(new SpeechError(`${this.name}: ${m.error ?? 'no audio'}`));
       else p.ok({ pcm: m.pcm, ms: Math.round(m.pcm.length / 8) });
@@ -44,8 +48,9 @@ export class PicoSynthesizer implements SpeechSynthesizer {
       for (const p of this.pending.values()) p.fail(err);
       this.pending.clear();
     };
-    this.worker.on('error', die);
-    this.worker.on('exit', (code) => die(new Error(`${this.name}: its thread exited (${code})`)));
+    worker.on('error', die);
+    worker.on('exit', (code) => die(new Error(`${this.name}: its thread exited (${code})`)));
+    return worker;
   }
 
   speaks(lang: string): boolean {
@@ -57,6 +62,7 @@ export class PicoSynthesizer implements SpeechSynthesizer {
     if (!v) return Promise.reject(new SpeechError(`${this.name} does not speak ${lang} (it speaks en, de, es, fr, it)`));
     if (!text.trim()) return Promise.reject(new SpeechError(`${this.name}: nothing to say`));
     if (this.dead) return Promise.reject(this.dead);
+    if (this.closed) return Promise.reject(new SpeechError(`${this.name}: closed`));
     const id = this.next++;
     return new Promise<Speech>((ok, fail) => {
       this.pending.set(id, { ok, fail });
@@ -66,6 +72,7 @@ export class PicoSynthesizer implements SpeechSynthesizer {
   }
 
   async close(): Promise<void> {
-    await this.worker.terminate();
+    this.closed = true;
+    await this.thread?.terminate();
   }
 }

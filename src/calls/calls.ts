@@ -50,6 +50,9 @@ export const ENDED = new Set(['completed', 'busy', 'voicemail', 'no_answer', 'fa
 /** The agent's name on a call (the AI disclosure says it). */
 export const CALL_AGENT_NAME = 'Tolk Assistant';
 
+/** The far end of a call's line, as its phrases name it. */
+export const CALLEE_NAME = 'Callee';
+
 /**
  * The Call as api.md shapes it, plus `session_id` (the call's conversation)
  * and, for a blocked call, `blocked` (the policy's code and sentence).
@@ -320,7 +323,7 @@ export async function applyCallEvent(
     const callee = session !== null && opts.simulatedCallee === true;
     const timer = row.max_answered_seconds !== null && opts.maxDurationJob !== undefined;
     await (opts.last && !callee && !timer ? w.runAndCommit(tx) : w.run(tx));
-    if (callee) await startCallee(s, tx, id, 'Callee', row.remote_lang);
+    if (callee) await startCallee(s, tx, id, CALLEE_NAME, row.remote_lang);
     if (timer) await opts.maxDurationJob!(tx, id, Number(row.max_answered_seconds));
     return { row, changed: true, hangUp: false };
   }
@@ -354,6 +357,16 @@ export const CALLS_CHANNEL = 'tolk_calls';
  */
 export function sayNotice(callId: string, seq: number, utteranceId: string): string {
   return `say ${callId} ${seq} ${utteranceId}`;
+}
+
+/** The notice on CALLS_CHANNEL giving the built-in simulated callee its words (test mode). */
+export function calleeNotice(callId: string, lang: string, text: string): string {
+  return `callee ${callId} ${lang} ${text}`;
+}
+
+export function parseCalleeNotice(payload: string): { callId: string; lang: string; text: string } | null {
+  const m = /^callee (\S+) (\S+) ([\s\S]+)$/.exec(payload);
+  return m ? { callId: m[1]!, lang: m[2]!, text: m[3]! } : null;
 }
 
 /** The call and log number a CALLS_CHANNEL notice asks to speak, or null for a hang-up notice. */

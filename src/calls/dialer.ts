@@ -5,13 +5,15 @@ import { inTx } from '../jobs/in-tx.ts';
 import { now, translatorOf, type Services } from '../services.ts';
 import type { CallEvent } from '../../machines/call.ts';
 import { createSipSignaling } from '../../gateway/sip-stack.ts';
-import { startSimulatedCallee } from '../../gateway/callee.ts';
+import { startSimulatedCallee, type SimulatedCallee } from '../../gateway/callee.ts';
+import { NoRecognizer, type SpeechRecognizer } from '../../gateway/speech/recognizer.ts';
+import { publishSegment, type Segment } from '../sessions/publish.ts';
 import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
 import { MediaPlane } from '../../gateway/media/plane.ts';
 import { PicoSynthesizer } from '../../gateway/speech/pico.ts';
 import { CachedSynthesizer, type SpeechSynthesizer } from '../../gateway/speech/synthesizer.ts';
 import { disclosure } from '../sim/phrasebook.ts';
-import { CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall, parseSayNotice } from './calls.ts';
+import { CALLEE_NAME, CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall, parseCalleeNotice, parseSayNotice } from './calls.ts';
 
 // The call gateway of one process: its SIP stack (gateway/), the built-in
 // simulated callee (unless TOLK_SIM_SIP_PEER sends test calls elsewhere), and
@@ -97,21 +99,35 @@ function targetOf(peer: string | null, calleeAddress: string | null, e164: strin
   return `sip:${e164}@${calleeAddress}`;
 }
 
+/** How long a 2xx's far end may send no audio at all before the call is taken as answered by a person. */
+const AMD_NO_MEDIA_MS = 1000;
+
 export async function startCallGateway(s: Services, databaseUrl: string, log: Log): Promise<CallGateway> {
   const id = `gw_${randomBase62(16)}`;
   const peer = s.config.simSipPeer ?? null;
-  const callee = peer ? null : await startSimulatedCallee({ listen: '127.0.0.1:0', speed: s.config.simSpeed, log });
+  // The calls' audio: RTP in a thread of its own, on the SIP stack's host;
+  // speech made by the embedded engine (its thread starts at the first phrase).
+  const media = await MediaPlane.start(s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':')));
+  const speech: SpeechSynthesizer = new CachedSynthesizer(new PicoSynthesizer());
+  let callee: SimulatedCallee | null = null;
+  try {
+    callee = peer ? null : await startSimulatedCallee({ listen: '127.0.0.1:0', speed: s.config.simSpeed, log, media: { plane: media, speech } });
+  } catch (err) {
+    await media.stop();
+    throw err;
+  }
+  // What the far end says: the simulated callee knows its own words (test
+  // mode's recognizer); a foreign peer's speech has no recognizer here, so it
+  // is reported with its length and no text.
+  const recognizer: SpeechRecognizer = callee?.recognizer ?? new NoRecognizer();
   // One chain per call: its events are applied in the order SIP reported them.
   const chains = new Map<string, Promise<void>>();
   let signaling: SipSignaling | null = null;
-  // The calls' audio: RTP in a thread of its own, on the SIP stack's host;
-  // speech made by the embedded engine, started at the first call that needs it.
-  const media = await MediaPlane.start(s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':')));
-  let speech: SpeechSynthesizer | null = null;
+  /** Calls answered (status answered) whose dialog is here: what is heard on their line goes to their session. */
+  const talking = new Map<string, { lang: string }>();
   const unspoken = new Set<string>();
   /** Says `text` on the call's line in `lang`; a language no engine speaks stays text (logged once per language). */
   const speak = async (callId: string, utterance: string, text: string, lang: string) => {
-    speech ??= new CachedSynthesizer(new PicoSynthesizer());
     if (!speech.speaks(lang)) {
       if (!unspoken.has(lang)) log.warn({ lang, engine: speech.name }, 'no speech engine for this language: calls in it are silent on the line');
       unspoken.add(lang);
@@ -157,16 +173,31 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     // before this gateway held the dialog): the dialog goes too.
     const dialogUp = signaling?.active().includes(callId) ?? false;
     if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await signaling?.hangup(callId);
+    if (ENDED.has(r.row.status)) talking.delete(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
     if (dialogUp && r.changed && r.row.status === 'answered') {
       const lang = r.row.remote_lang;
+      talking.set(callId, { lang });
       onLine(callId, 'disclosure', async () => ({ text: disclosure(CALL_AGENT_NAME, lang), lang }));
     }
+  };
+  /**
+   * A 2xx is a person or a machine: the first seconds of the far end's audio
+   * decide (answering-machine detection, gateway/media/amd.ts), before the
+   * call is answered or ends as voicemail. A peer that sends no audio at all
+   * within AMD_NO_MEDIA_MS, or says it is a voicemail system
+   * (X-Tolk-Answered-By), is taken at its word at once.
+   */
+  const judge = async (callId: string, e: DialogEvent): Promise<DialogEvent> => {
+    if (e.type !== 'answered' || e.voicemail) return e;
+    const verdict = await media.detectMachine(callId, { noMediaMs: AMD_NO_MEDIA_MS });
+    log.info({ callId, verdict }, 'answering-machine detection');
+    return verdict.kind === 'machine' ? { ...e, voicemail: true } : e;
   };
   const onEvent = (callId: string, e: DialogEvent) => {
     const prev = chains.get(callId) ?? Promise.resolve();
     const next = prev
-      .then(() => apply(callId, callEventOf(e)))
+      .then(async () => apply(callId, callEventOf(await judge(callId, e))))
       .catch((err) => log.error({ err, callId, event: e.type }, 'call event not applied'))
       .finally(() => { if (chains.get(callId) === next) chains.delete(callId); });
     chains.set(callId, next);
@@ -191,6 +222,38 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     throw err;
   }
   const sip = signaling;
+
+  // What the far end says on an answered call becomes a phrase of its log
+  // (segment.final on its session), in the order heard; a DTMF digit an
+  // event of its own. Heard before the call is answered (the greeting that
+  // answering-machine detection listens to) is not part of the conversation.
+  const hearing = new Map<string, Promise<void>>();
+  const publishHeard = (callId: string, what: (lang: string) => Promise<Segment | null>) => {
+    const next = (hearing.get(callId) ?? Promise.resolve())
+      .then(async () => {
+        const line = talking.get(callId);
+        const seg = await what(line?.lang ?? 'en');
+        if (!seg || !talking.has(callId)) return;
+        await withTx(s.pool, (tx) => publishSegment(s, tx, seg));
+      })
+      .catch((err) => log.warn({ err: String(err), callId }, 'what was heard on the line was not published'));
+    hearing.set(callId, next);
+    void next.finally(() => { if (hearing.get(callId) === next) hearing.delete(callId); });
+  };
+  media.on('heard', (callId, u) => {
+    if (!sip.active().includes(callId)) return;
+    publishHeard(callId, async (lang) => {
+      // Recognized even when it will not be published: the recognizer keeps its place in the conversation.
+      const { text } = await recognizer.recognize({ key: callId, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at });
+      return { roomId: callId, kind: 'person', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text, audioMs: u.audioMs, metered: false };
+    });
+  });
+  media.on('dtmf', (callId, digit, durationMs) => {
+    if (!sip.active().includes(callId)) return;
+    publishHeard(callId, async (lang) => ({
+      roomId: callId, kind: 'dtmf', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text: digit, audioMs: durationMs, metered: false,
+    }));
+  });
   await s.pool.query(`INSERT INTO gateways (id, sip_address) VALUES ($1, $2)`, [id, sip.address]);
 
   // Calls ended elsewhere: hang up the ones whose dialog is here. On
@@ -204,8 +267,14 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const listener = new PgListener(databaseUrl, CALLS_CHANNEL, {
     onNotify: (payload) => {
       const said = parseSayNotice(payload);
+      const callee_ = parseCalleeNotice(payload);
       if (said) {
         if (sip.active().includes(said.callId)) sayOnLine(said.callId, said.seq, said.utteranceId);
+      } else if (callee_) {
+        // The simulator gives the built-in callee its words; the one holding the call says them.
+        if (callee && sip.active().includes(callee_.callId)) {
+          callee.say(callee_.callId, callee_.text, callee_.lang).catch((err) => log.warn({ err: String(err), callId: callee_.callId }, 'the callee could not speak'));
+        }
       } else if (sip.active().includes(payload)) void sip.hangup(payload);
     },
     onUp: () => { hangUpEnded().catch((err) => log.error({ err }, 'cannot check ended calls')); },
@@ -251,11 +320,11 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   }, every);
   sweeper.unref();
 
-  type Claimed = { id: string; to_e164: string; from_e164: string };
+  type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string };
   /** Claims the calls no gateway has dialed yet (one statement for many: the dial jobs come in batches) and dials them. */
   const dial = async (...callIds: string[]): Promise<void> => {
     const { rows } = await s.pool.query<Claimed>(prepared(
-      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164`,
+      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164, remote_lang`,
       [callIds, id],
     ));
     // The others were dialed by another gateway (most often: the one that accepted them), or ended before.
@@ -274,7 +343,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
         WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND gateway_id IS NULL AND created_at < $2
                       ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED)
           AND gateway_id IS NULL
-        RETURNING id, to_e164, from_e164`,
+        RETURNING id, to_e164, from_e164, remote_lang`,
       [id, new Date(now(s).getTime() - DIAL_FALLBACK_SECONDS * 1000)],
     ));
     await place(rows);
@@ -283,7 +352,9 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const place = async (rows: Claimed[]): Promise<void> => {
     for (const call of rows) {
       try {
-        await sip.place({ key: call.id, target: targetOf(peer, callee?.address ?? null, call.to_e164), from: call.from_e164 });
+        // The built-in callee is told which call it is and the language to speak (never sent to a real peer).
+        const headers = callee ? { 'X-Tolk-Call': call.id, 'X-Tolk-Lang': call.remote_lang } : undefined;
+        await sip.place({ key: call.id, target: targetOf(peer, callee?.address ?? null, call.to_e164), from: call.from_e164, headers });
       } catch (err) {
         log.error({ err, callId: call.id }, 'cannot place call');
         onEvent(call.id, { type: 'no_response' });
@@ -309,10 +380,11 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
         await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, { type: 'FAILED', reason: 'gateway_lost' })).catch(() => {});
       }
       await sip.close();
-      await Promise.allSettled([...chains.values(), ...lines.values()]);
+      await Promise.allSettled([...chains.values(), ...lines.values(), ...hearing.values()]);
       await callee?.close();
       await media.stop();
-      await speech?.close();
+      await speech.close();
+      await recognizer.close();
       await s.pool.query(`DELETE FROM gateways WHERE id = $1`, [id]).catch(() => {});
     },
   };

@@ -16,11 +16,14 @@ import { SESSION_CHANNEL } from './bus.ts';
 export type Segment = {
   roomId: string;
   /** `disclosure`: a call's AI disclosure (its wording is made per language, like an announcement's). */
-  kind: 'robot' | 'agent' | 'announcement' | 'disclosure' | 'person';
+  kind: 'robot' | 'agent' | 'announcement' | 'disclosure' | 'person' | 'dtmf';
   speaker: string | null;
   participantId: string;
   srcLang: string;
-  text: string;
+  /** Null: speech heard on a call's line that no recognizer could read (audioMs says how long it was). */
+  text: string | null;
+  /** Of speech heard on a call's line: milliseconds of audio (meta.audio_ms). */
+  audioMs?: number | null;
   /** The speaking session (kind agent: it does not hear its own phrase) or the announced one. */
   sessionId?: string | null;
   utteranceId?: string | null;
@@ -52,16 +55,16 @@ export async function publishSegment(s: Services, tx: Client, seg: Segment): Pro
 
 /** publishSegment's statement as a part of w; returns the output that holds the phrase's number. */
 export function planSegment(w: Writes, s: Services, seg: Segment): string {
-  const listenSeconds = seg.metered === false ? 0 : speechOf(s).spokenSeconds(seg.text) * PRICING.listenTextFactor;
+  const listenSeconds = seg.metered === false || seg.text === null ? 0 : speechOf(s).spokenSeconds(seg.text) * PRICING.listenTextFactor;
   const room = w.p(seg.roomId, '::text');
   const n = w.name('n');
   const g = w.name('g');
   w.with(n, `INSERT INTO room_logs AS l (room_id, seq) VALUES (${room}, 1)
      ON CONFLICT (room_id) DO UPDATE SET seq = l.seq + 1
      RETURNING seq`);
-  w.with(g, `INSERT INTO room_segments (room_id, seq, kind, speaker, participant_id, src_lang, text, session_id, utterance_id, listen_seconds, announced)
+  w.with(g, `INSERT INTO room_segments (room_id, seq, kind, speaker, participant_id, src_lang, text, session_id, utterance_id, listen_seconds, announced, audio_ms)
      SELECT ${room}, ${n}.seq, ${[seg.kind, seg.speaker, seg.participantId, seg.srcLang, seg.text, seg.sessionId ?? null, seg.utteranceId ?? null,
-       listenSeconds, seg.announced ?? null].map((v) => w.p(v)).join(', ')} FROM ${n}
+       listenSeconds, seg.announced ?? null, seg.audioMs ?? null].map((v) => w.p(v)).join(', ')} FROM ${n}
      RETURNING seq`);
   w.out(`(SELECT pg_notify(${w.p(SESSION_CHANNEL)}, ${room}) FROM ${g})`, 'notify');
   return w.out(`(SELECT seq FROM ${g})`, 'seq');

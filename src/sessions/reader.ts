@@ -59,7 +59,7 @@ type Pending = { cred: Caller; sessionId: string; cursor: number; refuseEnded: b
 
 type Entry = {
   seq: number; kind: string; speaker: string | null; participant_id: string; session_id: string | null; src_lang: string;
-  text: string; announced: string | null; created_at: string;
+  text: string | null; announced: string | null; audio_ms: number | null; created_at: string;
 };
 type Row = {
   i: number | null; log_id: string; after: string; status: string | null; billed_seconds: string | null; hear_lang: string | null;
@@ -101,7 +101,7 @@ export class EventReader {
   }
 
   /** The entry in `lang`: an announcement or a call's AI disclosure in its own wording, anything else translated (once per process). */
-  private inLang(logId: string, e: Entry, lang: string): string {
+  private inLang(logId: string, e: Entry & { text: string }, lang: string): string {
     const key = `${logId}\n${e.seq}\n${lang}`;
     let text = this.translations.get(key);
     if (text === undefined) {
@@ -124,7 +124,7 @@ export class EventReader {
        UNION ALL
        SELECT NULL, k.log_id, k.after, NULL, NULL, NULL, NULL, NULL,
               (SELECT json_agg(g ORDER BY g.seq) FROM (
-                 SELECT seq, kind, speaker, participant_id, session_id, src_lang, text, announced, created_at
+                 SELECT seq, kind, speaker, participant_id, session_id, src_lang, text, announced, audio_ms, created_at
                    FROM room_segments WHERE room_id = k.log_id AND seq > k.after ORDER BY seq LIMIT $3) g)
          FROM k`,
       [batch.map((p) => p.sessionId), batch.map((p) => p.cursor), LISTEN_BATCH, batch.map((p) => p.cred.orgId), batch.map((p) => p.cred.livemode)],
@@ -184,13 +184,17 @@ export class EventReader {
       if (e.seq > end) break;
       examined = e.seq;
       if (e.kind === 'agent' && e.session_id === p.sessionId) continue;
+      // A digit the callee pressed (RFC 4733) is a `dtmf` event: the digit as they sent it, how long they held it.
+      const dtmf = e.kind === 'dtmf';
+      const meta: Record<string, unknown> = { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang };
+      if (e.audio_ms !== null) meta[dtmf ? 'duration_ms' : 'audio_ms'] = e.audio_ms;
       events.push({
         id: e.seq,
-        type: 'segment.final',
+        type: dtmf ? 'dtmf' : 'segment.final',
         speaker: e.speaker,
         src_lang: e.src_lang,
-        untrusted_content: { text: e.text, text_in_hear_lang: this.inLang(r.log_id, e, r.hear_lang!) },
-        meta: { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang },
+        untrusted_content: { text: e.text, text_in_hear_lang: e.text === null || dtmf ? e.text : this.inLang(r.log_id, e as Entry & { text: string }, r.hear_lang!) },
+        meta,
         created_at: new Date(e.created_at).toISOString(),
       });
     }

@@ -36,7 +36,7 @@ export function planTranscript(w: Writes, session: EndedSession): void {
   const tr = w.name('tr');
   w.with(seg, `INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
      SELECT ${id}, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
-       FROM room_segments WHERE room_id = ${w.p(session.log_id)} AND seq > ${w.p(session.from_seq)} AND seq <= ${w.value(session.to_seq)}
+       FROM room_segments WHERE room_id = ${w.p(session.log_id)} AND seq > ${w.p(session.from_seq)} AND seq <= ${w.value(session.to_seq)} AND kind <> 'dtmf'
      RETURNING 1`);
   w.with(tr, `INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
      SELECT ${id}, ${org}, ${livemode}, ${w.p(session.credential_id)}, ${sessionId}, ${room}, ${w.p(session.hear_lang)},

@@ -50,11 +50,12 @@ async function call(id: string, k = key) {
   return res.json();
 }
 
+// Polled every 150 ms: the file's test key has 1,000 requests a day (operator.md), and a call takes a second or more to answer.
 const untilStatus = (id: string, statuses: string[], ms = 15_000) =>
   until(`call ${id} in ${statuses.join('/')}`, async () => {
     const c = await call(id);
     return statuses.includes(c.status) ? c : null;
-  }, ms);
+  }, { timeoutMs: ms, intervalMs: 150 });
 
 async function events(sessionId: string, cursor: number, wait = 0) {
   const res = await t.request('GET', `/v1/sessions/${sessionId}/events?cursor=${cursor}&wait=${wait}`, { key });

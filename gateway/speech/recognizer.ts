@@ -1,0 +1,35 @@
+// Hearing the line: an utterance of the far end (cut by voice activity,
+// gateway/media/hearing.ts) in, its text out. An engine is a provider behind
+// this interface. Without one that can read the language, the answer is
+// null: the gateway reports that something was said and for how long, and
+// never invents words.
+
+export type HeardUtterance = {
+  /** The call (the dialog's key). */
+  key: string;
+  /** 8 kHz 16-bit mono PCM. */
+  pcm: Int16Array;
+  /** Milliseconds of audio from its first voiced frame to its last. */
+  audioMs: number;
+  /** The language the far end is expected to speak (the call's remote_lang). */
+  lang: string;
+  /** When its closing silence ended it (epoch ms). */
+  at: number;
+};
+
+export interface SpeechRecognizer {
+  /** A name for logs. */
+  readonly name: string;
+  /** What was said; `text` null when the engine cannot tell. */
+  recognize(u: HeardUtterance): Promise<{ text: string | null }>;
+  close(): Promise<void>;
+}
+
+/** No recognition engine: every utterance is reported with its length and no text. */
+export class NoRecognizer implements SpeechRecognizer {
+  readonly name = 'none';
+  async recognize(): Promise<{ text: string | null }> {
+    return { text: null };
+  }
+  async close(): Promise<void> {}
+}
