@@ -42,6 +42,8 @@ const GREETING: Record<string, string> = {
   nl: 'Hallo, u spreekt met de voicemail van Alex. Ik kan nu niet opnemen. Spreek een bericht in na de pieptoon.',
 };
 const BEEP_HZ = 1000;
+/** The pause after each phrase, longer than the silence that ends an utterance the gateway hears. */
+const PAUSE_MS = 1000;
 const BEEP_MS = 500;
 
 /** A voicemail's beep: a 1 kHz tone, 8 kHz PCM, after a short pause. */
@@ -79,8 +81,9 @@ export type SimulatedCallee = {
   address: string;
   /**
    * Says `text` on the call the gateway named `key` (X-Tolk-Call), in `lang`;
-   * false when it has no such call with audio, or is already speaking and has
-   * a phrase waiting (a person does not queue up sentences).
+   * false when it has no such call with audio, or is speaking or pausing
+   * after a phrase (a person does not queue up sentences: the simulator's
+   * pace, faster with TOLK_SIM_SPEED, cannot make audio play faster).
    */
   say(key: string, text: string, lang: string): Promise<boolean>;
   /** The test-mode recognizer: the text of what it said on the call that the utterance heard covers. */
@@ -128,6 +131,8 @@ type Call = {
   said: Array<{ utterance: string; text: string; startedAt: number | null; taken: boolean }>;
   /** Utterances queued or playing. */
   speaking: number;
+  /** It does not start a new phrase before this (epoch ms): a pause after each, as people leave. */
+  quietUntil: number;
 };
 
 const T1 = 500;
@@ -158,7 +163,9 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
   };
   const onFinished = (stream: string) => {
     const call = streams.get(stream);
-    if (call) call.speaking = Math.max(0, call.speaking - 1);
+    if (!call) return;
+    call.speaking = Math.max(0, call.speaking - 1);
+    call.quietUntil = Date.now() + PAUSE_MS;
   };
   opts.media?.plane.on('started', onStarted);
   opts.media?.plane.on('finished', onFinished);
@@ -307,7 +314,7 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
     const key = headerValue(rq, 'x-tolk-call');
     const call: Call = {
       callId, invite: rq, tag: randomToken(4), state: 'ringing', timers: new Set(),
-      key, lang: headerValue(rq, 'x-tolk-lang') ?? 'en', stream: null, said: [], speaking: 0,
+      key, lang: headerValue(rq, 'x-tolk-lang') ?? 'en', stream: null, said: [], speaking: 0, quietUntil: 0,
     };
     calls.set(callId, call);
     if (key) byKey.set(key, call);
@@ -373,7 +380,7 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
     async say(key, text, lang) {
       const call = byKey.get(key);
       if (!call || !call.stream || !opts.media || (call.state !== 'answered' && call.state !== 'confirmed')) return false;
-      if (call.speaking >= 2) return false;
+      if (call.speaking > 0 || Date.now() < call.quietUntil) return false;
       if (lang) call.lang = lang;
       await play(call, text, await speech(call, text));
       return true;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnsweringMachineDetector, type AmdEvent } from './amd.ts';
 import { PicoSynthesizer } from '../speech/pico.ts';
+import { voicemailAudio } from '../callee.ts';
 
 // Answering-machine detection on real speech (the embedded engine's voice,
 // at the line's 8 kHz): a person's short hello, a voicemail's long greeting
@@ -94,5 +95,20 @@ describe('answering-machine detection', () => {
       const s = await pico.synthesize(text, lang);
       expect(beepOf(run(s.pcm)), lang).toBeNull();
     }
+  });
+
+  it("the simulated callee's voicemail, in each of its languages, is a machine with its beep", async () => {
+    for (const lang of ['en', 'es', 'de', 'fr', 'it', 'pt']) {
+      const events = run(concat(await voicemailAudio(pico, lang), silence(1000)));
+      expect(verdictOf(events)?.kind, lang).toBe('machine');
+      expect(beepOf(events)?.hz, lang).toBe(1000);
+    }
+  });
+
+  it('a person who says more than hello, with pauses, and then waits: not a machine before the detection gives up', async () => {
+    const hello = (await pico.synthesize('Hello?', 'en')).pcm;
+    const who = (await pico.synthesize('Who is it?', 'en')).pcm;
+    const v = verdictOf(run(concat(hello, silence(500), who, silence(7000))));
+    expect(v?.kind).not.toBe('machine');
   });
 });

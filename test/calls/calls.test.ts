@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
-import { disclosure } from '../../src/sim/phrasebook.ts';
+import { PHRASES, disclosure } from '../../src/sim/phrasebook.ts';
 
 // Calls end to end over HTTP: POST /v1/calls → the policy table → the call
 // actor → this process's SIP gateway → the built-in simulated callee (a SIP
@@ -103,6 +103,12 @@ describe('an answered call', () => {
     });
     const callee = heard.find((e) => e.speaker === 'Callee');
     expect(callee).toMatchObject({ src_lang: 'pt' });
+    // Heard from the line: the callee spoke it as audio, the gateway cut it by
+    // voice activity, and the test-mode recognizer (the callee knows its
+    // words) read it: one of the simulator's phrases, with its length.
+    expect(callee.meta).toMatchObject({ participant_id: 'callee' });
+    expect(callee.meta.audio_ms).toBeGreaterThan(300);
+    expect(PHRASES.some((p) => p.pt === callee.untrusted_content.text), callee.untrusted_content.text).toBe(true);
     expect(callee.untrusted_content.text_in_hear_lang).not.toBe(callee.untrusted_content.text);
 
     // The agent speaks; the callee answers it. Saying costs nothing of its own on a call.

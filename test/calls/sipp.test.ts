@@ -3,6 +3,7 @@ import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/sim/phrasebook.ts';
+import { existsSync } from 'node:fs';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
 
 // Calls placed through the API to a foreign SIP stack: SIPp plays the callee
@@ -158,6 +159,15 @@ describe('calls through the gateway to SIPp', () => {
     // The session's first event is the same disclosure, as text.
     const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
     expect(ev.events[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'es'));
+    // What came back is heard as the far end's speech: no recognizer reads a
+    // foreign peer, so a phrase with its length and no text, never invented words.
+    const heard = await until('the echo heard', async () => {
+      const all = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
+      return all.events.find((e: { speaker: string }) => e.speaker === 'Callee') ?? null;
+    }, { timeoutMs: 5_000, intervalMs: 200 });
+    expect(heard).toMatchObject({ type: 'segment.final', untrusted_content: { text: null, text_in_hear_lang: null } });
+    expect(heard.meta.audio_ms).toBeGreaterThan(stats.sent * 20 * 0.6);
+    expect(heard.meta.audio_ms).toBeLessThanOrEqual(stats.sent * 20);
     const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
     expect(hung.status).toBe('completed');
     const r = await finished(sipp);
@@ -197,6 +207,32 @@ describe('calls through the gateway to SIPp', () => {
     await until('all of it echoed', async () => (await plane.stats(c.id))!.received >= stats.sent, 2_000);
     await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
     expect((await finished(sipp)).code).toBe(0);
+  });
+
+  it('DTMF pressed on the far end (RFC 4733) reaches the session as dtmf events, in order', async () => {
+    // SIPp's own captures of digits 1 and 5 (the sip-tester package; .ci/run installs it).
+    expect(existsSync('/usr/share/sip-tester/dtmf_2833_1.pcap'), 'sip-tester DTMF captures missing: apt-get install sip-tester').toBe(true);
+    const mediaPort = await evenFreePort();
+    const { sipp, t } = await rig('answer-dtmf', { extraArgs: ['-mp', String(mediaPort)] });
+    const c = await place(t);
+    await untilStatus(t, c.id, ['answered']);
+    const digits = await until('two digits', async () => {
+      const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
+      const d = ev.events.filter((e: { type: string }) => e.type === 'dtmf');
+      return d.length >= 2 ? d : null;
+    }, { timeoutMs: 15_000, intervalMs: 200 });
+    expect(digits.map((d: { untrusted_content: { text: string } }) => d.untrusted_content.text)).toEqual(['1', '5']);
+    for (const d of digits) {
+      expect(d.speaker).toBe('Callee');
+      expect(d.meta.duration_ms).toBeGreaterThan(0);
+    }
+    await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
+    expect((await finished(sipp)).code).toBe(0);
+    // Digits are events of the line, not words of its transcript.
+    const tr = await until('the transcript', async () =>
+      (await t.pool.query<{ id: string }>(`SELECT id FROM transcripts WHERE session_id = $1`, [c.session_id])).rows[0], { timeoutMs: 10_000, intervalMs: 200 });
+    const full = await (await t.request('GET', `/v1/transcripts/${tr.id}`, { key })).json();
+    expect(full.segments.map((g: { untrusted_content: { text: string | null } }) => g.untrusted_content.text)).not.toContain('1');
   });
 
   it('486 Busy Here: busy, nothing billed', async () => {
