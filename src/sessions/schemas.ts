@@ -21,11 +21,15 @@ export type Session = z.infer<typeof Session>;
 export const SessionEvent = z
   .object({
     id: z.int(),
-    type: z.string(),
+    type: z.string().describe("`segment.final`: a finished phrase; on a call's session also `dtmf`: a digit the callee pressed (the digit in untrusted_content.text)"),
     speaker: z.string().nullable(),
     src_lang: z.string().nullable(),
-    untrusted_content: z.object({ text: z.string().nullable(), text_in_hear_lang: z.string().nullable() }),
-    meta: z.record(z.string(), z.unknown()).optional(),
+    untrusted_content: z.object({
+      text: z.string().nullable().describe("What was said; null for speech heard on a call's line that no recognizer could read"),
+      text_in_hear_lang: z.string().nullable(),
+    }),
+    meta: z.record(z.string(), z.unknown()).optional()
+      .describe("seq, participant_id, lang; on a call's line also audio_ms (a phrase heard: its length) or duration_ms (a dtmf digit)"),
     created_at: z.string(),
   })
   .meta({ id: 'SessionEvent' });
