@@ -265,6 +265,12 @@ export async function applyCallEvent(
     /** Tell the gateways to hang up the call's dialog if this event ends it and it may still be up (endCall). */
     notifyHangUp?: boolean;
     /**
+     * For ANSWERED: when the far end picked up (its 2xx), if earlier than now.
+     * The gateway listens a moment before it tells a person from a machine;
+     * the call was answered, and is billed, from the pick-up.
+     */
+    answeredAt?: Date;
+    /**
      * Nothing follows in tx (a withTx of its own): the last statement goes
      * out with COMMIT (pool.ts commitWith) when nothing of this function
      * comes after it either.
@@ -278,6 +284,7 @@ export async function applyCallEvent(
   const simulatedLine = !s.config.simSipPeer;
   if (simulatedLine) await lockRobots(tx, id);
   const at = opts.endedAt && opts.endedAt < now(s) ? opts.endedAt : now(s);
+  const answeredAt = opts.answeredAt && opts.answeredAt < at ? opts.answeredAt : at;
   // Two round trips whatever the event: the call's row and actor and its
   // session's, locked and read in one statement (ringing needs no session);
   // then every write that follows in one statement (store.ts planTransition,
@@ -295,7 +302,7 @@ export async function applyCallEvent(
     // the end its reason and its bill: answered seconds (each second begun
     // counts) times the destination's minute factor.
     set: (after, before) => {
-      if (after.state === 'answered') return { answered_at: at };
+      if (after.state === 'answered') return { answered_at: answeredAt };
       if (!after.done) return {};
       const end = before.answered_at && at < before.answered_at ? before.answered_at : at;
       const answered = before.answered_at ? Math.ceil((end.getTime() - before.answered_at.getTime()) / 1000) : 0;
@@ -324,7 +331,8 @@ export async function applyCallEvent(
     const timer = row.max_answered_seconds !== null && opts.maxDurationJob !== undefined;
     await (opts.last && !callee && !timer ? w.runAndCommit(tx) : w.run(tx));
     if (callee) await startCallee(s, tx, id, CALLEE_NAME, row.remote_lang);
-    if (timer) await opts.maxDurationJob!(tx, id, Number(row.max_answered_seconds));
+    // The per-call limit counts from the pick-up.
+    if (timer) await opts.maxDurationJob!(tx, id, Number(row.max_answered_seconds) - (at.getTime() - answeredAt.getTime()) / 1000);
     return { row, changed: true, hangUp: false };
   }
   if (!ENDED.has(t.state)) {

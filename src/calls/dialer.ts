@@ -161,10 +161,11 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       return r ? { text: translatorOf(s).translate(r.text, r.src_lang, r.remote_lang), lang: r.remote_lang } : null;
     });
 
-  const apply = async (callId: string, event: CallEvent) => {
+  const apply = async (callId: string, event: CallEvent, answeredAt?: Date) => {
     const r = await withTx(s.pool, (tx) =>
       applyCallEvent(s, tx, callId, event, {
         simulatedCallee: callee !== null,
+        answeredAt,
         maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
         last: true,
       }));
@@ -195,9 +196,11 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     return verdict.kind === 'machine' ? { ...e, voicemail: true } : e;
   };
   const onEvent = (callId: string, e: DialogEvent) => {
+    // The moment the far end picked up, before answering-machine detection listens.
+    const pickedUp = e.type === 'answered' ? now(s) : undefined;
     const prev = chains.get(callId) ?? Promise.resolve();
     const next = prev
-      .then(async () => apply(callId, callEventOf(await judge(callId, e))))
+      .then(async () => apply(callId, callEventOf(await judge(callId, e)), pickedUp))
       .catch((err) => log.error({ err, callId, event: e.type }, 'call event not applied'))
       .finally(() => { if (chains.get(callId) === next) chains.delete(callId); });
     chains.set(callId, next);
