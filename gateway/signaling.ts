@@ -53,6 +53,8 @@ export interface SipSignaling {
   hangup(key: string): Promise<void>;
   /** The keys of the dialogs this stack holds now (placed and not ended). */
   active(): string[];
+  /** Whether the dialog has a media stream to play on (answered with a usable SDP, and the stack has a media plane). */
+  hasMedia(key: string): boolean;
   /** Ends every dialog (BYE/CANCEL) and closes the transports. */
   close(): Promise<void>;
   /**

@@ -868,6 +868,10 @@ export async function createSipSignaling(opts: SignalingOptions): Promise<SipSig
     place,
     hangup,
     active: () => [...active.keys()],
+    hasMedia: (key: string) => {
+      const d = active.get(key);
+      return Boolean(d && d.media && opts.media && d.connecting);
+    },
     close,
     play,
   };

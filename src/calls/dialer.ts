@@ -143,8 +143,10 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const onLine = (callId: string, utterance: string, what: () => Promise<{ text: string; lang: string } | null>) => {
     const next = (lines.get(callId) ?? Promise.resolve())
       .then(async () => {
+        // A peer whose answer had no usable SDP hears nothing (the stack logged it once).
+        if (!signaling?.hasMedia(callId)) return;
         const w = await what();
-        if (w && signaling?.active().includes(callId)) await speak(callId, utterance, w.text, w.lang);
+        if (w && signaling.active().includes(callId)) await speak(callId, utterance, w.text, w.lang);
       })
       .catch((err) => log.warn({ err: String(err), callId, utterance }, 'a phrase could not be spoken on the line'));
     lines.set(callId, next);

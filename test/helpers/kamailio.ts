@@ -1,0 +1,90 @@
+// Kamailio (Debian's package) as a SIP proxy in front of a test's callee: a
+// transaction-stateful proxy that record-routes every dialog it forwards, so
+// the gateway must keep the route set for its in-dialog requests (ACK, BYE)
+// and send CANCEL where the INVITE went. Every initial request goes to
+// `next`; in-dialog ones follow their Route (loose routing).
+//
+// Kamailio is a hard requirement of the tests that use it: if it is missing,
+// startKamailio throws (a test that cannot run must not pass by being skipped).
+
+import { spawn } from 'node:child_process';
+import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freeUdpPort } from '../../gateway/sip-stack.ts';
+import { until } from './wait.ts';
+
+export const KAMAILIO = '/usr/sbin/kamailio';
+const MODULES = '/usr/lib/x86_64-linux-gnu/kamailio/modules/';
+
+export type Kamailio = { address: string; log(): string; stop(): Promise<void> };
+
+/** Starts Kamailio on its own loopback address (127.0.0.3) forwarding to `next` (`host:port`); resolves once it listens. */
+export async function startKamailio(o: { next: string }): Promise<Kamailio> {
+  try {
+    await access(KAMAILIO, constants.X_OK);
+  } catch {
+    throw new Error(`Kamailio is not installed at ${KAMAILIO}: install Debian's kamailio package (apt-get install kamailio); this test needs it`);
+  }
+  const host = '127.0.0.3';
+  const port = await freeUdpPort(host);
+  const dir = await mkdtemp(path.join(tmpdir(), 'tolk-kamailio-'));
+  const cfg = path.join(dir, 'kamailio.cfg');
+  await writeFile(cfg, `#!KAMAILIO
+debug=2
+log_stderror=yes
+children=1
+auto_aliases=no
+listen=udp:${host}:${port}
+mpath="${MODULES}"
+loadmodule "tm.so"
+loadmodule "sl.so"
+loadmodule "rr.so"
+loadmodule "pv.so"
+loadmodule "maxfwd.so"
+loadmodule "siputils.so"
+loadmodule "textops.so"
+request_route {
+  if (!mf_process_maxfwd_header("10")) { sl_send_reply("483", "Too Many Hops"); exit; }
+  if (has_totag()) {
+    if (loose_route()) { t_relay(); exit; }
+    if (is_method("ACK") && t_check_trans()) { t_relay(); }
+    exit;
+  }
+  if (is_method("CANCEL")) { if (t_check_trans()) { t_relay(); } exit; }
+  record_route();
+  $du = "sip:${o.next}";
+  t_relay();
+}
+`);
+  let out = '';
+  const child = spawn(KAMAILIO, ['-f', cfg, '-DD', '-E', '-n', '1', '-Y', dir, '-P', path.join(dir, 'kamailio.pid')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (d) => { out += String(d); });
+  child.stderr.on('data', (d) => { out += String(d); });
+  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+  try {
+    await until('kamailio listening', async () => {
+      if (child.exitCode !== null) throw new Error(`kamailio exited: ${out}`);
+      return /SO_RCVBUF is finally/.test(out);
+    }, { timeoutMs: 10_000, retryErrors: false });
+  } catch (err) {
+    child.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+  let stopped = false;
+  return {
+    address: `${host}:${port}`,
+    log: () => out,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
