@@ -42,6 +42,11 @@ const Env = z.object({
     .optional(),
   // The assistant tools at /mcp: `off` answers 503 mcp_disabled (an operator's switch, e.g. during an incident).
   TOLK_MCP: z.enum(['on', 'off']).default('on'),
+  // The gateway's SIP signaling through a drachtio-server (gateway/drachtio.ts)
+  // instead of the embedded stack: its address, its admin port, its secret.
+  DRACHTIO_HOST: z.string().regex(/^[^\s:/]+$/, 'must be a host name or address').optional(),
+  DRACHTIO_PORT: z.coerce.number().int().min(1).max(65535).default(9022),
+  DRACHTIO_SECRET: z.string().default('cymru'),
 });
 
 export type Config = {
@@ -76,6 +81,8 @@ export type Config = {
   simSipPeer: string | undefined;
   /** A call ringing longer is canceled and ends no_answer. */
   ringTimeoutSeconds: number;
+  /** Set: the gateway's SIP goes through this drachtio-server (gateway/drachtio.ts); unset: the embedded stack. */
+  drachtio: { host: string; port: number; secret: string } | undefined;
   /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
   gatewayLostSeconds: number;
   /** From of the mail the service sends: TOLK_MAIL_FROM, else `Tolk <no-reply@HOST>`, HOST being publicBaseUrl's host name. */
@@ -118,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sipListenIsDefault: !env.TOLK_SIP_LISTEN,
     simSipPeer: e.TOLK_SIM_SIP_PEER || undefined,
     ringTimeoutSeconds: e.TOLK_RING_TIMEOUT_SECONDS,
+    drachtio: e.DRACHTIO_HOST ? { host: e.DRACHTIO_HOST, port: e.DRACHTIO_PORT, secret: e.DRACHTIO_SECRET } : undefined,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
     mailFrom: e.TOLK_MAIL_FROM?.trim() ?? '',
     // 6 attempts: retries after about 1, 2, 4, 8 and 16 minutes (each up to

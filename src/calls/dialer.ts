@@ -5,6 +5,7 @@ import { inTx } from '../jobs/in-tx.ts';
 import { now, translatorOf, type Services } from '../services.ts';
 import type { CallEvent } from '../../machines/call.ts';
 import { createSipSignaling } from '../../gateway/sip-stack.ts';
+import { createDrachtioSignaling } from '../../gateway/drachtio.ts';
 import { startSimulatedCallee, type SimulatedCallee } from '../../gateway/callee.ts';
 import { NoRecognizer, type SpeechRecognizer } from '../../gateway/speech/recognizer.ts';
 import { publishSegment, type Segment } from '../sessions/publish.ts';
@@ -107,7 +108,8 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const peer = s.config.simSipPeer ?? null;
   // The calls' audio: RTP in a thread of its own, on the SIP stack's host;
   // speech made by the embedded engine (its thread starts at the first phrase).
-  const media = await MediaPlane.start(s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':')));
+  const mediaHost = s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':'));
+  const media = await MediaPlane.start(mediaHost);
   const speech: SpeechSynthesizer = new CachedSynthesizer(new PicoSynthesizer());
   let callee: SimulatedCallee | null = null;
   try {
@@ -208,7 +210,13 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     chains.set(callId, next);
   };
 
-  const open = (listen: string) => createSipSignaling({ listen, ringTimeoutSeconds: s.config.ringTimeoutSeconds, onEvent, log, media });
+  const open = (listen: string): Promise<SipSignaling> => {
+    const o = { listen, ringTimeoutSeconds: s.config.ringTimeoutSeconds, onEvent, log, media };
+    // With DRACHTIO_HOST the SIP goes through that drachtio-server; the media stays here.
+    return s.config.drachtio
+      ? createDrachtioSignaling({ ...o, drachtio: s.config.drachtio, mediaHost: mediaHost })
+      : createSipSignaling(o);
+  };
   try {
     try {
       signaling = await open(s.config.sipListen);
