@@ -42,6 +42,13 @@ const Env = z.object({
     .optional(),
   // The assistant tools at /mcp: `off` answers 503 mcp_disabled (an operator's switch, e.g. during an incident).
   TOLK_MCP: z.enum(['on', 'off']).default('on'),
+  // The speech engines of the calls' audio, in order (gateway/speech): `pico`
+  // (embedded, Apache-2.0) and `espeak` (eSpeak-NG, GPL-3.0, installed by the operator).
+  TOLK_SPEECH_ENGINES: z
+    .string()
+    .default('pico')
+    .transform((v) => v.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.enum(['pico', 'espeak'])).min(1, 'name at least one engine: pico, espeak')),
   // The gateway's SIP signaling through a drachtio-server (gateway/drachtio.ts)
   // instead of the embedded stack: its address, its admin port, its secret.
   DRACHTIO_HOST: z.string().regex(/^[^\s:/]+$/, 'must be a host name or address').optional(),
@@ -81,6 +88,8 @@ export type Config = {
   simSipPeer: string | undefined;
   /** A call ringing longer is canceled and ends no_answer. */
   ringTimeoutSeconds: number;
+  /** The calls' speech engines, in order: a language is spoken by the first that speaks it. */
+  speechEngines: Array<'pico' | 'espeak'>;
   /** Set: the gateway's SIP goes through this drachtio-server (gateway/drachtio.ts); unset: the embedded stack. */
   drachtio: { host: string; port: number; secret: string } | undefined;
   /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
@@ -125,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sipListenIsDefault: !env.TOLK_SIP_LISTEN,
     simSipPeer: e.TOLK_SIM_SIP_PEER || undefined,
     ringTimeoutSeconds: e.TOLK_RING_TIMEOUT_SECONDS,
+    speechEngines: e.TOLK_SPEECH_ENGINES,
     drachtio: e.DRACHTIO_HOST ? { host: e.DRACHTIO_HOST, port: e.DRACHTIO_PORT, secret: e.DRACHTIO_SECRET } : undefined,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
     mailFrom: e.TOLK_MAIL_FROM?.trim() ?? '',

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import SvoxPico from '@echogarden/svoxpico-wasm';
-import SpeexResampler from '@echogarden/speex-resampler-wasm';
+import { loadResampler, toLineRate } from './resample.ts';
 
 // SVOX Pico (Apache-2.0, compiled to WebAssembly) in its own thread: a
 // sentence takes tens of milliseconds to synthesize, which the API's event
 // loop should not wait through. Pico speaks 16 kHz; the Speex resampler
-// (BSD-3) brings it to 8 kHz with a proper low-pass filter.
+// (BSD-3, resample.ts) brings it to 8 kHz with a proper low-pass filter.
 
 /** The lingware of each voice: text analysis, then signal generation (pico-lang/NOTICE). */
 export const PICO_VOICES: Record<string, [string, string]> = {
@@ -20,17 +20,13 @@ export const PICO_VOICES: Record<string, [string, string]> = {
 
 const LANG_DIR = new URL('./pico-lang/', import.meta.url);
 const PICO_RATE = 16_000;
-const LINE_RATE = 8_000;
 /** Pico's memory area per voice: one area holds one language's lingware. */
 const PICO_MEMORY = 2_500_000;
 const PICO_STEP_IDLE = 200;
 const PICO_STEP_BUSY = 201;
-/** Speex quality 0-10: 5 is its default for voice. */
-const RESAMPLER_QUALITY = 5;
 
 type Wasm = any;
 let pico: Wasm;
-let speex: Wasm;
 const engines = new Map<string, number>();
 
 function cString(s: string): { ptr: number; len: number } {
@@ -117,43 +113,13 @@ function synthesize16k(voice: string, text: string): Int16Array {
   return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 1).slice();
 }
 
-function to8k(pcm: Int16Array): Int16Array {
-  const errPtr = speex._malloc(4);
-  const st = speex._speex_resampler_init(1, PICO_RATE, LINE_RATE, RESAMPLER_QUALITY, errPtr);
-  try {
-    speex._speex_resampler_skip_zeros(st);
-    // Zeros after the speech flush the filter's tail.
-    const input = new Int16Array(pcm.length + speex._speex_resampler_get_input_latency(st));
-    input.set(pcm);
-    const cap = Math.ceil((input.length * LINE_RATE) / PICO_RATE) + 16;
-    const inPtr = speex._malloc(input.length * 2);
-    const outPtr = speex._malloc(cap * 2);
-    const inLen = speex._malloc(4);
-    const outLen = speex._malloc(4);
-    try {
-      speex.HEAP16.set(input, inPtr >> 1);
-      speex.HEAPU32[inLen >> 2] = input.length;
-      speex.HEAPU32[outLen >> 2] = cap;
-      const rc = speex._speex_resampler_process_int(st, 0, inPtr, inLen, outPtr, outLen);
-      if (rc !== 0) throw new Error(`speex resampler: error ${rc}`);
-      const n = Math.min(speex.HEAPU32[outLen >> 2], Math.round((pcm.length * LINE_RATE) / PICO_RATE));
-      return speex.HEAP16.slice(outPtr >> 1, (outPtr >> 1) + n);
-    } finally {
-      for (const p of [inPtr, outPtr, inLen, outLen]) speex._free(p);
-    }
-  } finally {
-    speex._speex_resampler_destroy(st);
-    speex._free(errPtr);
-  }
-}
-
 const port = parentPort!;
-const ready = Promise.all([SvoxPico(), SpeexResampler()]).then(([p, s]) => { pico = p; speex = s; });
+const ready = Promise.all([SvoxPico(), loadResampler()]).then(([p]) => { pico = p; });
 
 port.on('message', async (m: { id: number; voice: string; text: string }) => {
   try {
     await ready;
-    const pcm = to8k(synthesize16k(m.voice, m.text));
+    const pcm = toLineRate(synthesize16k(m.voice, m.text), PICO_RATE);
     port.postMessage({ id: m.id, pcm }, [pcm.buffer as ArrayBuffer]);
   } catch (err) {
     port.postMessage({ id: m.id, error: (err as Error).message });

@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
-import { SpeechError, type Speech, type SpeechSynthesizer } from './synthesizer.ts';
+import { SpeechError, type Speech } from './synthesizer.ts';
+import { ThreadedSynthesizer } from './threaded.ts';
 
 // The embedded engine: SVOX Pico in a worker thread (pico-worker.ts), with its
 // lingware in pico-lang/ (Apache-2.0, see its NOTICE). It speaks English (US
@@ -21,36 +21,11 @@ export function picoVoice(lang: string): string | undefined {
   return VOICE_OF[tag] ?? VOICE_OF[tag.split('-')[0]!];
 }
 
-export class PicoSynthesizer implements SpeechSynthesizer {
+export class PicoSynthesizer extends ThreadedSynthesizer {
   readonly name = 'svox-pico';
-  /** Its thread, started by the first synthesis (a process that never speaks never loads the engine). */
-  private thread: Worker | null = null;
-  private closed = false;
-  private next = 1;
-  private pending = new Map<number, { ok: (s: Speech) => void; fail: (e: Error) => void }>();
-  private dead: Error | null = null;
 
-  private get worker(): Worker {
-    if (this.thread) return this.thread;
-    const worker = new Worker(new URL('./pico-worker.ts', import.meta.url));
-    this.thread = worker;
-    worker.unref();
-    worker.on('message', (m: { id: number; pcm?: Int16Array; error?: string }) => {
-      const p = this.pending.get(m.id);
-      this.pending.delete(m.id);
-      if (this.pending.size === 0) worker.unref();
-      if (!p) return;
-      if (m.error || !m.pcm) p.fail(new SpeechError(`${this.name}: ${m.error ?? 'no audio'}`));
-      else p.ok({ pcm: m.pcm, ms: Math.round(m.pcm.length / 8) });
-    });
-    const die = (err: Error) => {
-      this.dead ??= err;
-      for (const p of this.pending.values()) p.fail(err);
-      this.pending.clear();
-    };
-    worker.on('error', die);
-    worker.on('exit', (code) => die(new Error(`${this.name}: its thread exited (${code})`)));
-    return worker;
+  constructor() {
+    super(new URL('./pico-worker.ts', import.meta.url));
   }
 
   speaks(lang: string): boolean {
@@ -60,19 +35,6 @@ export class PicoSynthesizer implements SpeechSynthesizer {
   synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
     const v = voice && picoVoice(voice) ? picoVoice(voice)! : picoVoice(lang);
     if (!v) return Promise.reject(new SpeechError(`${this.name} does not speak ${lang} (it speaks en, de, es, fr, it)`));
-    if (!text.trim()) return Promise.reject(new SpeechError(`${this.name}: nothing to say`));
-    if (this.dead) return Promise.reject(this.dead);
-    if (this.closed) return Promise.reject(new SpeechError(`${this.name}: closed`));
-    const id = this.next++;
-    return new Promise<Speech>((ok, fail) => {
-      this.pending.set(id, { ok, fail });
-      this.worker.ref();
-      this.worker.postMessage({ id, voice: v, text });
-    });
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.thread?.terminate();
+    return this.request(v, text);
   }
 }

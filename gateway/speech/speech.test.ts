@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PicoSynthesizer } from './pico.ts';
-import { CachedSynthesizer, SpeechError } from './synthesizer.ts';
+import { CachedSynthesizer, FirstThatSpeaks, SpeechError } from './synthesizer.ts';
+import { EspeakSynthesizer, espeakVoice } from './espeak.ts';
+import { loadConfig } from '../../src/config.ts';
 
 // The embedded speech engine (SVOX Pico in a worker thread, resampled to the
 // line's 8 kHz): real speech of plausible length and loudness, no clipping,
@@ -91,5 +93,42 @@ describe('the cache', () => {
     await expect(cached.synthesize('Olá', 'pt')).rejects.toThrow(SpeechError);
     await expect(cached.synthesize('Olá', 'pt')).rejects.toThrow(SpeechError);
     expect(cached.misses).toBe(4);
+  });
+});
+
+// eSpeak-NG: the optional engine (GPL-3.0; a devDependency here, installed by
+// the operator in production) for the languages Pico lacks.
+describe('eSpeak-NG, after Pico', () => {
+  let both: FirstThatSpeaks;
+  beforeAll(() => { both = new FirstThatSpeaks([new PicoSynthesizer(), new EspeakSynthesizer()]); });
+  afterAll(async () => { await both?.close(); });
+
+  it('speaks Portuguese and Dutch, which Pico does not, as audible 8 kHz speech', async () => {
+    expect(pico.speaks('pt')).toBe(false);
+    for (const [lang, text] of [['pt', 'Olá, esta chamada é de um assistente de inteligência artificial.'], ['nl', 'Goedemiddag, u spreekt met een digitale assistent.']] as const) {
+      const s = await both.synthesize(text, lang);
+      expect(s.ms, lang).toBeGreaterThan(1500);
+      const m = measure(s.pcm);
+      expect(m.rms, lang).toBeGreaterThan(500);
+      expect(m.clipped, lang).toBe(0);
+      expect(m.loudFrames, lang).toBeGreaterThan((s.ms / 20) * 0.4);
+    }
+    expect(espeakVoice('pt-BR')).toBe('pt-br');
+    expect(espeakVoice('xx')).toBeUndefined();
+  });
+
+  it('leaves the languages Pico speaks to Pico: English is the same audio with or without eSpeak', async () => {
+    const alone = await pico.synthesize('Good afternoon.', 'en');
+    const chained = await both.synthesize('Good afternoon.', 'en');
+    expect(chained.pcm.length).toBe(alone.pcm.length);
+    let same = 0;
+    for (let i = 0; i < alone.pcm.length; i++) if (alone.pcm[i] === chained.pcm[i]) same++;
+    expect(same / alone.pcm.length, `${same} of ${alone.pcm.length} samples equal`).toBeGreaterThan(0.99);
+  });
+
+  it('TOLK_SPEECH_ENGINES: pico by default, a list in order, and a clear error for an unknown engine', () => {
+    expect(loadConfig({}).speechEngines).toEqual(['pico']);
+    expect(loadConfig({ TOLK_SPEECH_ENGINES: 'pico, espeak' }).speechEngines).toEqual(['pico', 'espeak']);
+    expect(() => loadConfig({ TOLK_SPEECH_ENGINES: 'pico,festival' })).toThrow(/TOLK_SPEECH_ENGINES/);
   });
 });

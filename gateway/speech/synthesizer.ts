@@ -69,3 +69,31 @@ export class CachedSynthesizer implements SpeechSynthesizer {
     return this.inner.close();
   }
 }
+
+/**
+ * Several engines as one: each language is spoken by the first engine that
+ * speaks it (the operator's order, TOLK_SPEECH_ENGINES).
+ */
+export class FirstThatSpeaks implements SpeechSynthesizer {
+  readonly name: string;
+  private readonly engines: SpeechSynthesizer[];
+
+  constructor(engines: SpeechSynthesizer[]) {
+    this.engines = engines;
+    this.name = engines.map((e) => e.name).join('+');
+  }
+
+  speaks(lang: string): boolean {
+    return this.engines.some((e) => e.speaks(lang));
+  }
+
+  synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
+    const engine = this.engines.find((e) => e.speaks(lang));
+    if (!engine) return Promise.reject(new SpeechError(`no speech engine speaks ${lang} (engines: ${this.name})`));
+    return engine.synthesize(text, lang, voice);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.engines.map((e) => e.close()));
+  }
+}

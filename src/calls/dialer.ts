@@ -12,7 +12,8 @@ import { publishSegment, type Segment } from '../sessions/publish.ts';
 import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
 import { MediaPlane } from '../../gateway/media/plane.ts';
 import { PicoSynthesizer } from '../../gateway/speech/pico.ts';
-import { CachedSynthesizer, type SpeechSynthesizer } from '../../gateway/speech/synthesizer.ts';
+import { CachedSynthesizer, FirstThatSpeaks, type SpeechSynthesizer } from '../../gateway/speech/synthesizer.ts';
+import { EspeakSynthesizer } from '../../gateway/speech/espeak.ts';
 import { disclosure } from '../sim/phrasebook.ts';
 import { CALLEE_NAME, CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall, parseCalleeNotice, parseSayNotice } from './calls.ts';
 
@@ -107,10 +108,13 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const id = `gw_${randomBase62(16)}`;
   const peer = s.config.simSipPeer ?? null;
   // The calls' audio: RTP in a thread of its own, on the SIP stack's host;
-  // speech made by the embedded engine (its thread starts at the first phrase).
+  // speech by the engines of TOLK_SPEECH_ENGINES, a language by the first that
+  // speaks it (their threads start at their first phrase). An engine that is
+  // not installed stops the start here, before anything is opened.
+  const speech: SpeechSynthesizer = new CachedSynthesizer(new FirstThatSpeaks(
+    s.config.speechEngines.map((name) => (name === 'espeak' ? new EspeakSynthesizer() : new PicoSynthesizer()))));
   const mediaHost = s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':'));
   const media = await MediaPlane.start(mediaHost);
-  const speech: SpeechSynthesizer = new CachedSynthesizer(new PicoSynthesizer());
   let callee: SimulatedCallee | null = null;
   try {
     callee = peer ? null : await startSimulatedCallee({ listen: '127.0.0.1:0', speed: s.config.simSpeed, log, media: { plane: media, speech } });

@@ -38,12 +38,16 @@ afterAll(async () => {
 const scenario = (name: string) => new URL(`../../gateway/sipp/${name}.xml`, import.meta.url).pathname;
 
 /** SIPp on `name`, and an app whose test calls go to it. */
-async function rig(name: string, o: { extraArgs?: string[]; ringTimeoutSeconds?: number } = {}): Promise<{ sipp: Sipp; t: TestApp }> {
+async function rig(name: string, o: { extraArgs?: string[]; ringTimeoutSeconds?: number; speechEngines?: Array<'pico' | 'espeak'> } = {}): Promise<{ sipp: Sipp; t: TestApp }> {
   const sipp = await startSipp({ scenario: scenario(name), extraArgs: o.extraArgs });
   cleanups.push(() => sipp.stop());
   const t = await startTestApp({
     db, workers: true, clock,
-    config: { simSipPeer: `sip:${sipp.address}`, ...(o.ringTimeoutSeconds ? { ringTimeoutSeconds: o.ringTimeoutSeconds } : {}) },
+    config: {
+      simSipPeer: `sip:${sipp.address}`,
+      ...(o.ringTimeoutSeconds ? { ringTimeoutSeconds: o.ringTimeoutSeconds } : {}),
+      ...(o.speechEngines ? { speechEngines: o.speechEngines } : {}),
+    },
   });
   cleanups.push(() => t.close());
   return { sipp, t };
@@ -60,10 +64,10 @@ async function evenFreePort(): Promise<number> {
   throw new Error('no free even port');
 }
 
-async function place(t: TestApp) {
+async function place(t: TestApp, remoteLang = 'es') {
   const res = await t.request('POST', '/v1/calls', {
     key, headers: { 'idempotency-key': crypto.randomUUID() },
-    body: { to: TO, purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: 'es' },
+    body: { to: TO, purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: remoteLang },
   });
   expect(res.status, await res.clone().text()).toBe(201);
   return res.json();
@@ -207,6 +211,32 @@ describe('calls through the gateway to SIPp', () => {
     await until('all of it echoed', async () => (await plane.stats(c.id))!.received >= stats.sent, 2_000);
     await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
     expect((await finished(sipp)).code).toBe(0);
+  });
+
+  it('Portuguese: silent on the line with the embedded engine alone, spoken with TOLK_SPEECH_ENGINES=pico,espeak', async () => {
+    for (const engines of [['pico'], ['pico', 'espeak']] as const) {
+      const mediaPort = await evenFreePort();
+      const { sipp, t } = await rig('answer-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)], speechEngines: [...engines] });
+      const plane = t.services.gateway!.media;
+      const c = await place(t, 'pt');
+      const spoken = new Promise<boolean>((ok) => {
+        plane.on('finished', (k, u) => { if (k === c.id && u === 'disclosure') ok(true); });
+        setTimeout(() => ok(false), 12_000);
+      });
+      await untilStatus(t, c.id, ['answered']);
+      // The disclosure is the first event either way: the transcript has every word.
+      const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
+      expect(ev.events[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'pt'));
+      if (engines.length === 1) {
+        await new Promise((r) => setTimeout(r, 1500));
+        expect((await plane.stats(c.id))!.sent, 'nothing spoken without an engine for pt').toBe(0);
+      } else {
+        expect(await spoken).toBe(true);
+        expect((await plane.stats(c.id))!.sent).toBeGreaterThanOrEqual(100);
+      }
+      await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
+      expect((await finished(sipp)).code).toBe(0);
+    }
   });
 
   it('DTMF pressed on the far end (RFC 4733) reaches the session as dtmf events, in order', async () => {
