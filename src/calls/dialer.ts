@@ -324,6 +324,11 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   let beating: Promise<unknown> | null = null;
   let sweeping: Promise<unknown> | null = null;
   const beat = setInterval(() => {
+    // Calls whose dialog went without an event here (hung up through another process) stop being heard.
+    if (talking.size > 0) {
+      const up = new Set(sip.active());
+      for (const k of talking.keys()) if (!up.has(k)) talking.delete(k);
+    }
     beating ??= s.pool
       .query(`UPDATE gateways SET heartbeat_at = now() WHERE id = $1`, [id])
       .catch((err) => log.error({ err }, 'gateway heartbeat failed'))
