@@ -52,7 +52,8 @@ export async function runMediaBench(log: (m: string) => void): Promise<MediaResu
     const rssBefore = process.memoryUsage().rss;
     const keys = Array.from({ length: calls }, (_, i) => `call-${i}`);
     const ports: number[] = [];
-    for (const k of keys) ports.push((await plane.open(k)).port);
+    // As the gateway opens a call's stream: hearing what the far end says (voice activity, utterances).
+    for (const k of keys) ports.push((await plane.open(k, { hear: true })).port);
     const { ports: peerPorts } = await ask(child, { op: 'open', n: calls }, 'opened');
     await Promise.all(keys.map((k, i) => plane.connect(k, remote(peerPorts[i]))));
     log(`media: ${calls} calls, audio both ways for ${seconds} s`);
