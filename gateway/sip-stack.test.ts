@@ -7,7 +7,9 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createSipSignaling } from './sip-stack.ts';
-import { startSimulatedCallee } from './callee.ts';
+import { startSimulatedCallee, type SimulatedCalleeOptions } from './callee.ts';
+import { MediaPlane } from './media/plane.ts';
+import { PicoSynthesizer } from './speech/pico.ts';
 import type { DialogEvent, SignalingOptions, SipSignaling } from './signaling.ts';
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../test/helpers/sipp.ts';
 import { until } from '../test/helpers/wait.ts';
@@ -64,9 +66,9 @@ function recordingLog() {
   return { log: { info: push, warn: push, error: push }, count: (msg: string) => lines.filter((l) => l.msg === msg).length, lines };
 }
 
-async function callee(speed = 10) {
+async function callee(speed = 10, media?: SimulatedCalleeOptions['media']) {
   const rec = recordingLog();
-  const c = await startSimulatedCallee({ listen: '127.0.0.1:0', speed, log: rec.log });
+  const c = await startSimulatedCallee({ listen: '127.0.0.1:0', speed, log: rec.log, media });
   cleanups.push(() => c.close());
   return { ...c, ...rec, uri: (number: string) => `sip:${number}@${c.address}` };
 }
@@ -310,16 +312,29 @@ describe('against the simulated callee', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
   });
 
-  test('0102: answered by voicemail', async () => {
-    const c = await callee();
-    const h = await signaling();
-    await h.sig.place({ key: 'c1', target: c.uri('+15550000102'), from: '+15550000000' });
-    expect(await h.waitFor('c1', 2)).toEqual([
-      { type: 'ringing', status: 180 },
-      { type: 'answered', status: 200, voicemail: true },
-    ]);
-    await h.sig.hangup('c1');
-    await until('the callee to get the BYE', async () => c.count('callee: BYE') === 1, 2_000);
+  test('0102: a voicemail picks up with a plain 200 OK, then its greeting and beep tell it from a person (answering-machine detection)', async () => {
+    const plane = await MediaPlane.start('127.0.0.1');
+    cleanups.push(() => plane.stop());
+    const pico = new PicoSynthesizer();
+    cleanups.push(() => pico.close());
+    const c = await callee(10, { plane, speech: pico });
+    const h = await signaling({ media: plane });
+    const beeps: number[] = [];
+    plane.on('beep', (k, hz) => { if (k === 'vm') beeps.push(hz); });
+    await h.sig.place({ key: 'vm', target: c.uri('+15550000102'), from: '+15550000000' });
+    await h.sig.place({ key: 'person', target: c.uri('+15550000142'), from: '+15550000000' });
+    // No marker on the wire: the signaling reports both as answered.
+    expect(await h.waitFor('vm', 2)).toEqual([{ type: 'ringing', status: 180 }, { type: 'answered', status: 200, voicemail: false }]);
+    expect(await h.waitFor('person', 2)).toEqual([{ type: 'ringing', status: 180 }, { type: 'answered', status: 200, voicemail: false }]);
+    // The audio does tell them apart: a hello then silence, a long greeting then a 1 kHz beep.
+    const [vm, person] = await Promise.all([plane.detectMachine('vm', { noMediaMs: 1000 }), plane.detectMachine('person', { noMediaMs: 1000 })]);
+    expect(person.kind).toBe('human');
+    expect(vm.kind).toBe('machine');
+    await until('the beep', async () => beeps.length > 0, 10_000);
+    expect(beeps[0]).toBe(1000);
+    await h.sig.hangup('vm');
+    await h.sig.hangup('person');
+    await until('the callee to get the BYEs', async () => c.count('callee: BYE') === 2, 2_000);
   });
 
   test('0103: 503 Service Unavailable', async () => {

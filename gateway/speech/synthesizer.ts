@@ -87,8 +87,13 @@ export class FirstThatSpeaks implements SpeechSynthesizer {
     return this.engines.some((e) => e.speaks(lang));
   }
 
+  /** The engine that speaks `lang`, or undefined. */
+  engineFor(lang: string): SpeechSynthesizer | undefined {
+    return this.engines.find((e) => e.speaks(lang));
+  }
+
   synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
-    const engine = this.engines.find((e) => e.speaks(lang));
+    const engine = this.engineFor(lang);
     if (!engine) return Promise.reject(new SpeechError(`no speech engine speaks ${lang} (engines: ${this.name})`));
     return engine.synthesize(text, lang, voice);
   }

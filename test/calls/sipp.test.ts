@@ -160,6 +160,8 @@ describe('calls through the gateway to SIPp', () => {
     expect(stats.received).toBe(stats.sent);
     const voiced = stats.energy.filter((e) => e > 300).length;
     expect(voiced).toBeGreaterThan(stats.energy.length * 0.4);
+    // Paced as RTP must be: back through the far end, every packet in order and in time for the jitter buffer.
+    expect(stats.jitter).toMatchObject({ lost: 0, late: 0, reordered: 0, duplicate: 0 });
     // The session's first event is the same disclosure, as text.
     const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
     expect(ev.events[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'es'));
