@@ -1,6 +1,6 @@
 // The SIP gateway's signaling, behind one interface so another SIP stack can
-// be plugged in (an adapter per stack; sip-stack.ts is the embedded one on the
-// npm `sip` package). The gateway knows SIP, not calls: src/calls/ turns the
+// be plugged in (an adapter per stack: sip-stack.ts is the embedded one on the
+// npm `sip` package, drachtio.ts the one on drachtio-server). The gateway knows SIP, not calls: src/calls/ turns the
 // dialog events below into the call machine's events (machines/call.ts).
 //
 // One SipSignaling per process. It places outbound INVITEs, cancels or hangs
@@ -13,8 +13,8 @@ export type DialogEvent =
   | { type: 'ringing'; status: number }
   /**
    * A 2xx final answer (ACKed). `voicemail` is true when the callee said it is
-   * a voicemail system (the header `X-Tolk-Answered-By: voicemail`; real
-   * answering-machine detection needs media).
+   * a voicemail system (the header `X-Tolk-Answered-By: voicemail`); otherwise
+   * the gateway tells a person from a machine by the audio (media/amd.ts).
    */
   | { type: 'answered'; status: number; voicemail: boolean }
   /** A non-2xx final answer to the INVITE (486, 480, 503, 487 after our CANCEL...). */
