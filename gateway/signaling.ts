@@ -1,7 +1,8 @@
 // The SIP gateway's signaling, behind one interface so another SIP stack can
 // be plugged in (an adapter per stack: sip-stack.ts is the embedded one on the
-// npm `sip` package, drachtio.ts the one on drachtio-server). The gateway knows SIP, not calls: src/calls/ turns the
-// dialog events below into the call machine's events (machines/call.ts).
+// npm `sip` package, drachtio.ts the one on drachtio-server). The gateway
+// knows SIP, not calls: src/calls/ turns the dialog events below into the call
+// machine's events (machines/call.ts).
 //
 // One SipSignaling per process. It places outbound INVITEs, cancels or hangs
 // up its own dialogs, and reports what happens to each of them, identified by
