@@ -31,6 +31,7 @@ export type Utterance = {
 };
 
 const FRAME = 160;
+const SILENCE = new Int16Array(FRAME);
 
 export class Hearing {
   private readonly o: HearingOptions;
@@ -49,10 +50,14 @@ export class Hearing {
 
   /** One 20 ms frame (160 samples; null: nothing arrived, silence); the utterance it ended, if any. */
   push(frame: Int16Array | null): Utterance | null {
-    const f = frame ?? new Int16Array(FRAME);
-    let sum = 0;
-    for (let i = 0; i < f.length; i++) sum += f[i]! * f[i]!;
-    const voiced = f.length > 0 && Math.sqrt(sum / f.length) > this.o.voiceRms;
+    // A frame that never came is silence (one shared, never written: frames are only read and copied out).
+    const f = frame ?? SILENCE;
+    let voiced = false;
+    if (frame) {
+      let sum = 0;
+      for (let i = 0; i < f.length; i++) sum += f[i]! * f[i]!;
+      voiced = f.length > 0 && Math.sqrt(sum / f.length) > this.o.voiceRms;
+    }
     if (!this.inVoice) {
       if (!voiced) {
         this.preroll.push(f);

@@ -15,6 +15,8 @@ import { AnsweringMachineDetector, type AmdVerdict } from './amd.ts';
 // where they come from, whatever its SDP said.
 
 const TICK_MS = 20;
+/** A frame that never came, to answering-machine detection (only read). */
+const SILENT_FRAME = new Int16Array(FRAME_SAMPLES);
 const SR_EVERY_MS = 5000;
 
 type Stream = {
@@ -154,7 +156,7 @@ function listen(s: Stream, frame: Int16Array | null): void {
     s.amd = null;
     return;
   }
-  for (const e of a.detector.push(frame ?? new Int16Array(FRAME_SAMPLES))) {
+  for (const e of a.detector.push(frame ?? SILENT_FRAME)) {
     if (e.type === 'verdict') answerAmd(s, e.verdict);
     else post({ type: 'beep', key: s.key, hz: e.hz, atMs: e.atMs });
   }
