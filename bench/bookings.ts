@@ -8,6 +8,7 @@ import { createEventType, createKey, createOrg } from '../src/cli/admin.ts';
 import { parseHours } from '../src/bookings/hours.ts';
 import { computeSlots } from '../src/bookings/slots.ts';
 import { envNumber, round, stats, type LatencyStats } from './stats.ts';
+import { request } from './http.ts';
 
 // The `bookings` target of npm run bench (bench/run.ts), on the production
 // app (buildApp, workers off: timers and mail jobs are written, not run):
@@ -38,20 +39,6 @@ export type BookingsResult = {
   met: { slots_p99: boolean };
   failures: number;
 };
-
-function request(agent: http.Agent, url: string, method: string, headers: Record<string, string>, body?: string) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (body) req.end(body);
-    else req.end();
-  });
-}
 
 export async function runBookingsBench(databaseUrl: string, log: (m: string) => void): Promise<BookingsResult> {
   const n = Math.round(envNumber('BENCH_BOOKINGS_N', 500));

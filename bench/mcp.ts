@@ -5,6 +5,7 @@ import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { buildApp } from '../src/app.ts';
 import { createEventType, createKey, createOrg } from '../src/cli/admin.ts';
 import { envNumber, round, stats, type LatencyStats } from './stats.ts';
+import { request } from './http.ts';
 
 // The `mcp` target of npm run bench (bench/run.ts), on the production app:
 // what the MCP layer costs over the endpoint a tool mirrors. The same read,
@@ -29,20 +30,6 @@ export const MCP_TARGETS = { tool_x: 0.4 } as const;
 
 type Series = { per_s: number; failures: number } & LatencyStats;
 export type McpResult = { n: number; concurrency: number; http: Series; tool: Series; tool_2025: Series; list: Series; tool_x: number; tool_2025_x: number; met: { tool_x: boolean }; failures: number };
-
-function request(agent: http.Agent, url: string, method: string, headers: Record<string, string>, body?: string) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    if (body) req.end(body);
-    else req.end();
-  });
-}
 
 async function series(n: number, concurrency: number, send: () => Promise<{ status: number; body: string }>, ok: (b: string) => boolean, log: (m: string) => void): Promise<Series> {
   for (let i = 0; i < 50; i++) await send();
