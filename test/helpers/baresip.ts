@@ -7,12 +7,12 @@
 // baresip is a hard requirement of the tests that use it: if it is missing,
 // startBaresip throws (a test that cannot run must not pass by being skipped).
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { access, constants, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
 import { until } from './wait.ts';
+import { requireBinary, startPeerProcess } from './peer.ts';
 
 export const BARESIP = '/usr/bin/baresip';
 
@@ -52,11 +52,7 @@ export function wavPcm(buf: Buffer): Int16Array {
 
 /** Starts baresip answering calls to `user` (the number dialed); resolves once it is ready. */
 export async function startBaresip(o: { user: string }): Promise<Baresip> {
-  try {
-    await access(BARESIP, constants.X_OK);
-  } catch {
-    throw new Error(`baresip is not installed at ${BARESIP}: install Debian's baresip package (apt-get install baresip); this test needs it`);
-  }
+  await requireBinary(BARESIP, 'baresip-core', 'baresip');
   const host = '127.0.0.2';
   const port = await freeUdpPort(host);
   const dir = await mkdtemp(path.join(tmpdir(), 'tolk-baresip-'));
@@ -89,22 +85,10 @@ export async function startBaresip(o: { user: string }): Promise<Baresip> {
     '',
   ].join('\n'));
   await writeFile(path.join(dir, 'accounts'), `<sip:${o.user}@${host}:${port}>;regint=0;answermode=auto\n`);
-  let out = '';
-  const child: ChildProcess = spawn(BARESIP, ['-f', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d) => { out += String(d); });
-  child.stderr!.on('data', (d) => { out += String(d); });
-  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
-  try {
-    await until('baresip ready', async () => /baresip is ready/.test(out) || (child.exitCode !== null ? Promise.reject(new Error(out)) : false), 10_000);
-  } catch (err) {
-    child.kill('SIGKILL');
-    await rm(dir, { recursive: true, force: true });
-    throw err;
-  }
-  let stopped = false;
+  const peer = await startPeerProcess({ name: 'baresip', bin: BARESIP, args: ['-f', dir], dir, ready: /baresip is ready/ });
   return {
     address: `${host}:${port}`,
-    log: () => out,
+    log: peer.log,
     async heard() {
       // A recording's WAV header gets its length when the call closes it.
       return until('baresip to close its recording', async () => {
@@ -114,15 +98,6 @@ export async function startBaresip(o: { user: string }): Promise<Baresip> {
         return pcms.every((p) => p.length > 0) ? pcms : null;
       }, { timeoutMs: 10_000, intervalMs: 100 });
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop: peer.stop,
   };
 }

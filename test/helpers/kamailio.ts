@@ -7,12 +7,11 @@
 // Kamailio is a hard requirement of the tests that use it: if it is missing,
 // startKamailio throws (a test that cannot run must not pass by being skipped).
 
-import { spawn } from 'node:child_process';
-import { access, constants, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
-import { until } from './wait.ts';
+import { requireBinary, startPeerProcess } from './peer.ts';
 
 export const KAMAILIO = '/usr/sbin/kamailio';
 const MODULES = '/usr/lib/x86_64-linux-gnu/kamailio/modules/';
@@ -21,11 +20,7 @@ export type Kamailio = { address: string; log(): string; stop(): Promise<void> }
 
 /** Starts Kamailio on its own loopback address (127.0.0.3) forwarding to `next` (`host:port`); resolves once it listens. */
 export async function startKamailio(o: { next: string }): Promise<Kamailio> {
-  try {
-    await access(KAMAILIO, constants.X_OK);
-  } catch {
-    throw new Error(`Kamailio is not installed at ${KAMAILIO}: install Debian's kamailio package (apt-get install kamailio); this test needs it`);
-  }
+  await requireBinary(KAMAILIO, 'kamailio', 'Kamailio');
   const host = '127.0.0.3';
   const port = await freeUdpPort(host);
   const dir = await mkdtemp(path.join(tmpdir(), 'tolk-kamailio-'));
@@ -57,34 +52,9 @@ request_route {
   t_relay();
 }
 `);
-  let out = '';
-  const child = spawn(KAMAILIO, ['-f', cfg, '-DD', '-E', '-n', '1', '-Y', dir, '-P', path.join(dir, 'kamailio.pid')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (d) => { out += String(d); });
-  child.stderr.on('data', (d) => { out += String(d); });
-  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
-  try {
-    await until('kamailio listening', async () => {
-      if (child.exitCode !== null) throw new Error(`kamailio exited: ${out}`);
-      return /SO_RCVBUF is finally/.test(out);
-    }, { timeoutMs: 10_000, retryErrors: false });
-  } catch (err) {
-    child.kill('SIGKILL');
-    await rm(dir, { recursive: true, force: true });
-    throw err;
-  }
-  let stopped = false;
-  return {
-    address: `${host}:${port}`,
-    log: () => out,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const peer = await startPeerProcess({
+    name: 'kamailio', bin: KAMAILIO, args: ['-f', cfg, '-DD', '-E', '-n', '1', '-Y', dir, '-P', path.join(dir, 'kamailio.pid')], dir,
+    ready: /SO_RCVBUF is finally/,
+  });
+  return { address: `${host}:${port}`, log: peer.log, stop: peer.stop };
 }
