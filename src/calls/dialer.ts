@@ -101,6 +101,26 @@ function targetOf(peer: string | null, calleeAddress: string | null, e164: strin
   return `sip:${e164}@${calleeAddress}`;
 }
 
+/**
+ * Tasks run one after another per key (a call), each after the one before it
+ * has settled; a failing task is reported to onError and does not stop the
+ * next. `pending()` is what is still under way (to wait for at stop).
+ */
+function perKey(onError: (err: unknown, key: string, what?: string) => void) {
+  const tails = new Map<string, Promise<void>>();
+  return {
+    /** Queues `task` behind the key's others; `what` names it in onError. */
+    run(key: string, task: () => Promise<void>, what?: string): void {
+      const next = (tails.get(key) ?? Promise.resolve())
+        .then(task)
+        .catch((err) => onError(err, key, what))
+        .finally(() => { if (tails.get(key) === next) tails.delete(key); });
+      tails.set(key, next);
+    },
+    pending: (): Array<Promise<void>> => [...tails.values()],
+  };
+}
+
 /** How long a 2xx's far end may send no audio at all before the call is taken as answered by a person. */
 const AMD_NO_MEDIA_MS = 1000;
 
@@ -127,7 +147,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   // is reported with its length and no text.
   const recognizer: SpeechRecognizer = callee?.recognizer ?? new NoRecognizer();
   // One chain per call: its events are applied in the order SIP reported them.
-  const chains = new Map<string, Promise<void>>();
+  const chains = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
   let signaling: SipSignaling | null = null;
   /** Calls answered (status answered) whose dialog is here: what is heard on their line goes to their session. */
   const talking = new Map<string, { lang: string }>();
@@ -145,19 +165,14 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   // What is said on a line is queued in the order it was asked for (the
   // disclosure first): one chain per call, each link synthesizing its phrase
   // and queueing it on the stream, where the plane plays them one after another.
-  const lines = new Map<string, Promise<void>>();
-  const onLine = (callId: string, utterance: string, what: () => Promise<{ text: string; lang: string } | null>) => {
-    const next = (lines.get(callId) ?? Promise.resolve())
-      .then(async () => {
-        // A peer whose answer had no usable SDP hears nothing (the stack logged it once).
-        if (!signaling?.hasMedia(callId)) return;
-        const w = await what();
-        if (w && signaling.active().includes(callId)) await speak(callId, utterance, w.text, w.lang);
-      })
-      .catch((err) => log.warn({ err: String(err), callId, utterance }, 'a phrase could not be spoken on the line'));
-    lines.set(callId, next);
-    void next.finally(() => { if (lines.get(callId) === next) lines.delete(callId); });
-  };
+  const lines = perKey((err, callId, utterance) => log.warn({ err: String(err), callId, utterance }, 'a phrase could not be spoken on the line'));
+  const onLine = (callId: string, utterance: string, what: () => Promise<{ text: string; lang: string } | null>) =>
+    lines.run(callId, async () => {
+      // A peer whose answer had no usable SDP hears nothing (the stack logged it once).
+      if (!signaling?.hasMedia(callId)) return;
+      const w = await what();
+      if (w && signaling.active().includes(callId)) await speak(callId, utterance, w.text, w.lang);
+    }, utterance);
   /** A `say` on the call's session (its log number `seq`): spoken to the callee in the call's remote language. */
   const sayOnLine = (callId: string, seq: number, utteranceId: string) =>
     onLine(callId, utteranceId, async () => {
@@ -206,12 +221,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const onEvent = (callId: string, e: DialogEvent) => {
     // The moment the far end picked up, before answering-machine detection listens.
     const pickedUp = e.type === 'answered' ? now(s) : undefined;
-    const prev = chains.get(callId) ?? Promise.resolve();
-    const next = prev
-      .then(async () => apply(callId, callEventOf(await judge(callId, e)), pickedUp))
-      .catch((err) => log.error({ err, callId, event: e.type }, 'call event not applied'))
-      .finally(() => { if (chains.get(callId) === next) chains.delete(callId); });
-    chains.set(callId, next);
+    chains.run(callId, async () => apply(callId, callEventOf(await judge(callId, e)), pickedUp), e.type);
   };
 
   const open = (listen: string): Promise<SipSignaling> => {
@@ -244,19 +254,14 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   // (segment.final on its session), in the order heard; a DTMF digit an
   // event of its own. Heard before the call is answered (the greeting that
   // answering-machine detection listens to) is not part of the conversation.
-  const hearing = new Map<string, Promise<void>>();
-  const publishHeard = (callId: string, what: (lang: string) => Promise<Segment | null>) => {
-    const next = (hearing.get(callId) ?? Promise.resolve())
-      .then(async () => {
-        const line = talking.get(callId);
-        const seg = await what(line?.lang ?? 'en');
-        if (!seg || !talking.has(callId)) return;
-        await withTx(s.pool, (tx) => publishSegment(s, tx, seg));
-      })
-      .catch((err) => log.warn({ err: String(err), callId }, 'what was heard on the line was not published'));
-    hearing.set(callId, next);
-    void next.finally(() => { if (hearing.get(callId) === next) hearing.delete(callId); });
-  };
+  const hearing = perKey((err, callId) => log.warn({ err: String(err), callId }, 'what was heard on the line was not published'));
+  const publishHeard = (callId: string, what: (lang: string) => Promise<Segment | null>) =>
+    hearing.run(callId, async () => {
+      const line = talking.get(callId);
+      const seg = await what(line?.lang ?? 'en');
+      if (!seg || !talking.has(callId)) return;
+      await withTx(s.pool, (tx) => publishSegment(s, tx, seg));
+    });
   media.on('heard', (callId, u) => {
     if (!sip.active().includes(callId)) return;
     publishHeard(callId, async (lang) => {
@@ -402,7 +407,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
         await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, { type: 'FAILED', reason: 'gateway_lost' })).catch(() => {});
       }
       await sip.close();
-      await Promise.allSettled([...chains.values(), ...lines.values(), ...hearing.values()]);
+      await Promise.allSettled([...chains.pending(), ...lines.pending(), ...hearing.pending()]);
       await callee?.close();
       await media.stop();
       await speech.close();
