@@ -23,7 +23,7 @@
 // as `sip` leaves that to the user agent.
 
 import sip from 'sip';
-import { audioSdp, openSipEndpoint, randomToken, tagOf, type SipLog } from './sip-stack.ts';
+import { audioSdp, headerText, openSipEndpoint, randomToken, tagOf, type SipLog } from './sip-stack.ts';
 import type { MediaPlane } from './media/plane.ts';
 import { answer as sdpAnswer, negotiate } from './media/sdp.ts';
 import type { SpeechSynthesizer } from './speech/synthesizer.ts';
@@ -139,13 +139,6 @@ const T1 = 500;
 const T2 = 4_000;
 /** How long a 2xx is retransmitted without an ACK (64*T1). */
 const TIMER_H = 32_000;
-
-/** A header's value as text (the first, when repeated), or null. */
-function headerValue(rq: sip.Message, name: string): string | null {
-  const v = (rq.headers as Record<string, unknown>)[name];
-  const first = Array.isArray(v) ? v[0] : v;
-  return typeof first === 'string' && first.trim() !== '' ? first.trim() : null;
-}
 
 /** Starts the simulated callee; resolves once it listens. */
 export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promise<SimulatedCallee> {
@@ -311,10 +304,10 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
     }
     const uri = sip.parseUri(rq.uri ?? '');
     const outcome = outcomeFor(uri?.user ?? '');
-    const key = headerValue(rq, 'x-tolk-call');
+    const key = headerText(rq, 'x-tolk-call')?.trim() || null;
     const call: Call = {
       callId, invite: rq, tag: randomToken(4), state: 'ringing', timers: new Set(),
-      key, lang: headerValue(rq, 'x-tolk-lang') ?? 'en', stream: null, said: [], speaking: 0, quietUntil: 0,
+      key, lang: headerText(rq, 'x-tolk-lang')?.trim() || 'en', stream: null, said: [], speaking: 0, quietUntil: 0,
     };
     calls.set(callId, call);
     if (key) byKey.set(key, call);

@@ -1,5 +1,5 @@
 import Srf from 'drachtio-srf';
-import type { DialogEvent, PlaceRequest, SignalingOptions, SipSignaling } from './signaling.ts';
+import { saysVoicemail, type DialogEvent, type PlaceRequest, type SignalingOptions, type SipSignaling } from './signaling.ts';
 import { negotiate, offer as sdpOffer } from './media/sdp.ts';
 import { audioSdp } from './sip-stack.ts';
 
@@ -148,12 +148,12 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
           log.warn({ key: req.key, err: String(err) }, 'media: no usable SDP in the answer; the call has no audio');
         }
       }
-      const answeredBy = (dialog as unknown as { res?: Srf.SrfResponse }).res?.get('X-Tolk-Answered-By') ?? '';
+      const answeredBy = (dialog as unknown as { res?: Srf.SrfResponse }).res?.get('X-Tolk-Answered-By');
       dialog.on('destroy', () => {
         if (c.done) return;
         report(c, { type: 'remote_hangup' });
       });
-      report(c, { type: 'answered', status: 200, voicemail: /(^|,)\s*voicemail\s*($|,)/i.test(answeredBy) });
+      report(c, { type: 'answered', status: 200, voicemail: saysVoicemail(answeredBy) });
     }).catch((err: { status?: number; reason?: string; message?: string }) => {
       if (c.done) return;
       if (c.canceled === 'timeout') return report(c, { type: 'ring_timeout' });

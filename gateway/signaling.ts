@@ -86,3 +86,8 @@ export type SignalingOptions = {
   onEvent: (key: string, event: DialogEvent) => void;
   log?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 };
+
+/** Whether an `X-Tolk-Answered-By` value says a voicemail system answered (a comma-separated list, any case). */
+export function saysVoicemail(answeredBy: string | undefined): boolean {
+  return (answeredBy ?? '').split(',').some((v) => v.trim().toLowerCase() === 'voicemail');
+}

@@ -27,7 +27,7 @@ import net from 'node:net';
 import type { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import sip from 'sip';
-import type { DialogEvent, PlaceRequest, SignalingOptions, SipSignaling } from './signaling.ts';
+import { saysVoicemail, type DialogEvent, type PlaceRequest, type SignalingOptions, type SipSignaling } from './signaling.ts';
 import { negotiate, offer as sdpOffer } from './media/sdp.ts';
 
 export type SipLog = NonNullable<SignalingOptions['log']>;
@@ -655,8 +655,7 @@ export async function createSipSignaling(opts: SignalingOptions): Promise<SipSig
       report(d, cancelOutcome(d));
       return;
     }
-    const answeredBy = headerText(rs, 'x-tolk-answered-by') ?? '';
-    const voicemail = answeredBy.split(',').some((v) => v.trim().toLowerCase() === 'voicemail');
+    const voicemail = saysVoicemail(headerText(rs, 'x-tolk-answered-by'));
     connectMedia(d, rs);
     report(d, { type: 'answered', status, voicemail });
   }

@@ -267,6 +267,17 @@ describe('calls through the gateway to SIPp', () => {
     expect(full.segments.map((g: { untrusted_content: { text: string | null } }) => g.untrusted_content.text)).not.toContain('1');
   });
 
+  it('a 200 OK saying X-Tolk-Answered-By: voicemail is a voicemail at once (no detection), hung up, nothing billed', async () => {
+    const { sipp, t } = await rig('voicemail-header');
+    const c = await place(t);
+    const ended = await untilStatus(t, c.id, ['voicemail']);
+    expect(ended).toMatchObject({ end_reason: 'voicemail', billed_seconds: 0, answered_at: null });
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+    expect(flow(wire(r.trace)).slice(-2)).toEqual(['> BYE', '< 200 OK']);
+    expect(await types(t, c.id)).toEqual(['call.ringing', 'call.voicemail', 'call.ended']);
+  });
+
   it('486 Busy Here: busy, nothing billed', async () => {
     const { sipp, t } = await rig('busy');
     const c = await place(t);
