@@ -43,6 +43,23 @@ export function drachtioAddress(hostport: string): string {
   return first.replace(/^[a-z]+\//, '');
 }
 
+/**
+ * Stops drachtio-srf's reconnect loop after a failed start. It has no call
+ * for that before a connection exists (disconnect() asserts a socket), so
+ * its wire protocol is told it is closing, as disconnect() would, and its
+ * retry timer and socket are dropped. Its error listener stays: a late
+ * socket error is logged, never thrown.
+ */
+function abandon(srf: Srf): void {
+  type Wire = { closing: boolean; reconnectVars?: { retryTimer: NodeJS.Timeout | null }; socket?: { destroy(): void } };
+  const wp = (srf as unknown as { app?: { client?: { wp?: Wire } } }).app?.client?.wp;
+  if (!wp) return;
+  wp.closing = true;
+  if (wp.reconnectVars?.retryTimer) clearTimeout(wp.reconnectVars.retryTimer);
+  if (wp.reconnectVars) wp.reconnectVars.retryTimer = null;
+  wp.socket?.destroy();
+}
+
 export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<SipSignaling> {
   const log = opts.log ?? { info() {}, warn() {}, error() {} };
   const srf = new Srf();
@@ -67,9 +84,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     // (Typed as a promise; this version returns the Srf and reports through 'connect' and 'error'.)
     void srf.connect({ host: opts.drachtio.host, port: opts.drachtio.port, secret: opts.drachtio.secret });
   }).catch((err: Error) => {
-    // It would go on trying to reconnect: stop it (disconnect asserts a socket, which a refused connection never had).
-    srf.removeAllListeners();
-    try { srf.disconnect(); } catch { /* never connected */ }
+    abandon(srf);
     throw err;
   });
 

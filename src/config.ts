@@ -91,7 +91,7 @@ export type Config = {
   /** The calls' speech engines, in order: a language is spoken by the first that speaks it. */
   speechEngines: Array<'pico' | 'espeak'>;
   /** Set: the gateway's SIP goes through this drachtio-server (gateway/drachtio.ts); unset: the embedded stack. */
-  drachtio: { host: string; port: number; secret: string } | undefined;
+  drachtio: { host: string; port: number; secret: string; /** How long to wait for it at start (default 10 s; tests shorten it). */ connectTimeoutMs?: number } | undefined;
   /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
   gatewayLostSeconds: number;
   /** From of the mail the service sends: TOLK_MAIL_FROM, else `Tolk <no-reply@HOST>`, HOST being publicBaseUrl's host name. */

@@ -5,7 +5,6 @@ import { inTx } from '../jobs/in-tx.ts';
 import { now, translatorOf, type Services } from '../services.ts';
 import type { CallEvent } from '../../machines/call.ts';
 import { createSipSignaling } from '../../gateway/sip-stack.ts';
-import { createDrachtioSignaling } from '../../gateway/drachtio.ts';
 import { startSimulatedCallee, type SimulatedCallee } from '../../gateway/callee.ts';
 import { NoRecognizer, type SpeechRecognizer } from '../../gateway/speech/recognizer.ts';
 import { publishSegment, type Segment } from '../sessions/publish.ts';
@@ -224,12 +223,13 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     chains.run(callId, async () => apply(callId, callEventOf(await judge(callId, e)), pickedUp), e.type);
   };
 
-  const open = (listen: string): Promise<SipSignaling> => {
+  const open = async (listen: string): Promise<SipSignaling> => {
     const o = { listen, ringTimeoutSeconds: s.config.ringTimeoutSeconds, onEvent, log, media };
+    if (!s.config.drachtio) return createSipSignaling(o);
     // With DRACHTIO_HOST the SIP goes through that drachtio-server; the media stays here.
-    return s.config.drachtio
-      ? createDrachtioSignaling({ ...o, drachtio: s.config.drachtio, mediaHost: mediaHost })
-      : createSipSignaling(o);
+    // Its client library is loaded only then.
+    const { createDrachtioSignaling } = await import('../../gateway/drachtio.ts');
+    return createDrachtioSignaling({ ...o, drachtio: s.config.drachtio, mediaHost });
   };
   try {
     try {
