@@ -12,13 +12,16 @@ import { newId } from './ids.ts';
 import { ApiError, ERROR_CATALOGUE, problem } from './errors.ts';
 import { CredentialCache } from './http/credential-cache.ts';
 import { lazyChildLogger } from './http/lazy-logger.ts';
+import { LOG_REDACTION } from './http/redact.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { RequestStats } from './http/request-stats.ts';
 import { AnonymousLimiter, authenticate, authorize, isWrite, setRateHeaders } from './http/auth.ts';
 import { readIdempotencyKey } from './http/idempotency.ts';
+import { inWords } from './http/quotas.ts';
 import { rejectDeep, rejectNul } from './http/input-guard.ts';
 import { makeErrorHandler, RouteMiss } from './http/error-handler.ts';
 import { finishOpenApi } from './http/openapi.ts';
+import { docsSecurityHeaders } from './http/docs.ts';
 import './http/route.ts';
 import { V1_ROUTES } from './routes.ts';
 import { now, type Services } from './services.ts';
@@ -31,12 +34,17 @@ import mcpServer, { mcpChallenge } from './mcp/server.ts';
 
 export type AppDeps = Services & { databaseUrl: string };
 
+function anonymousLimited(ip: string, reset: number): ApiError {
+  return new ApiError('rate_limited', `Too many requests from ${ip}; please try again in ${inWords(reset)}`, { 'Retry-After': String(reset) });
+}
+
 /** Every Fastify option and plugin; the server and the tests build the same app. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, pool } = deps;
   const errorsUrl = `${config.publicBaseUrl}/docs/errors`;
   const clock = () => now(deps).getTime();
-  const anonymous = new AnonymousLimiter(clock);
+  const limiter = new RateLimiter(pool, clock);
+  const anonymous = new AnonymousLimiter(limiter, config.publicLimits.anonymousPerMinute);
   const errorHandler = makeErrorHandler(errorsUrl);
   const app = Fastify({
     // A URL Fastify cannot decode (a stray %) is refused before any hook runs:
@@ -44,8 +52,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (err, req, reply) => {
       reply.header('X-Request-Id', req.id);
       reply.header('Service-Version', SERVICE_VERSION);
-      setRateHeaders(reply, anonymous.take(req.ip));
-      errorHandler(err, req, reply);
+      void anonymous.take(req.ip).then((v) => {
+        setRateHeaders(reply, v);
+        errorHandler(err, req, reply);
+      });
     },
     // Node's HTTP parser refuses some requests (headers and URL over 16 KiB,
     // malformed HTTP) before Fastify sees them; they get the same problem+json.
@@ -56,17 +66,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request: not received in time' : 'request: not valid HTTP';
       const id = newId('req');
       const body = JSON.stringify(problem(errorsUrl, 'invalid_request', message, id));
-      const v = anonymous.take(socket.remoteAddress ?? 'unknown');
-      if (socket.writable) {
-        socket.write(
-          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-            `X-Request-Id: ${id}\r\nService-Version: ${SERVICE_VERSION}\r\nRateLimit-Limit: ${v.limit}\r\n` +
-            `RateLimit-Remaining: ${v.remaining}\r\nRateLimit-Reset: ${v.reset}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      }
-      socket.destroy();
+      void anonymous.take(socket.remoteAddress).then((v) => {
+        if (socket.writable) {
+          socket.write(
+            `HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+              `X-Request-Id: ${id}\r\nService-Version: ${SERVICE_VERSION}\r\nRateLimit-Limit: ${v.limit}\r\n` +
+              `RateLimit-Remaining: ${v.remaining}\r\nRateLimit-Reset: ${v.reset}\r\nConnection: close\r\n\r\n${body}`,
+          );
+        }
+        socket.destroy();
+      });
     },
-    logger: { level: config.logLevel },
+    // TOLK_TRUSTED_PROXIES: req.ip is X-Forwarded-For's client only for connections from these proxies.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
+    // Every line goes through one redaction rule: no token or key of a URL reaches the log (http/redact.ts).
+    logger: { level: config.logLevel, ...LOG_REDACTION },
     childLoggerFactory: lazyChildLogger,
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -97,7 +111,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const cache = new CredentialCache(pool, deps.databaseUrl);
   await cache.start();
-  const limiter = new RateLimiter(pool, clock);
   const stats = new RequestStats(pool, clock);
   const bus = new SessionBus(deps.databaseUrl);
   await bus.start();
@@ -125,17 +138,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       } catch (err) {
         // A 401 has no credential to count against: it spends the anonymous budget below.
         if (!(err instanceof ApiError && err.code === 'unauthorized')) throw err;
-        const v = anonymous.take(req.ip);
+        const v = await anonymous.take(req.ip);
         setRateHeaders(reply, v);
-        if (!v.allowed) throw new ApiError('rate_limited', `Too many requests from ${req.ip}; retry in ${v.reset} s`, { 'Retry-After': String(v.reset) });
+        if (!v.allowed) throw anonymousLimited(req.ip, v.reset);
         // An MCP client learns from the 401 where the resource's metadata is (RFC 9728, MCP authorization).
         if (req.routeOptions.config.mcp) throw new ApiError('unauthorized', err.message, { 'WWW-Authenticate': mcpChallenge(config.publicBaseUrl) });
         throw err;
       }
     }
-    const v = anonymous.take(req.ip);
+    const v = await anonymous.take(req.ip);
     setRateHeaders(reply, v);
-    if (!v.allowed) throw new ApiError('rate_limited', `Too many requests from ${req.ip}; retry in ${v.reset} s`, { 'Retry-After': String(v.reset) });
+    if (!v.allowed) throw anonymousLimited(req.ip, v.reset);
   });
   // After the headers above, before any body is read: a wrong method is 405, not a complaint about its body.
   app.addHook('onRequest', miss.onRequest);
@@ -196,40 +209,45 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   mcpServer(app, { ...services, stats, bus, reader });
 
   let openapi: unknown = null;
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => {
-    openapi ??= finishOpenApi(app.swagger() as never);
-    return openapi;
-  });
-  app.get('/docs/errors', { schema: { hide: true } }, async () => ({ data: ERROR_CATALOGUE }));
-  // The reference page works offline and shows only our API: its script comes
-  // from this server (the plugin serves it at /docs/js/scalar.js; a `cdn` or
-  // `bundle` option would load it from jsDelivr instead), system fonts instead
-  // of fonts.scalar.com, and none of the renderer vendor's services: its AI
-  // agent, MCP, developer tools (Share, Deploy), "Open API Client"
-  // (client.scalar.com). No `proxyUrl`: "Test Request" goes straight to the API.
-  // test/docs/docs-page.test.ts opens it in Chromium with the network cut.
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    configuration: {
-      url: '/v1/openapi.json',
-      title: 'Tolk API reference',
-      pageTitle: 'Tolk API reference',
-      withDefaultFonts: false,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      showDeveloperTools: 'never',
-      hideClientButton: true,
-      // On by default in the configuration schema (unused by the bundle today).
-      telemetry: false,
-      customCss: [
-        ':root {',
-        '  --scalar-font: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji";',
-        '  --scalar-font-code: ui-monospace, SFMono-Regular, Menlo, Monaco, Consolas, "Liberation Mono", "Courier New", monospace;',
-        '}',
-        // The sidebar's "Powered by Scalar" link has no option of its own.
-        'a[href^="https://www.scalar.com"] { display: none !important; }',
-      ].join('\n'),
-    },
+  // The reference and its documents in one context: its onSend hook gives every
+  // answer there a Content-Security-Policy, X-Frame-Options and nosniff (http/docs.ts).
+  await app.register(async (docs) => {
+    docs.addHook('onSend', docsSecurityHeaders(() => config.publicBaseUrl));
+    docs.get('/v1/openapi.json', { schema: { hide: true } }, async () => {
+      openapi ??= finishOpenApi(app.swagger() as never);
+      return openapi;
+    });
+    docs.get('/docs/errors', { schema: { hide: true } }, async () => ({ data: ERROR_CATALOGUE }));
+    // The reference page works offline and shows only our API: its script comes
+    // from this server (the plugin serves it at /docs/js/scalar.js; a `cdn` or
+    // `bundle` option would load it from jsDelivr instead), system fonts instead
+    // of fonts.scalar.com, and none of the renderer vendor's services: its AI
+    // agent, MCP, developer tools (Share, Deploy), "Open API Client"
+    // (client.scalar.com). No `proxyUrl`: "Test Request" goes straight to the API.
+    // test/docs/docs-page.test.ts opens it in Chromium with the network cut.
+    await docs.register(scalar, {
+      routePrefix: '/docs',
+      configuration: {
+        url: '/v1/openapi.json',
+        title: 'Tolk API reference',
+        pageTitle: 'Tolk API reference',
+        withDefaultFonts: false,
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        showDeveloperTools: 'never',
+        hideClientButton: true,
+        // On by default in the configuration schema (unused by the bundle today).
+        telemetry: false,
+        customCss: [
+          ':root {',
+          '  --scalar-font: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji";',
+          '  --scalar-font-code: ui-monospace, SFMono-Regular, Menlo, Monaco, Consolas, "Liberation Mono", "Courier New", monospace;',
+          '}',
+          // The sidebar's "Powered by Scalar" link has no option of its own.
+          'a[href^="https://www.scalar.com"] { display: none !important; }',
+        ].join('\n'),
+      },
+    });
   });
   return app;
 }

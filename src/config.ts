@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 // The one place that reads process.env. Parsed once at boot; a bad value fails fast.
@@ -54,7 +55,70 @@ const Env = z.object({
   DRACHTIO_HOST: z.string().regex(/^[^\s:/]+$/, 'must be a host name or address').optional(),
   DRACHTIO_PORT: z.coerce.number().int().min(1).max(65535).default(9022),
   DRACHTIO_SECRET: z.string().default('cymru'),
+  // Reverse proxies (comma-separated addresses or CIDRs) whose X-Forwarded-For
+  // names the client: the anonymous limits and key allow-lists then use that
+  // address, for connections from these proxies only (README, Public pages).
+  TOLK_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .refine((list) => list.every(isAddressOrCidr), 'must be addresses or CIDRs separated by commas, e.g. 10.0.0.0/8,::1'),
+  // `off`: a public room's url alone no longer lets anyone in; people need a join link, as for a private room.
+  TOLK_ANONYMOUS_JOIN: z.enum(['on', 'off']).default('on'),
 });
+
+function isAddressOrCidr(v: string): boolean {
+  try {
+    if (v.includes('/')) ipaddr.parseCIDR(v);
+    else ipaddr.parse(v);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What anonymous visitors of the public pages may do (http/quotas.ts), shared
+ * by every server process; README "Public pages and their limits" lists them.
+ * Windows are fixed: per minute, hour or day.
+ */
+export type PublicLimits = {
+  /** Requests without a credential (pages, 401s, /docs), per client address and minute. */
+  anonymousPerMinute: number;
+  /** Mail caused by an anonymous request (book, reschedule, cancel, a consent code). */
+  mailPerClientHour: number;
+  mailPerRecipientHour: number;
+  mailPerRecipientDay: number;
+  /** Bookings made on one booking page link, per hour. */
+  bookingsPerLinkHour: number;
+  /** Changes (reschedule, cancel) through one booking's manage link, per day. */
+  changesPerBookingDay: number;
+  /** The room page. */
+  joinsPerClientMinute: number;
+  joinsPerRoomMinute: number;
+  participantsPerRoom: number;
+  /** Distinct languages heard by the people present in a room (each one is translated for). */
+  languagesPerRoom: number;
+  streamsPerParticipant: number;
+  phrasesPerParticipantMinute: number;
+  phrasesPerRoomMinute: number;
+};
+
+export const PUBLIC_LIMITS: PublicLimits = {
+  anonymousPerMinute: 6000,
+  mailPerClientHour: 20,
+  mailPerRecipientHour: 5,
+  mailPerRecipientDay: 10,
+  bookingsPerLinkHour: 30,
+  changesPerBookingDay: 6,
+  joinsPerClientMinute: 10,
+  joinsPerRoomMinute: 60,
+  participantsPerRoom: 100,
+  languagesPerRoom: 10,
+  streamsPerParticipant: 3,
+  phrasesPerParticipantMinute: 20,
+  phrasesPerRoomMinute: 120,
+};
 
 export type Config = {
   port: number;
@@ -105,6 +169,12 @@ export type Config = {
   mailRetryLimit: number;
   /** /mcp serves the assistant tools (TOLK_MCP=on); off, it answers 503 mcp_disabled. */
   mcpEnabled: boolean;
+  /** TOLK_TRUSTED_PROXIES: addresses and CIDRs whose X-Forwarded-For is believed. */
+  trustedProxies: string[];
+  /** TOLK_ANONYMOUS_JOIN=on: a public room's url lets anyone join; off: everyone needs a join link. */
+  anonymousJoin: boolean;
+  /** What anonymous visitors may do (no environment variables: tests change them). */
+  publicLimits: PublicLimits;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -143,8 +213,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mailRetryDelaySeconds: 60,
     mailRetryLimit: 5,
     mcpEnabled: e.TOLK_MCP === 'on',
+    trustedProxies: e.TOLK_TRUSTED_PROXIES,
+    anonymousJoin: e.TOLK_ANONYMOUS_JOIN === 'on',
+    publicLimits: PUBLIC_LIMITS,
     ...overrides,
   };
+  config.publicLimits = { ...PUBLIC_LIMITS, ...overrides.publicLimits };
   // After the overrides: the default follows the public base URL given.
   if (!config.mailFrom) config.mailFrom = `Tolk <no-reply@${new URL(config.publicBaseUrl).hostname || 'localhost'}>`;
   return config;

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { Config } from './config.ts';
+import { LOG_REDACTION } from './http/redact.ts';
 import { resolveDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, quietOutages, type Pool } from './db/pool.ts';
@@ -26,7 +27,7 @@ export type Platform = {
  * and workers. A failure here is a StartupError: one sentence for the operator.
  */
 export async function startPlatform(config: Config, opts: { migrate?: boolean } = {}): Promise<Platform> {
-  const log = pino({ level: config.logLevel }, pino.destination(2));
+  const log = pino({ level: config.logLevel, ...LOG_REDACTION }, pino.destination(2));
   const db = await resolveDatabase(config, (m) => log.info(m));
   const fail = async (err: unknown) => {
     await db.stop().catch(() => {});

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { loadConfig, type Config } from './config.ts';
 import { startPlatform, type Platform } from './platform.ts';
 import { buildApp } from './app.ts';
-import { seedIfEmpty, type Seeded } from './cli/seed.ts';
+import { keepFirstKeys, seedIfEmpty, type Seeded } from './cli/seed.ts';
 import { StartupError } from './startup.ts';
 import type { Pool } from './db/pool.ts';
 
@@ -30,14 +31,33 @@ async function someOrg(pool: Pool): Promise<string | null> {
   return rows[0]?.id ?? null;
 }
 
-function banner(base: string, database: string, seeded: Seeded | null, orgId: string | null): string {
+/** A path as a shell command takes it: relative to here when inside, quoted when it needs to be. */
+function shellPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  const p = rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : path.resolve(file);
+  return /^[\w./-]+$/.test(p) ? p : `'${p.replaceAll("'", `'\\''`)}'`;
+}
+
+/** How many characters of the live key the banner shows: `sk_live_` and four more, enough to tell keys apart. */
+const LIVE_KEY_SHOWN = 12;
+
+type FirstStart = { seeded: Seeded; kept: ReturnType<typeof keepFirstKeys> };
+
+function banner(base: string, database: string, first: FirstStart | null, orgId: string | null): string {
   const lines = [``, `Tolk is listening on ${base}`, `  API reference: ${base}/docs`, `  database: ${database}`];
-  if (seeded) {
+  if (first) {
+    const { seeded, kept } = first;
+    // The live key spends real money: the banner (terminal scrollback, CI logs) shows only its
+    // beginning, and the whole key is in a file only this user can read (issue 28).
+    const live = `${seeded.live_key.slice(0, LIVE_KEY_SHOWN)}…`;
     lines.push(
       `  first start: seeded a demo organization (${seeded.org_id})`,
       `  test key: ${seeded.test_key}`,
-      `  live key: ${seeded.live_key}`,
-      `  (keys are shown once; they are stored only as hashes)`,
+      kept.error === null
+        ? `  live key: ${live}   (whole key: cat ${shellPath(kept.path)})`
+        : `  live key: ${live}   (not kept: cannot write ${shellPath(kept.path)}: ${kept.error}; ` +
+            `make one with npx tolk key create --org ${seeded.org_id} --mode live)`,
+      `  (the server stores keys only as hashes)`,
       ``,
       `  curl -s -X POST ${base}/v1/rooms -H "Authorization: Bearer ${seeded.test_key}" ` +
         `-H "Idempotency-Key: hello-1" -H "Content-Type: application/json" -d '{"title":"Hello"}'`,
@@ -90,6 +110,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 try {
   app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl, gateway: platform.gateway });
   const seeded = await seedIfEmpty(platform.pool, config);
+  const first = seeded && { seeded, kept: keepFirstKeys(config.dataDir, seeded) };
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
@@ -97,7 +118,7 @@ try {
   }
   const { port } = app.server.address() as AddressInfo;
   const base = config.port === port ? config.publicBaseUrl : config.publicBaseUrl.replace(/:\d+$/, `:${port}`);
-  process.stderr.write(banner(base, platform.database, seeded, seeded ? null : await someOrg(platform.pool)));
+  process.stderr.write(banner(base, platform.database, first, first ? null : await someOrg(platform.pool)));
 } catch (err) {
   closing = true;
   await app?.close().catch(() => {});

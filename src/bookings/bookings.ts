@@ -10,6 +10,7 @@ import { parseHours } from './hours.ts';
 import { computeSlots, isOfferedSlot, isValidZone, slotsRange, type Busy } from './slots.ts';
 import { armTimers, expiresAt, MEETING_COLUMNS, mailGuests, scheduleMeeting, type MeetingRow } from '../meetings/meetings.ts';
 import { roomUrl, toRoom } from '../rooms/rooms.ts';
+import { takeQuotas, type Quota } from '../http/quotas.ts';
 import type { z } from 'zod';
 import type { Booking as BookingSchema, EventType as EventTypeSchema, Slots as SlotsSchema } from './schemas.ts';
 
@@ -29,6 +30,17 @@ type Slots = z.infer<typeof SlotsSchema>;
 
 /** No slot starts sooner than this after now (minimum notice). */
 export const NOTICE_MIN = 60;
+/**
+ * Nor later than this many days after now: the window the booking page
+ * offers, and all a booking (by page or API) may take, so nobody can fill a
+ * host's calendar years ahead. Calendly's and Cal.com's default is 60 days too.
+ */
+export const WINDOW_DAYS = 60;
+
+/** The first instant no slot may start at or after: now + WINDOW_DAYS. */
+export function windowEnd(at: Date): Date {
+  return new Date(at.getTime() + WINDOW_DAYS * 86_400_000);
+}
 /** The longest meeting: a slot's neighbours within it can overlap it. */
 const MAX_DURATION_MIN = 720;
 
@@ -114,7 +126,7 @@ export async function slotsOf(s: Services, db: Queryable, et: EventTypeRow, live
   const span = spanOf(et.tz, range.from, range.to);
   const busy = await busyOf(db, et, livemode, span.from, span.to);
   const notBefore = new Date(now(s).getTime() + NOTICE_MIN * 60_000);
-  const out = computeSlots({ tz: et.tz, durationMin: et.duration_min, hours: hoursOf(et), from: range.from, to: range.to, busy, notBefore });
+  const out = computeSlots({ tz: et.tz, durationMin: et.duration_min, hours: hoursOf(et), from: range.from, to: range.to, busy, notBefore, notAfter: windowEnd(now(s)) });
   return { tz: et.tz, duration_min: et.duration_min, slots: out.slots, full_days: out.full_days };
 }
 
@@ -244,6 +256,9 @@ async function checkOffered(s: Services, db: Queryable, et: EventTypeRow, livemo
   const notBefore = new Date(now(s).getTime() + NOTICE_MIN * 60_000);
   const day = 24 * 3600_000;
   const busy = await busyOf(db, et, livemode, new Date(start.getTime() - day), new Date(start.getTime() + 2 * day), { bookings: false });
+  if (start.getTime() >= windowEnd(now(s)).getTime()) {
+    throw invalid(field, `${iso(start)} is too far ahead: this booking link takes bookings up to ${WINDOW_DAYS} days ahead; list the free slots with its slots`);
+  }
   if (!isOfferedSlot({ tz: et.tz, durationMin: et.duration_min, hours: hoursOf(et), notBefore, busy }, start)) {
     throw invalid(field, `${iso(start)} is not a free slot of this booking link (off its ${et.duration_min}-minute grid, outside its working hours, within the next ${NOTICE_MIN} minutes, or during a meeting of the host); list the free ones with its slots`);
   }
@@ -365,14 +380,30 @@ async function lockByToken(tx: Client, token: string): Promise<BookingRow> {
   return found;
 }
 
+/** The limits a change through a manage link counts against (the public page's; none for the API). */
+export type LimitsOf = (b: { id: string; guest_email: string }) => Quota[];
+
+/**
+ * Counts a change by its guest against its limits (takeQuotas), before any
+ * lock on the booking or its meeting: every transaction that takes quotas
+ * takes them first, so none waits for a quota while holding a row another
+ * one waits for. No booking for the token: nothing to count (lockByToken says 404).
+ */
+async function limitByToken(s: Services, tx: Client, token: string, limits: LimitsOf | undefined): Promise<void> {
+  if (!limits || !MANAGE_TOKEN.test(token)) return;
+  const { rows } = await tx.query<{ id: string; guest_email: string }>(prepared(`SELECT id, guest_email FROM bookings WHERE manage_token = $1`, [token]));
+  if (rows[0]) await takeQuotas(tx, limits(rows[0]), now(s).getTime());
+}
+
 /**
  * The guest cancels (manage page): the booking (booking.canceled) and its
  * meeting (meeting.canceled; METHOD:CANCEL to guest and host). A canceled
  * booking is returned as it is.
  */
-export async function cancelByToken(s: Services, token: string): Promise<BookingRow> {
+export async function cancelByToken(s: Services, token: string, limits?: LimitsOf): Promise<BookingRow> {
   return withTx(s.pool, async (tx) => {
     await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+    await limitByToken(s, tx, token, limits).catch(unavailable);
     const b = await lockByToken(tx, token).catch(unavailable);
     if (b.status === 'canceled') return b;
     if (b.status === 'completed') throw new ApiError('conflict', 'This meeting has already taken place');
@@ -394,11 +425,12 @@ export async function cancelByToken(s: Services, token: string): Promise<Booking
  * calendar sequence (meeting.updated) and new timers (the old ones see the
  * old sequence and do nothing), and updated invitations (same UID).
  */
-export async function rescheduleByToken(s: Services, token: string, startIso: string): Promise<BookingRow> {
+export async function rescheduleByToken(s: Services, token: string, startIso: string, limits?: LimitsOf): Promise<BookingRow> {
   const start = parseStart('start', startIso);
   return withTx(s.pool, async (tx) => {
     await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
     try {
+      await limitByToken(s, tx, token, limits);
       const b = await lockByToken(tx, token);
       if (b.status !== 'confirmed' && b.status !== 'rescheduled') throw new ApiError('conflict', `This booking is ${b.status}; it can no longer be moved`);
       const et = (await tx.query<EventTypeRow>(prepared(`SELECT ${ET_COLUMNS} FROM event_types WHERE id = $1`, [b.event_type_id]))).rows[0]!;

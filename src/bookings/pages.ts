@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { prepared, withTx } from '../db/pool.ts';
 import { ApiError, invalid } from '../errors.ts';
 import { esc, layout, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
-import { Email, Lang } from '../http/schemas.ts';
+import { Email, Lang, OneLine } from '../http/schemas.ts';
 import { meetingCalendar } from '../mail/calendar.ts';
 import { meetingUid, organizerOf } from '../meetings/invitations.ts';
 import type { MeetingRow } from '../meetings/meetings.ts';
@@ -20,9 +20,11 @@ import {
   publicEventType,
   rescheduleByToken,
   slotsOf,
+  windowEnd,
   type EventTypeRow,
 } from './bookings.ts';
 import { isValidZone, slotsRange } from './slots.ts';
+import { mailQuotas, takeQuotas, type Quota } from '../http/quotas.ts';
 
 // The public, server-rendered booking pages (no API key):
 //
@@ -82,7 +84,7 @@ export const PAGE_LANGUAGES: ReadonlyArray<readonly [code: string, english: stri
 // blanks only is refused. tz is checked against the IANA zones below.
 const BookBody = z.object({
   start: z.iso.datetime({ offset: true, error: 'must be a date and time such as 2026-12-01T14:00:00Z' }),
-  name: z.string().trim().min(1, 'required').max(80),
+  name: OneLine((s) => s.trim().min(1, 'required').max(80)),
   email: Email,
   speak: Lang,
   hear: Lang.optional(),
@@ -167,6 +169,11 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 export default function register(app: FastifyInstance, s: Services) {
+  /** A change through a manage link mails guest and host: the mail limits, and a few changes a day per booking. */
+  const changeLimits = (ip: string) => (b: { id: string; guest_email: string }): Quota[] => [
+    ...mailQuotas(s.config.publicLimits, ip, b.guest_email),
+    { bucket: `manage:${b.id}`, limit: s.config.publicLimits.changesPerBookingDay, windowSeconds: 86_400, what: 'changes to this booking today' },
+  ];
   app.register(async (pages) => {
     pages.setErrorHandler(pageErrorHandler(s, { field: (f) => f.replace(/^guest\./, '') }));
     const hide = { schema: { hide: true } };
@@ -188,7 +195,7 @@ export default function register(app: FastifyInstance, s: Services) {
         return securityHeaders(reply).send(bookingPage(et.title, `${head}<p class="notice" data-paused>Booking on this link is paused right now. Please try again later or contact the host.</p>`));
       }
       const paths = eventPaths(et.page, et.slug);
-      const attrs = ` data-mode="book" data-slots="${esc(paths.slots)}" data-post="${esc(paths.page)}" data-host-tz="${esc(et.tz)}"`;
+      const attrs = ` data-mode="book" data-slots="${esc(paths.slots)}" data-post="${esc(paths.page)}" data-host-tz="${esc(et.tz)}" data-window-end="${iso(windowEnd(now(s)))}"`;
       const form =
         '<form id="book-form" class="book-form" hidden>' +
         '<h2 id="form-h">Your details</h2>' +
@@ -254,12 +261,22 @@ export default function register(app: FastifyInstance, s: Services) {
       if (!isValidZone(body.tz)) throw invalid('tz', `'${body.tz.slice(0, 64)}' is not a time zone such as Europe/Lisbon`);
       // Live mode (livemode true): a guest on the public page books the host's
       // real calendar, in the host's organization; the booker is the page itself.
-      const booking = await withTx(s.pool, (tx) => createBooking(s, tx, { id: 'page', orgId: et.org_id, livemode: true }, {
-        page: et.page,
-        event: et.slug,
-        start: body.start,
-        guest: { name: body.name, email: body.email, speak: body.speak, ...(body.hear ? { hear: body.hear } : {}), tz: body.tz, locale: body.locale },
-      })).catch(friendlier);
+      // The guest and the host are mailed: counted against the page's limits first, in the booking's
+      // transaction (a booking refused or failing counts nothing).
+      const l = s.config.publicLimits;
+      const quotas: Quota[] = [
+        ...mailQuotas(l, req.ip, body.email),
+        { bucket: `book:link:${et.id}`, limit: l.bookingsPerLinkHour, windowSeconds: 3600, what: 'bookings on this link' },
+      ];
+      const booking = await withTx(s.pool, async (tx) => {
+        await takeQuotas(tx, quotas, now(s).getTime());
+        return createBooking(s, tx, { id: 'page', orgId: et.org_id, livemode: true }, {
+          page: et.page,
+          event: et.slug,
+          start: body.start,
+          guest: { name: body.name, email: body.email, speak: body.speak, ...(body.hear ? { hear: body.hear } : {}), tz: body.tz, locale: body.locale },
+        });
+      }).catch(friendlier);
       const start = new Date(booking.start);
       return reply.code(201).send({
         ...booking,
@@ -323,7 +340,7 @@ export default function register(app: FastifyInstance, s: Services) {
           '</div>' +
           '<p id="manage-error" class="error" role="alert"></p>' +
           '</section>';
-        const attrs = ` data-mode="manage" data-slots="${esc(paths.slots)}" data-host-tz="${esc(et.tz)}" data-self="${esc(selfPath)}"` +
+        const attrs = ` data-mode="manage" data-slots="${esc(paths.slots)}" data-host-tz="${esc(et.tz)}" data-window-end="${iso(windowEnd(now(s)))}" data-self="${esc(selfPath)}"` +
           ` data-cancel="${esc(selfPath)}/cancel" data-reschedule="${esc(selfPath)}/reschedule"`;
         return securityHeaders(reply, { private: true }).send(bookingPage(v.title, details + actions, attrs));
       }
@@ -331,14 +348,14 @@ export default function register(app: FastifyInstance, s: Services) {
     });
 
     pages.post<{ Params: { token: string } }>('/bookings/manage/:token/cancel', hide, async (req, reply) => {
-      const b = await cancelByToken(s, req.params.token);
+      const b = await cancelByToken(s, req.params.token, changeLimits(req.ip));
       reply.header('Cache-Control', 'no-store');
       return { id: b.id, status: b.status };
     });
 
     pages.post<{ Params: { token: string } }>('/bookings/manage/:token/reschedule', hide, async (req, reply) => {
       const body = parseBody(RescheduleBody, req.body);
-      const b = await rescheduleByToken(s, req.params.token, body.start).catch(friendlier);
+      const b = await rescheduleByToken(s, req.params.token, body.start, changeLimits(req.ip)).catch(friendlier);
       reply.header('Cache-Control', 'no-store');
       return { id: b.id, status: b.status, start: iso(b.start_at) };
     });
@@ -446,6 +463,8 @@ const SCRIPT = String.raw`(function () {
   var TAKEN = 'Sorry, that time was just booked by someone else. Please pick another time.';
   function problemText(r) {
     if (r.body && r.body.code === 'slot_taken') return TAKEN;
+    // A limit says what there were too many of and when to come back.
+    if (r.status === 429 && r.body && r.body.code === 'rate_limited' && r.body.error) return r.body.error;
     if (r.status === 429 || r.status >= 500) return 'Booking is busy right now. Please try again in a moment.';
     return (r.body && (r.body.error || r.body.message)) || 'Something went wrong (' + r.status + '). Please try again.';
   }
@@ -475,6 +494,8 @@ const SCRIPT = String.raw`(function () {
       var url = cfg.slots + '?from=' + addDays(start, -2) + '&to=' + addDays(end, 2);
       var mine = ++seq;
       prev.disabled = week === 0;
+      // The booking window: no week after the one its last day is in.
+      next.disabled = !!cfg.windowEnd && addDays(end, 1) > ymdIn(Date.parse(cfg.windowEnd) - 1, tz);
       label.textContent = dayLabel(start, { day: 'numeric', month: 'short' }) + ' – ' + dayLabel(end, { day: 'numeric', month: 'short', year: 'numeric' });
       status.textContent = 'Loading free times…';
       error.textContent = '';
@@ -517,7 +538,7 @@ const SCRIPT = String.raw`(function () {
       }
       status.textContent = shown.length
         ? shown.length + (shown.length === 1 ? ' free time' : ' free times') + ' this week, shown in ' + tz.replace(/_/g, ' ') + ' time.'
-        : 'No free times this week. Try the next week.';
+        : next.disabled ? 'No free times this week, the last one this link takes bookings for.' : 'No free times this week. Try the next week.';
     }
 
     days.addEventListener('click', function (e) {

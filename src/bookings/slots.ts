@@ -35,6 +35,8 @@ export type SlotsInput = {
   busy: Busy[];
   /** No slot may start before this: now + minimum notice. */
   notBefore: Date;
+  /** Nor at or after this (the booking window's end); none: no end. */
+  notAfter?: Date;
 };
 
 const MIN = 60_000;
@@ -181,17 +183,19 @@ function overlaps(merged: Interval[], s: number, e: number): boolean {
 
 type DaySlots = { date: string; free: number[]; candidatesAfterNotice: number };
 
-function validateCommon(i: Omit<SlotsInput, 'from' | 'to'>): { zone: IANAZone; notBefore: number } {
+function validateCommon(i: Omit<SlotsInput, 'from' | 'to'>): { zone: IANAZone; notBefore: number; notAfter: number } {
   const zone = hostZone(i.tz);
   if (!Number.isInteger(i.durationMin) || i.durationMin <= 0) throw new RangeError(`duration must be a positive whole number of minutes, got ${i.durationMin}`);
   const notBefore = i.notBefore.getTime();
   if (Number.isNaN(notBefore)) throw new RangeError('notBefore is an invalid date');
-  return { zone, notBefore };
+  const notAfter = i.notAfter ? i.notAfter.getTime() : Infinity;
+  if (Number.isNaN(notAfter)) throw new RangeError('notAfter is an invalid date');
+  return { zone, notBefore, notAfter };
 }
 
 /** Free slots (epoch ms, ascending within a day) of each date from..to. */
 function slotsByDay(i: Omit<SlotsInput, 'from' | 'to'>, fromMs: number, toMs: number): DaySlots[] {
-  const { zone, notBefore } = validateCommon(i);
+  const { zone, notBefore, notAfter } = validateCommon(i);
   const days: DaySlots[] = [];
   if (toMs < fromMs) return days;
   const byWeekday: WorkingRange[][] = [[], [], [], [], [], [], [], []];
@@ -207,7 +211,7 @@ function slotsByDay(i: Omit<SlotsInput, 'from' | 'to'>, fromMs: number, toMs: nu
     for (const r of byWeekday[weekday]!) {
       for (let m = r.start; m + i.durationMin <= r.end; m += i.durationMin) {
         const t = wallToUtc(offsetAt, day + m * MIN);
-        if (t === null || t < notBefore) continue;
+        if (t === null || t < notBefore || t >= notAfter) continue;
         out.candidatesAfterNotice++;
         if (!overlaps(busy, t, t + dur)) out.free.push(t);
       }

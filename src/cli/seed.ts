@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
 import { addNumber, createEventType, createKey, createOrg } from './admin.ts';
@@ -33,5 +35,35 @@ export async function seedIfEmpty(pool: Pool, config: Config): Promise<Seeded | 
   } finally {
     await c.query(`SELECT pg_advisory_unlock(4242)`).catch(() => {});
     c.release();
+  }
+}
+
+/** The file under the data folder where the first start keeps the seeded keys. */
+const FIRST_KEYS_FILE = 'first-keys.json';
+
+/**
+ * The first start's keys, kept for the operator in `<dataDir>/first-keys.json`
+ * (mode 0600) instead of printed whole: a start banner ends up in terminals'
+ * scrollback, CI output and log collectors, and a live key there is spendable
+ * by whoever reads it. Written to a temporary file and renamed over any older
+ * one (a database seeded again makes the old keys worthless), so the file
+ * never exists with wider permissions or half written. Returns its path and,
+ * when it could not be written (a read-only folder), why.
+ */
+export function keepFirstKeys(dataDir: string, seeded: Seeded): { path: string; error: string | null } {
+  const file = path.join(dataDir, FIRST_KEYS_FILE);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(tmp, `${JSON.stringify({ ...seeded, created_at: new Date().toISOString() }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    fs.renameSync(tmp, file);
+    return { path: file, error: null };
+  } catch (err) {
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // Nothing was written there (no folder, a file in its way).
+    }
+    return { path: file, error: (err as NodeJS.ErrnoException).code ?? (err as Error).message };
   }
 }

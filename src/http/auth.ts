@@ -5,6 +5,7 @@ import { hashSecret, type Credential } from '../credentials.ts';
 import type { Permission } from '../permissions.ts';
 import type { CredentialCache } from './credential-cache.ts';
 import type { RateLimiter, Verdict } from './rate-limit.ts';
+import { clientKey } from './quotas.ts';
 
 // Authentication and authorization of api.md section 5, in this order
 // (authenticate() up to the allow-list, authorize() the rest):
@@ -106,29 +107,28 @@ export function isWrite(method: string): boolean {
 }
 
 /**
- * Requests without a credential (401s, unknown routes, the OpenAPI document
- * and /docs) share a generous budget per client address. It is a guard
- * against floods kept in this process's memory, safe to lose on restart.
+ * Requests without a credential (the public pages, 401s, unknown routes, the
+ * OpenAPI document and /docs) share a generous budget per client (its
+ * address, or its IPv6 /64: quotas.ts clientKey), counted in PostgreSQL like
+ * the keys' limits (rate-limit.ts), so every server process shares it. The
+ * client's address is the connection's, or X-Forwarded-For's when the
+ * connection comes from a trusted proxy (TOLK_TRUSTED_PROXIES: Fastify's
+ * trustProxy sets req.ip). The database unreachable, it lets requests through:
+ * the pages then fail on their own, and /docs still loads.
  */
 export class AnonymousLimiter {
-  private windowStart = 0;
-  private counts = new Map<string, number>();
   readonly limit: number;
-  private readonly now: () => number;
-  constructor(now: () => number = Date.now, limit = 6000) {
-    this.now = now;
+  private readonly limiter: RateLimiter;
+  constructor(limiter: RateLimiter, limit: number) {
+    this.limiter = limiter;
     this.limit = limit;
   }
-  take(ip: string): Verdict {
-    const now = this.now();
-    const start = Math.floor(now / 60_000) * 60_000;
-    if (start !== this.windowStart) {
-      this.windowStart = start;
-      this.counts.clear();
+  async take(ip: string | undefined): Promise<Verdict> {
+    try {
+      const [v] = await this.limiter.take(`anon:${clientKey(ip)}`, [{ kind: 'minute', limit: this.limit }]);
+      return v!;
+    } catch {
+      return { allowed: true, kind: 'minute', limit: this.limit, remaining: this.limit, reset: 60 };
     }
-    const n = (this.counts.get(ip) ?? 0) + 1;
-    this.counts.set(ip, n);
-    const reset = Math.max(1, Math.ceil((start + 60_000 - now) / 1000));
-    return { allowed: n <= this.limit, kind: 'minute', limit: this.limit, remaining: Math.max(0, this.limit - n), reset };
   }
 }

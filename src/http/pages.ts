@@ -71,6 +71,12 @@ export function pageErrorHandler(s: Services, opts: { field?: (f: string) => str
             : code === 'payload_too_large' ? 'body: larger than allowed' : `request: ${err.message}`;
     }
     if (code === null) return makeErrorHandler(`${s.config.publicBaseUrl}/docs/errors`)(err, req, reply);
+    // A person's browser opening a page (not the page's script) is told in a page, not in JSON.
+    if (code === 'rate_limited' && req.method === 'GET' && /text\/html/.test(String(req.headers.accept ?? ''))) {
+      const html = layout('Too many requests', `<h1>Too many requests</h1><p data-state="rate_limited">${esc(message)}</p>` +
+        '<p class="hint">This limit keeps the service safe for everyone. Reload the page after that.</p>', { css: '/book/assets/booking.css', js: '/book/assets/booking.js' });
+      return securityHeaders(reply, { private: true }).code(429).send(html);
+    }
     const body = pageProblem(s, req, code, message, opts.field ?? ((f) => f));
     return reply.code(body.status).type('application/problem+json').serializer(JSON.stringify).send(body);
   };
@@ -78,6 +84,8 @@ export function pageErrorHandler(s: Services, opts: { field?: (f: string) => str
 
 export function securityHeaders(reply: FastifyReply, opts: { private?: boolean; csp?: string } = {}): FastifyReply {
   reply.header('Content-Security-Policy', opts.csp ?? CSP);
+  // frame-ancestors 'none' above, and the same for browsers that predate it.
+  reply.header('X-Frame-Options', 'DENY');
   reply.header('X-Content-Type-Options', 'nosniff');
   // A manage page's address is its secret: never sent on to another page.
   reply.header('Referrer-Policy', 'no-referrer');

@@ -61,6 +61,30 @@ export const errorResponses = {
 } as const;
 
 export const Email = z.email().max(254);
+
+/**
+ * Control characters (C0 and C1: line breaks, tabs, escape, ...) and the
+ * Unicode direction overrides and isolates, which can reorder how a name
+ * reads in a mail client or a page (a guest named `Evil\r\nBcc: ...` put
+ * lines of the attacker's own into invitation mails).
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** The same, but line breaks and tabs: what a phrase of several lines may hold. */
+const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * A name or title: one line, no control characters. Every name and title that
+ * reaches a mail or a page (guest, participant, agent, person, voice, room,
+ * meeting) is one; `bounds` adds its lengths: `OneLine((s) => s.min(1).max(80))`.
+ */
+export function OneLine<T extends z.ZodType<string>>(bounds: (s: z.ZodString) => T) {
+  return bounds(z.string()).refine((v) => !CONTROL.test(v), 'must be one line of text, without control characters (line breaks, tabs) or direction overrides');
+}
+
+/** Free text of a phrase (say): line breaks and tabs allowed, other control characters not. */
+export function FreeText<T extends z.ZodType<string>>(bounds: (s: z.ZodString) => T) {
+  return bounds(z.string()).refine((v) => !CONTROL_IN_TEXT.test(v), 'must be text without control characters (line breaks and tabs are fine) or direction overrides');
+}
 export const IdempotencyHeaders = z.looseObject({
   'idempotency-key': z.string().max(255).describe('Required; any unique value up to 255 characters'),
 });

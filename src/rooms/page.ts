@@ -2,13 +2,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { prepared } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
-import { Lang } from '../http/schemas.ts';
+import { FreeText, Lang, OneLine } from '../http/schemas.ts';
 import { CSP, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
 import { ID_PATTERN } from '../ids.ts';
 import { now, type Services } from '../services.ts';
 import type { SessionBus } from '../sessions/bus.ts';
 import { linkSigningKey, verifyJoinToken } from './join-links.ts';
-import { joinAsPerson, leaveAsPerson, leaveUnlessBack, participantOf, sayAsPerson, touchParticipants } from './participants.ts';
+import { joinAsPerson, leaveAsPerson, leaveUnlessBack, openStream, participantOf, sayAsPerson } from './participants.ts';
 import { ROOM_SCRIPT, ROOM_STYLE, roomPageHtml, roomProblemHtml, type RoomView } from './page-view.ts';
 import { RoomHub } from './stream.ts';
 
@@ -16,7 +16,8 @@ import { RoomHub } from './stream.ts';
 //
 // - GET  /r/:id[?t=TOKEN]      the page: a join screen (name and languages,
 //                              prefilled by a join link), then the room; an
-//                              ended or canceled room says so, a meeting not
+//                              ended or canceled room says so (a private one
+//                              without its link, not its title), a meeting not
 //                              started says when it starts
 // - POST /r/:id/participants   joins ({ name, speak, hear, t? }): 201 with the
 //                              participant and the secret of its page
@@ -32,13 +33,13 @@ import { RoomHub } from './stream.ts';
 // problem+json with `field` and `error`, never a 5xx for bad input.
 
 const JoinBody = z.object({
-  name: z.string().trim().min(1, 'required').max(80),
+  name: OneLine((s) => s.trim().min(1, 'required').max(80)),
   speak: Lang,
   hear: Lang,
   t: z.string().max(4096).optional(),
 });
 const Who = { participant: z.string().max(100), secret: z.string().max(100) };
-const SayBody = z.object({ ...Who, text: z.string().min(1).max(1000) });
+const SayBody = z.object({ ...Who, text: FreeText((s) => s.min(1).max(1000)) });
 const LeaveBody = z.object({ ...Who, unloading: z.boolean().optional() });
 
 type RoomRow = RoomView['room'];
@@ -78,15 +79,19 @@ export default function register(app: FastifyInstance, s: Services, bus: Session
         if (!claims || claims.room_id !== room.id) return page(reply, 403, roomProblemHtml('bad_link'));
         token = req.query.t as string;
         prefill = { ...(claims.name ? { name: claims.name } : {}), ...(claims.speak ? { speak: claims.speak } : {}), ...(claims.hear ? { hear: claims.hear } : {}) };
-      } else if (room.visibility === 'private' && (room.status === 'live' || room.status === 'scheduled')) {
-        return page(reply, 403, roomProblemHtml('private'));
+      } else if (room.visibility === 'private' || !s.config.anonymousJoin) {
+        // TOLK_ANONYMOUS_JOIN=off: a public room's url alone lets nobody in either.
+        if (room.status === 'live' || room.status === 'scheduled') return page(reply, 403, roomProblemHtml('private'));
+        // Over, the page says so, but not what it was: a private room's title is
+        // for those with its link (a booked meeting's names the guest).
+        return page(reply, 200, roomPageHtml({ room: { ...room, title: '' }, token, prefill }));
       }
       return page(reply, 200, roomPageHtml({ room, token, prefill }));
     });
 
     pages.post<{ Params: { id: string } }>('/r/:id/participants', hide, async (req, reply) => {
       const body = parseBody(JoinBody, req.body);
-      return reply.code(201).send(await joinAsPerson(s, req.params.id, body));
+      return reply.code(201).send(await joinAsPerson(s, req.params.id, body, req.ip));
     });
 
     pages.post<{ Params: { id: string } }>('/r/:id/say', hide, async (req, reply) => {
@@ -110,11 +115,12 @@ export default function register(app: FastifyInstance, s: Services, bus: Session
       if (!ID_PATTERN.test(roomId)) throw new ApiError('not_found', 'No such room');
       const p = await participantOf(s.pool, roomId, String(req.query.participant ?? ''), String(req.query.secret ?? ''));
       // Where the page resumes: EventSource's Last-Event-ID (the last phrase it got), else where it joined.
+      // Never before the join: what was said before the person came is not theirs to read, whatever the page sends.
       const last = req.headers['last-event-id'] ?? req.query.after;
       const resume = typeof last === 'string' && /^\d{1,15}$/.test(last) ? Number(last) : null;
-      const after = resume ?? Number(p.from_seq);
-      // Seen now: a page back from a reload keeps its person in the room (leaveUnlessBack).
-      await touchParticipants(s.pool, [p.id]);
+      const after = Math.max(resume ?? 0, Number(p.from_seq));
+      // At most streamsPerParticipant open at once, on every process (a reload's old stream closes as the new one opens).
+      const stream = await openStream(s, p.id);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -125,7 +131,7 @@ export default function register(app: FastifyInstance, s: Services, bus: Session
         'X-Request-Id': req.id,
       });
       res.write(`retry: 2000\n\n`);
-      hub.attach(roomId, res, p, after);
+      hub.attach(roomId, res, p, after, stream);
     });
   });
 }

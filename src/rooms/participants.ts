@@ -10,6 +10,8 @@ import { publishSegment, roomHead } from '../sessions/publish.ts';
 import { scheduleReply } from '../sim/robots.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { linkSigningKey, verifyJoinToken } from './join-links.ts';
+import { clientKey, takeQuotas } from '../http/quotas.ts';
+import type { PublicLimits } from '../config.ts';
 
 // People in a room through its page (src/rooms/page.ts). Joining makes the
 // person a participant of the room (room.participant_joined); leaving, the
@@ -64,9 +66,15 @@ type RoomForJoin = { id: string; org_id: string; livemode: boolean; status: stri
  * participant, the secret its page proves itself with, and the room's log
  * position (what is said from now on is theirs to read).
  */
-export async function joinAsPerson(s: Services, roomId: string, input: JoinInput) {
+export async function joinAsPerson(s: Services, roomId: string, input: JoinInput, ip?: string) {
   if (!ID_PATTERN.test(roomId)) throw notFound('room', roomId);
+  const l = s.config.publicLimits;
   return withTx(s.pool, async (tx) => {
+    // Counted before any lock of the room (quotas.ts), undone with the join if it is refused.
+    await takeQuotas(tx, [
+      { bucket: `join:client:${clientKey(ip)}`, limit: l.joinsPerClientMinute, windowSeconds: 60, what: 'joins from your network' },
+      { bucket: `join:room:${roomId}`, limit: l.joinsPerRoomMinute, windowSeconds: 60, what: 'people joining this room at once' },
+    ], now(s).getTime());
     const { rows } = await tx.query<RoomForJoin>(prepared(
       `SELECT id, org_id, livemode, status, visibility, starts_at FROM rooms WHERE id = $1 FOR SHARE`, [roomId],
     ));
@@ -77,11 +85,14 @@ export async function joinAsPerson(s: Services, roomId: string, input: JoinInput
       if (!claims || claims.room_id !== roomId) throw new ApiError('unauthorized', 't: this join link is invalid or has expired');
     } else if (room.visibility === 'private') {
       throw new ApiError('unauthorized', 't: this room is private; open it with your join link');
+    } else if (!s.config.anonymousJoin) {
+      throw new ApiError('unauthorized', 't: this service lets people into rooms with a join link only; ask the person who invited you for one');
     }
     if (room.status === 'scheduled') {
       throw new ApiError('conflict', `room: this meeting has not started yet; it starts at ${room.starts_at?.toISOString() ?? 'its start time'}`);
     }
     if (room.status !== 'live') throw new ApiError('conflict', `room: this room has ${room.status === 'canceled' ? 'been canceled' : 'ended'}`);
+    await admitToRoom(tx, roomId, input.hear, l);
     const id = newId('par');
     const secret = randomBytes(24).toString('base64url');
     const cursor = await roomHead(tx, roomId);
@@ -93,6 +104,59 @@ export async function joinAsPerson(s: Services, roomId: string, input: JoinInput
     await notifyRoom(tx, roomId);
     return { id, name: input.name, speak_lang: input.speak, hear_lang: input.hear, secret, cursor };
   });
+}
+
+/**
+ * Room for one more person: fewer than participantsPerRoom present, and the
+ * language they hear already heard here or fewer than languagesPerRoom
+ * languages heard (each is a translation of every phrase). One join of a
+ * room at a time (an advisory lock, not the room's row: sayers share that).
+ */
+async function admitToRoom(tx: Client, roomId: string, hear: string, l: PublicLimits): Promise<void> {
+  await tx.query(prepared(`SELECT pg_advisory_xact_lock(hashtext('room-join:' || $1::text))`, [roomId]));
+  const { rows } = await tx.query<{ present: number; langs: string[] }>(prepared(
+    `SELECT count(*)::int AS present, coalesce(array_agg(DISTINCT hear_lang ORDER BY hear_lang), '{}') AS langs
+       FROM room_participants WHERE room_id = $1 AND left_at IS NULL`,
+    [roomId],
+  ));
+  const { present, langs } = rows[0]!;
+  if (present >= l.participantsPerRoom) {
+    throw new ApiError('conflict', `room: this room is full (${l.participantsPerRoom} people); try again when someone leaves`);
+  }
+  if (!langs.includes(hear) && langs.length >= l.languagesPerRoom) {
+    throw new ApiError('conflict', `hear: this room is translated into ${langs.length} languages already, its most; pick one of them: ${langs.join(', ')}`);
+  }
+}
+
+/**
+ * A page's stream opens (GET /r/{id}/stream): at most streamsPerParticipant
+ * open at once for one participant, on every process (room_streams; rows of
+ * a process that died go stale after ABSENT_MS). It also marks the person
+ * seen: a page back from a reload keeps them in the room (leaveUnlessBack).
+ * Returns the stream's id (closeStream when it ends).
+ */
+export async function openStream(s: Services, participantId: string): Promise<string> {
+  const cap = s.config.publicLimits.streamsPerParticipant;
+  return withTx(s.pool, async (tx) => {
+    await tx.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = $1 AND left_at IS NULL`, [participantId]));
+    const { rows } = await tx.query<{ open: number }>(prepared(
+      `WITH stale AS (DELETE FROM room_streams WHERE participant_id = $1 AND seen_at < now() - make_interval(secs => $2))
+       SELECT count(*)::int AS open FROM room_streams WHERE participant_id = $1 AND seen_at >= now() - make_interval(secs => $2)`,
+      [participantId, ABSENT_MS / 1000],
+    ));
+    if (rows[0]!.open >= cap) {
+      throw new ApiError('rate_limited', `Too many open pages of this participant (${cap}); close another tab of this room`, { 'Retry-After': String(HEARTBEAT_MS / 1000) });
+    }
+    const id = newId('rst');
+    await tx.query(prepared(`INSERT INTO room_streams (id, participant_id) VALUES ($1, $2)`, [id, participantId]));
+    return id;
+  });
+}
+
+/** Streams that ended (their connection closed, or the server stops). */
+export async function closeStreams(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(prepared(`DELETE FROM room_streams WHERE id = ANY($1::text[])`, [ids]));
 }
 
 /** A present participant of the room whose secret this is (401 otherwise; 409 once they left). */
@@ -176,15 +240,18 @@ export async function endRoomParticipants(tx: Client, roomId: string): Promise<v
 }
 
 /** The pages connected to this process are alive: their participants' last_seen_at moves on. */
-export async function touchParticipants(db: Queryable, ids: string[]): Promise<void> {
+export async function touchParticipants(db: Queryable, ids: string[], streams: string[] = []): Promise<void> {
   if (ids.length === 0) return;
   await db.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = ANY($1::text[]) AND left_at IS NULL`, [ids]));
+  if (streams.length > 0) await db.query(prepared(`UPDATE room_streams SET seen_at = now() WHERE id = ANY($1::text[])`, [streams]));
 }
 
 /** Participants whose page went silent longer than ABSENT_MS leave (the minute sweep). */
 export async function sweepAbsent(s: Services): Promise<number> {
   return withTx(s.pool, async (tx) => {
     const rooms = await markLeft(tx, `last_seen_at < now() - make_interval(secs => $1)`, [ABSENT_MS / 1000], 'absent');
+    // Streams of a process that died.
+    await tx.query(prepared(`DELETE FROM room_streams WHERE seen_at < now() - make_interval(secs => $1)`, [ABSENT_MS / 1000]));
     return rooms.length;
   });
 }
@@ -198,6 +265,11 @@ export async function sayAsPerson(s: Services, roomId: string, id: string, secre
     const { rows } = await tx.query(prepared(`SELECT status FROM rooms WHERE id = $1 FOR SHARE`, [roomId]));
     const p = await participantOf(tx, roomId, id, secret, true);
     if (rows[0]?.status !== 'live') throw new ApiError('conflict', 'room: this room has ended');
+    const l = s.config.publicLimits;
+    await takeQuotas(tx, [
+      { bucket: `say:participant:${p.id}`, limit: l.phrasesPerParticipantMinute, windowSeconds: 60, what: 'phrases from you in a minute' },
+      { bucket: `say:room:${roomId}`, limit: l.phrasesPerRoomMinute, windowSeconds: 60, what: 'phrases in this room in a minute' },
+    ], now(s).getTime());
     await tx.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = $1`, [id]));
     const seq = await publishSegment(s, tx, { roomId, kind: 'person', speaker: p.name, participantId: p.id, srcLang: p.speak_lang, text: trimmed });
     await scheduleReply(s, tx, roomId, p.speak_lang);

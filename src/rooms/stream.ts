@@ -4,7 +4,7 @@ import { prepared } from '../db/pool.ts';
 import { speechOf, translatorOf, type Services } from '../services.ts';
 import type { SessionBus } from '../sessions/bus.ts';
 import { announcement, disclosure } from '../sim/phrasebook.ts';
-import { HEARTBEAT_MS, roomPeople, touchParticipants } from './participants.ts';
+import { closeStreams, HEARTBEAT_MS, roomPeople, touchParticipants } from './participants.ts';
 
 // The room page's live feed (Server-Sent Events, GET /r/{id}/stream): what
 // the room says, each phrase in the page's language with its original, who
@@ -31,6 +31,8 @@ const IDLE_MS = 20_000;
 
 type Conn = {
   res: ServerResponse;
+  /** Its row in room_streams (participants.ts openStream). */
+  streamId: string;
   participantId: string;
   hearLang: string;
   /** The last phrase this page was sent. */
@@ -205,8 +207,8 @@ export class RoomHub {
   }
 
   /** A page connects: its stream starts after `after` (its last phrase). */
-  attach(roomId: string, res: ServerResponse, participant: { id: string; hear_lang: string }, after: number): void {
-    const c: Conn = { res, participantId: participant.id, hearLang: participant.hear_lang, after, listed: false, open: true };
+  attach(roomId: string, res: ServerResponse, participant: { id: string; hear_lang: string }, after: number, streamId: string): void {
+    const c: Conn = { res, streamId, participantId: participant.id, hearLang: participant.hear_lang, after, listed: false, open: true };
     let feed = this.feeds.get(roomId);
     if (!feed) this.feeds.set(roomId, (feed = new Feed(this, roomId)));
     const f = feed;
@@ -214,6 +216,8 @@ export class RoomHub {
     res.on('error', () => f.remove(c));
     res.on('close', () => {
       f.remove(c);
+      // No longer one of the participant's open streams.
+      closeStreams(this.s.pool, [c.streamId]).catch((err) => this.log?.error({ err }, 'room stream close failed'));
       // The browser went away (its half of the connection ended): end ours too, or the socket stays open.
       if (!res.writableEnded) res.destroy();
     });
@@ -233,23 +237,32 @@ export class RoomHub {
 
   private async heartbeat(): Promise<void> {
     const ids: string[] = [];
+    const streams: string[] = [];
     for (const f of this.feeds.values()) {
       for (const c of f.conns) {
         if (!c.open) continue;
         ids.push(c.participantId);
+        streams.push(c.streamId);
         c.res.write(': ping\n\n');
       }
     }
     try {
-      await touchParticipants(this.s.pool, ids);
+      await touchParticipants(this.s.pool, ids, streams);
     } catch (err) {
       this.log?.error({ err }, 'room presence heartbeat failed');
     }
   }
 
   /** The server stops: every stream ends and its connection closes (the browsers reconnect to another process). */
-  closeAll(): void {
+  async closeAll(): Promise<void> {
     clearInterval(this.timer);
-    for (const f of this.feeds.values()) for (const c of [...f.conns]) this.close(c, '', true);
+    const streams: string[] = [];
+    for (const f of this.feeds.values()) {
+      for (const c of [...f.conns]) {
+        streams.push(c.streamId);
+        this.close(c, '', true);
+      }
+    }
+    await closeStreams(this.s.pool, streams).catch((err) => this.log?.error({ err }, 'room streams close failed'));
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { prepared } from '../db/pool.ts';
+import { mailQuotas } from '../http/quotas.ts';
 import { ApiError, invalid } from '../errors.ts';
 import { CSP, esc, layout, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
 import { now, type Services } from '../services.ts';
@@ -162,7 +163,7 @@ export default function register(app: FastifyInstance, s: Services) {
     });
 
     pages.post<{ Params: { token: string } }>('/consent/:token/code', hide, async (req, reply) => {
-      return reply.code(200).send(await sendCode(s, req.params.token));
+      return reply.code(200).send(await sendCode(s, req.params.token, (to) => mailQuotas(s.config.publicLimits, req.ip, to)));
     });
 
     pages.post<{ Params: { token: string } }>('/consent/:token/verify', hide, async (req) => {

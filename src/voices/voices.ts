@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 import type { Client, Queryable } from '../db/pool.ts';
 import { prepared, withTx } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
+import { takeQuotas, type Quota } from '../http/quotas.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { createPersistedActor, transition, type Transition } from '../actors/store.ts';
 import { inTx } from '../jobs/in-tx.ts';
@@ -476,17 +477,21 @@ function closed(r: VoiceRow, t: Date): ApiError {
 }
 
 /** Sends the person a one-time code (the page's first step). */
-export async function sendCode(s: Services, token: string) {
+export async function sendCode(s: Services, token: string, limits?: (personEmail: string) => Quota[]) {
   return withTx(s.pool, async (tx) => {
     const r = await voiceByConsentToken(tx, token, true);
     if (!r) throw notFound('consent link', token);
     const t = now(s);
     if (!linkOpen(r, t)) throw closed(r, t);
+    // For good on this link: Retry-After is when the link closes anyway.
+    const linkLeft = { 'Retry-After': String(Math.max(1, Math.ceil((r.link_expires_at.getTime() - t.getTime()) / 1000))) };
     if (r.codes_sent >= MAX_CODES) {
-      throw new ApiError('rate_limited', `code: ${MAX_CODES} codes were sent for this link already; ask the requester for a new link`, {});
+      throw new ApiError('rate_limited', `code: ${MAX_CODES} codes were sent for this link already; ask the requester for a new link`, linkLeft);
     }
     const wait = r.code_sent_at ? r.code_sent_at.getTime() + CODE_RESEND_MS - t.getTime() : 0;
     if (wait > 0) throw new ApiError('rate_limited', `code: a code was sent moments ago; wait ${Math.ceil(wait / 1000)} s before asking for another`, { 'Retry-After': String(Math.ceil(wait / 1000)) });
+    // The page's request is anonymous: the mail limits of the public pages (per client and recipient).
+    if (limits) await takeQuotas(tx, limits(r.person_email), t.getTime());
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     await tx.query(prepared(
       `UPDATE voices SET code_hash = $2, code_expires_at = $3, code_attempts = 0, codes_sent = codes_sent + 1, code_sent_at = $4 WHERE id = $1`,
@@ -547,7 +552,11 @@ export async function admitRecording(s: Services, token: string, secret: string)
     const t = now(s);
     if (!linkOpen(r, t)) throw closed(r, t);
     assertVerified(r, secret, t);
-    if (r.recording_attempts >= MAX_RECORDINGS) throw new ApiError('rate_limited', `recording: ${MAX_RECORDINGS} recordings were sent for this link already`, {});
+    if (r.recording_attempts >= MAX_RECORDINGS) {
+      throw new ApiError('rate_limited', `recording: ${MAX_RECORDINGS} recordings were sent for this link already`, {
+        'Retry-After': String(Math.max(1, Math.ceil((r.link_expires_at.getTime() - t.getTime()) / 1000))),
+      });
+    }
     await tx.query(prepared(`UPDATE voices SET recording_attempts = recording_attempts + 1 WHERE id = $1`, [r.id]));
   });
 }

@@ -12,12 +12,13 @@ import ipaddr from 'ipaddr.js';
 //
 // The rules, applied when an endpoint is created and again at every delivery
 // (DNS answers change between the two):
-//   - the url parses (WHATWG URL), has no credentials, and uses https;
+//   - the url parses (WHATWG URL), has no credentials, and uses https on
+//     port 443 or 8443 (WEBHOOK_PORTS);
 //   - its host is not a local name (localhost, *.localhost, *.internal);
 //   - its IP literal, or EVERY address its name resolves to, is ordinary
 //     public unicast (see forbiddenAddressReason).
-// Origins on the allow-list (local development, tests) skip the https and
-// public-address rules, nothing else.
+// Origins on the allow-list (local development, tests) skip the https, port
+// and public-address rules, nothing else.
 //
 // A delivery connects to the very address that was vetted: the name is looked
 // up once, and the socket's own lookup is replaced by one that answers with
@@ -28,7 +29,20 @@ import ipaddr from 'ipaddr.js';
 
 export type Resolved = { address: string; family: 4 | 6 };
 export type Lookup = (hostname: string) => Promise<Resolved[]>;
-export type OutboundOptions = { allowOrigins: string[]; lookup?: Lookup; timeoutMs?: number; maxResponseBytes?: number };
+export type OutboundOptions = {
+  allowOrigins: string[];
+  lookup?: Lookup;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  /** The ports allowed outside allowOrigins: WEBHOOK_PORTS (tests name their local server's). */
+  ports?: readonly string[];
+};
+
+// The ports a delivery may go to: https's own, and 8443, its usual alternative
+// (a receiver behind a second TLS listener). Any port would make deliveries a
+// way to knock on a public host's other services (SSH on 22, SMTP on 25,
+// databases) from our address, reading the outcome in the delivery log.
+export const WEBHOOK_PORTS = ['443', '8443'] as const;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
@@ -181,7 +195,7 @@ function originOf(entry: string): string | null {
   }
 }
 
-/** Checks a webhook url: syntax, scheme, allow-list, IP literal or DNS answers. reason is a sentence fit for a 400 message, e.g. "url must use https" or "url resolves to a private address (10.0.0.1)". */
+/** Checks a webhook url: syntax, scheme, port, allow-list, IP literal or DNS answers. reason is a sentence fit for a 400 message, e.g. "url must use https" or "url resolves to a private address (10.0.0.1)". */
 export async function vetUrl(raw: string, opts: OutboundOptions & { requireResolution: boolean }): Promise<Vetted> {
   const verdict = await vet(raw, opts, opts.requireResolution);
   return verdict.ok ? verdict : { ok: false, reason: verdict.reason };
@@ -201,6 +215,12 @@ async function vet(raw: string, opts: OutboundOptions, requireResolution: boolea
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'url must use https' };
   const exempt = opts.allowOrigins.some((entry) => originOf(entry) === url.origin);
   if (!exempt && url.protocol !== 'https:') return { ok: false, reason: 'url must use https' };
+  // WHATWG URL leaves the port empty when it is the scheme's default (443).
+  const port = url.port === '' ? '443' : url.port;
+  const ports = opts.ports ?? WEBHOOK_PORTS;
+  if (!exempt && !ports.includes(port)) {
+    return { ok: false, reason: `url port ${port} is not allowed; webhooks go to port ${ports.join(' or ')}` };
+  }
 
   // IPv6 literals come bracketed; IPv4 literals come already normalised by
   // WHATWG URL (2130706433, 0177.0.0.1, 0x7f.1 and 127.1 all read 127.0.0.1).

@@ -563,4 +563,22 @@ describe('what the pages load', () => {
     const openapi = await (await t.request('GET', '/v1/openapi.json')).json();
     expect(Object.keys(openapi.paths).filter((p) => p.startsWith('/book'))).toEqual([]);
   });
+  it('no page can be framed: CSP frame-ancestors and X-Frame-Options (for older browsers) on every page and error page', async () => {
+    expect(booked, 'the first test booked').not.toBeNull();
+    const pages: Array<[path: string, status: number]> = [
+      [`/book/${ana.page}/${ana.slug}`, 200],
+      [new URL(booked!.manageUrl).pathname, 200],
+      ['/book/nobody/nothing', 404],
+      [`/bookings/manage/${'A'.repeat(32)}`, 404],
+      [`/bookings/manage/${'A'.repeat(32)}/invite.ics`, 404],
+    ];
+    for (const [path, status] of pages) {
+      const res = await t.request('GET', path);
+      expect(res.status, path).toBe(status);
+      expect(res.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(res.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+    }
+  });
 });

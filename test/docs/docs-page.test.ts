@@ -42,11 +42,15 @@ const foreign: string[] = [];
 const served: string[] = [];
 /** Uncaught errors in the pages. */
 const pageErrors: string[] = [];
+/** What the pages' Content-Security-Policy refused (securitypolicyviolation), and their console errors. */
+const violations: string[] = [];
+const consoleErrors: string[] = [];
 
 /** Opens /docs at `base` and waits until the rooms operations are on screen. */
 async function openDocs(base: string): Promise<Page> {
   const p = await context.newPage();
   p.on('pageerror', (err) => { pageErrors.push(String(err)); });
+  p.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
   // WebSockets bypass routing; none is expected at all.
   p.on('websocket', (ws) => { foreign.push(ws.url()); });
   await p.goto(`${base}/docs`, { waitUntil: 'load' });
@@ -89,6 +93,14 @@ beforeAll(async () => {
     ],
   });
   context = await browser.newContext({ viewport: { width: 1440, height: 900 }, serviceWorkers: 'block' });
+  // Every refusal of the page's policy, reported from inside each page before its own scripts run.
+  await context.exposeBinding('reportCspViolation', (_source, v: string) => { violations.push(v); });
+  await context.addInitScript(() => {
+    const g = globalThis as any;
+    g.document.addEventListener('securitypolicyviolation', (e: any) => {
+      g.reportCspViolation(`${e.effectiveDirective} refused ${e.blockedURI || '(inline)'} ${e.sample ?? ''}`.trim());
+    });
+  });
   // On the whole context, so popups are held to the same rule.
   const ours = new Set([local, publicBase]);
   await context.route('**', async (route) => {
@@ -116,6 +128,33 @@ describe('/docs with the network cut', () => {
   it('asks nothing of any other origin', () => {
     expect(foreign).toEqual([]);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('renders under its Content-Security-Policy without a single refusal or console error', () => {
+    expect(violations).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('sends a Content-Security-Policy, X-Frame-Options and nosniff with the page, its script and its documents', async () => {
+    for (const p of ['/docs', '/docs/', '/docs/js/scalar.js', '/docs/errors', '/v1/openapi.json']) {
+      const res = await fetch(`${local}${p}`);
+      expect(res.status, p).toBe(200);
+      expect(res.headers.get('x-frame-options'), p).toBe('DENY');
+      expect(res.headers.get('x-content-type-options'), p).toBe('nosniff');
+      const csp = res.headers.get('content-security-policy') ?? '';
+      for (const d of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'"]) expect(csp, p).toContain(d);
+    }
+    const csp = (await fetch(`${local}/docs`)).headers.get('content-security-policy')!;
+    // Scripts: this server's, and the page's two inline scripts (the renderer's start and
+    // http/docs.ts's NO_EVAL_PROBE) by their hashes, never any inline script.
+    const scriptSrc = csp.split('; ').find((d) => d.startsWith('script-src '))!;
+    expect(scriptSrc).toMatch(/^script-src 'self'( 'sha256-[A-Za-z0-9+/]{43}='){2}$/);
+    expect(csp).not.toMatch(/unsafe-eval/);
+    // An error answered by those routes (here a NUL in the query) has them too.
+    const wrong = await fetch(`${local}/docs/errors?q=%00`);
+    expect(wrong.status).toBe(400);
+    expect(wrong.headers.get('x-frame-options')).toBe('DENY');
+    expect(wrong.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
   it('loads its script and the OpenAPI document from this server', () => {
@@ -178,5 +217,6 @@ describe('/docs with the network cut', () => {
     await p.waitForLoadState('networkidle');
     expect(foreign).toEqual([]);
     expect(pageErrors).toEqual([]);
+    expect(violations).toEqual([]);
   });
 });

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { until } from './wait.ts';
@@ -21,19 +24,32 @@ export function serverNode(): string {
 }
 
 
-export type ServerProcess = { child: ChildProcess; base: string; stderr: () => string; exited: Promise<void>; kill: () => Promise<void> };
+export type ServerProcess = {
+  child: ChildProcess;
+  base: string;
+  stderr: () => string;
+  /** Everything it wrote, stdout (the request log) and stderr, in the order it arrived. */
+  output: () => string;
+  /** Its TOLK_DATA_DIR: a folder of its own, so a first start never writes into the checkout's `.data/`. */
+  dataDir: string;
+  exited: Promise<void>;
+  kill: () => Promise<void>;
+};
 
 /** `node src/server.ts` as an operator starts it, on `databaseUrl`; resolves once it answers. */
 export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}, port?: number): Promise<ServerProcess> {
   port ??= await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-data-'));
   const child = spawn(serverNode(), ['src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, LOG_LEVEL: 'silent', TOLK_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (d) => { stderr += d; });
+  let output = '';
+  child.stdout!.on('data', (d) => { output += d; });
+  child.stderr!.on('data', (d) => { stderr += d; output += d; });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await until('the child server to answer', async () => {
     if (child.exitCode !== null) return 'exited';
@@ -44,16 +60,20 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
     (state) => { if (state === 'exited') throw new Error(`child server exited (${child.exitCode})`); },
   ).catch((err) => {
     child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
     throw new Error(`${err.message}; child stderr: ${stderr}`);
   });
   return {
     child,
     base,
     stderr: () => stderr,
+    output: () => output,
+    dataDir,
     exited,
     kill: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

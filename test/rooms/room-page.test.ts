@@ -352,13 +352,21 @@ describe('room page', () => {
 
   it('an ended room offers nothing to join; a scheduled meeting says when it starts, in the browser\'s own time zone', async () => {
     const k = await t.key({ rpm: 100_000 });
-    // Ended: the page says so, no form, nothing to join; alike for a private room.
+    // Ended: the page says so, no form, nothing to join; alike for a private room,
+    // whose title shows only with its join link.
     for (const visibility of ['public', 'private'] as const) {
-      const r = await room(k.secret, { visibility, title: 'Done' });
+      const r = await room(k.secret, { visibility, title: 'Intro call: Jane Doe' });
+      const link = await (await t.request('POST', `/v1/rooms/${r.id}/join-links`, { key: k.secret, body: {} })).json();
       expect((await t.request('DELETE', `/v1/rooms/${r.id}`, { key: k.secret })).status).toBe(200);
       const p = await open(await newContext(), r.url);
-      expect(await p.getByRole('heading', { level: 1 }).textContent()).toBe('Done');
+      const shown = visibility === 'public' ? 'Intro call: Jane Doe' : 'Room';
+      expect(await p.getByRole('heading', { level: 1 }).textContent()).toBe(shown);
+      expect(await p.title()).toBe(shown);
+      if (visibility === 'private') expect(await p.content()).not.toContain('Jane');
       expect(await p.locator('[data-state="ended"]').textContent()).toBe('This room has ended.');
+      const withLink = await open(await newContext(), link.url);
+      expect(await withLink.getByRole('heading', { level: 1 }).textContent()).toBe('Intro call: Jane Doe');
+      expect(await withLink.locator('[data-state="ended"]').textContent()).toBe('This room has ended.');
       expect(await p.locator('form, input, select, button, #join, #room').count()).toBe(0);
       if (visibility === 'public') await shot(p, 'room-ended');
       // Joining it anyway is refused.
@@ -401,6 +409,66 @@ describe('room page', () => {
     expect(await p.locator('[data-state="canceled"]').textContent()).toBe('This meeting was canceled.');
     expect(await p.locator('form, input, select, button').count()).toBe(0);
     clean();
+  });
+
+  it("a private meeting's title (a booking's names the guest) never shows without its join link, in any state", async () => {
+    const k = await t.key({ rpm: 100_000 });
+    const title = 'Intro call: Jane Doe';
+    const res = await t.request('POST', '/v1/meetings', {
+      key: k.secret, headers: idem(),
+      body: { title, starts_at: DateTime.utc().plus({ days: 2 }).toISO(), visibility: 'private', langs: ['en', 'pt'] },
+    });
+    expect(res.status).toBe(201);
+    const m = await res.json();
+    const link = await (await t.request('POST', `/v1/rooms/${m.id}/join-links`, { key: k.secret, body: {} })).json();
+    const get = async (url: string) => {
+      const r = await fetch(url);
+      return { status: r.status, html: await r.text(), frame: r.headers.get('x-frame-options') };
+    };
+    // Scheduled: no link, no page; the link shows the title.
+    let plain = await get(m.url);
+    expect(plain.status).toBe(403);
+    expect(plain.html).not.toContain('Jane');
+    expect((await get(link.url)).html).toContain('<h1>Intro call: Jane Doe</h1>');
+    // Canceled: the page says so under a neutral heading; the link still shows the title.
+    expect((await t.request('DELETE', `/v1/meetings/${m.id}`, { key: k.secret })).status).toBe(200);
+    plain = await get(m.url);
+    expect(plain.status).toBe(200);
+    expect(plain.html).toContain('<title>Room</title>');
+    expect(plain.html).toContain('<h1>Room</h1>');
+    expect(plain.html).toContain('This meeting was canceled.');
+    expect(plain.html).not.toContain('Jane');
+    expect(plain.frame).toBe('DENY');
+    const linked = await get(link.url);
+    expect(linked.status).toBe(200);
+    expect(linked.html).toContain('<h1>Intro call: Jane Doe</h1>');
+    expect(linked.html).toContain('This meeting was canceled.');
+    // An altered link is no way around it.
+    const altered = await get(`${link.url.slice(0, -2)}xx`);
+    expect(altered.status).toBe(403);
+    expect(altered.html).not.toContain('Jane');
+  });
+
+  it('no room page can be framed: CSP frame-ancestors and X-Frame-Options (for older browsers), error pages included', async () => {
+    const k = await t.key({ rpm: 100_000 });
+    const live = await room(k.secret);
+    const secret = await room(k.secret, { visibility: 'private' });
+    const ended = await room(k.secret);
+    expect((await t.request('DELETE', `/v1/rooms/${ended.id}`, { key: k.secret })).status).toBe(200);
+    const pages: Array<[url: string, status: number]> = [
+      [live.url, 200],
+      [ended.url, 200],
+      [secret.url, 403],
+      [`${secret.url}?t=altered`, 403],
+      [`${t.url}/r/room_${'x'.repeat(20)}`, 404],
+    ];
+    for (const [url, status] of pages) {
+      const res = await fetch(url);
+      expect(res.status, url).toBe(status);
+      expect(res.headers.get('content-type'), url).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('x-frame-options'), url).toBe('DENY');
+      expect(res.headers.get('content-security-policy'), url).toContain("frame-ancestors 'none'");
+    }
   });
 
   it('on a phone-sized screen the join screen and the room are usable without scrolling sideways', async () => {

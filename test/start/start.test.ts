@@ -327,3 +327,44 @@ describe('a start that cannot go on says why in one line and exits non-zero', ()
     }
   }, 120_000);
 });
+
+describe('the first start keeps the live key out of the banner', () => {
+  it('shows the live key as a prefix and keeps the whole key in .data/first-keys.json, readable by its owner only', async () => {
+    const db = await createTestDatabase();
+    const s = await start(clone('first-keys'), { DATABASE_URL: db.url });
+    const live = bannerLine(s, 'live key')!;
+    expect(live).toMatch(/^live key: sk_live_\w{4}… {3}\(whole key: cat \.data\/first-keys\.json\)$/);
+    const file = path.join(tmp, 'first-keys/.data/first-keys.json');
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as { org_id: string; test_key: string; live_key: string };
+    expect(kept.live_key).toMatch(/^sk_live_\w{40}$/);
+    expect(live).toContain(`${kept.live_key.slice(0, 12)}…`);
+    expect(s.stderr()).not.toContain(kept.live_key);
+    // The test key stays whole in the banner and its curl line (the README's first steps use it).
+    expect(testKey(s)).toBe(kept.test_key);
+    expect(s.stderr()).toContain(`Authorization: Bearer ${kept.test_key}`);
+    expect(s.stderr()).toContain(`first start: seeded a demo organization (${kept.org_id})`);
+    expect((await me(s, kept.live_key)).status).toBe(200);
+    s.ctrlC();
+    expect(await s.exit).toBe(0);
+    await db.drop();
+  }, 60_000);
+
+  it('a data folder it cannot write: the banner says how to make a live key instead', async () => {
+    const db = await createTestDatabase();
+    const cwd = clone('first-keys-read-only');
+    // A file where the folder should be: not writable even as root.
+    fs.writeFileSync(path.join(cwd, 'not-a-folder'), '');
+    const s = await start(cwd, { DATABASE_URL: db.url, TOLK_DATA_DIR: 'not-a-folder/data' });
+    const org = /first start: seeded a demo organization \((org_\w+)\)/.exec(s.stderr())?.[1];
+    expect(org).toBeTruthy();
+    expect(bannerLine(s, 'live key')).toBe(
+      `live key: ${/live key: (sk_live_\w{4}…)/.exec(s.stderr())![1]}   (not kept: cannot write not-a-folder/data/first-keys.json: ENOTDIR; ` +
+        `make one with npx tolk key create --org ${org} --mode live)`,
+    );
+    expect(s.stderr()).not.toMatch(/sk_live_\w{5}/);
+    s.ctrlC();
+    expect(await s.exit).toBe(0);
+    await db.drop();
+  }, 60_000);
+});

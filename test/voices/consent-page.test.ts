@@ -334,6 +334,17 @@ describe('consent page', () => {
     expect(await p.getByRole('heading', { level: 1 }).textContent()).toBe('Link not found');
     await open(ctx, `${t.url}/consent/revoke/${'y'.repeat(32)}`, 404);
   });
+
+  it('no page can be framed: CSP frame-ancestors and X-Frame-Options (for older browsers), error pages included', async () => {
+    const a = await ask();
+    for (const [path, status] of [[new URL(a.consentUrl).pathname, 200], [`/consent/${'x'.repeat(32)}`, 404], [`/consent/revoke/${'y'.repeat(32)}`, 404]] as const) {
+      const res = await t.request('GET', path);
+      expect(res.status, path).toBe(status);
+      expect(res.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(res.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
+    }
+  });
 });
 
 describe('consent steps over HTTP', () => {

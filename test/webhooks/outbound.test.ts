@@ -103,7 +103,13 @@ describe('vetUrl refuses hostile urls', () => {
     ['https://user@93.184.215.14/', /username or password/],
     ['http://u:p@127.0.0.1:4567/', /username or password/],
     ['http://127.0.0.1:4568/', /must use https/],
-    ['https://127.0.0.1:4567/', /loopback address \(127\.0\.0\.1\)/],
+    ['https://127.0.0.1:4567/', /port 4567 is not allowed/],
+    // Ports other than https's own and 8443: no knocking on a public host's other services.
+    ['https://hooks.example.com:22/', /^url port 22 is not allowed; webhooks go to port 443 or 8443$/],
+    ['https://93.184.215.14:25/', /port 25 is not allowed/],
+    ['https://hooks.example.com:80/', /port 80 is not allowed/],
+    ['https://hooks.example.com:8080/', /port 8080 is not allowed/],
+    ['https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:5432/', /port 5432 is not allowed/],
     // IPv4 loopback in every spelling WHATWG URL accepts.
     ['https://127.0.0.1/', /loopback address \(127\.0\.0\.1\)/],
     ['https://2130706433/', /loopback address \(127\.0\.0\.1\)/],
@@ -177,9 +183,9 @@ describe('vetUrl refuses hostile urls', () => {
     expect(result.error).toMatch(reason);
   });
 
-  it('does not look up IP literals or local names', async () => {
+  it('does not look up IP literals, local names or refused ports', async () => {
     const counting = fakeDns({});
-    for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://localhost/', 'https://a.internal/']) {
+    for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://localhost/', 'https://a.internal/', 'https://hooks.example.com:22/']) {
       await vetUrl(url, { allowOrigins: [], lookup: counting.lookup, requireResolution: true });
     }
     expect(counting.calls).toEqual([]);
@@ -212,6 +218,18 @@ describe('vetUrl accepts', () => {
       ],
     });
     expect(dns.calls).toEqual(['hooks.example.com']);
+  });
+
+  it('https on port 443 (written or not) and 8443', async () => {
+    const dns = fakeDns({ 'hooks.example.com': [PUBLIC_V4] });
+    for (const url of ['https://hooks.example.com/in', 'https://hooks.example.com:443/in', 'https://hooks.example.com:8443/in', `https://${PUBLIC_V4}:8443/`]) {
+      expect(await vetUrl(url, { ...none, lookup: dns.lookup }), url).toMatchObject({ ok: true, exempt: false });
+    }
+  });
+
+  it('any port of an allow-listed origin', async () => {
+    const vetted = await vetUrl('https://hooks.example.com:22/', { allowOrigins: ['https://hooks.example.com:22'], requireResolution: false });
+    expect(vetted).toMatchObject({ ok: true, exempt: true });
   });
 
   it('an unresolvable name at creation, not at delivery', async () => {
@@ -348,7 +366,9 @@ describe('postWebhook', () => {
   it('refuses a name resolving to loopback: the listening server sees no connection', async () => {
     const server = await startServer((_req, res) => res.writeHead(200).end());
     const dns = fakeDns({ 'rebind.test': ['127.0.0.1'] });
-    const result = await postWebhook(`https://rebind.test:${server.port}/`, '{}', {}, { allowOrigins: [], lookup: dns.lookup });
+    // The server's port allowed (not its origin), so that only the address can refuse it.
+    const ports = [String(server.port)];
+    const result = await postWebhook(`https://rebind.test:${server.port}/`, '{}', {}, { allowOrigins: [], lookup: dns.lookup, ports });
     expect(result).toMatchObject({ ok: false, status: null, error: 'url resolves to a loopback address (127.0.0.1)' });
     expect(server.connections()).toBe(0);
   });
@@ -406,7 +426,8 @@ describe('postWebhook connects to the address it vetted', () => {
     let answered = 0;
     const dns = fakeDns({ 'rebind.test': () => (answered++ === 0 ? [PUBLIC_V4] : ['127.0.0.1']) });
     const started = Date.now();
-    const result = await postWebhook(`https://rebind.test:${server.port}/`, '{}', {}, { allowOrigins: [], lookup: dns.lookup, timeoutMs: 300 });
+    const ports = [String(server.port)];
+    const result = await postWebhook(`https://rebind.test:${server.port}/`, '{}', {}, { allowOrigins: [], lookup: dns.lookup, timeoutMs: 300, ports });
     // The socket went to the public address (unreachable on this port, or no
     // network at all): a timeout or a connection error, never the local server.
     expect(result).toMatchObject({ ok: false, status: null });

@@ -105,6 +105,7 @@ describe('webhook endpoints', () => {
     ['https://169.254.169.254/latest/meta-data/', 'address'],
     ['https://[::ffff:7f00:1]/x', 'address'],
     ['https://localhost/x', 'localhost'],
+    ['https://hooks.example.com:22/x', 'port 22 is not allowed; webhooks go to port 443 or 8443'],
     ['not a url', 'url'],
     ['', 'url'],
   ])('refuses %s with 400 invalid_request naming url', async (url, word) => {

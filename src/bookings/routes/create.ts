@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Email, errorResponses, IdempotencyHeaders, Lang } from '../../http/schemas.ts';
+import { Email, errorResponses, IdempotencyHeaders, Lang, OneLine } from '../../http/schemas.ts';
 import { Booking } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { idempotent, type Once } from '../../http/idempotency.ts';
@@ -17,7 +17,7 @@ export const CreateBookingBody = z.object({
   event: z.string().max(100).optional().describe('The event slug on that page'),
   start: z.iso.datetime({ offset: true }).describe('A free slot (GET /v1/event-types/{id}/slots), ISO 8601'),
   guest: z.object({
-    name: z.string().min(1).max(80),
+    name: OneLine((s) => s.min(1).max(80)),
     email: Email,
     speak: Lang,
     hear: Lang.optional(),

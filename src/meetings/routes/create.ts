@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Email, errorResponses, IdempotencyHeaders, Lang } from '../../http/schemas.ts';
+import { Email, errorResponses, IdempotencyHeaders, Lang, OneLine } from '../../http/schemas.ts';
 import { Room } from '../../rooms/schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { idempotent } from '../../http/idempotency.ts';
@@ -9,7 +9,7 @@ import { isValidZone } from '../../bookings/slots.ts';
 import type { Services } from '../../services.ts';
 
 export const CreateMeetingBody = z.object({
-  title: z.string().min(1).max(120),
+  title: OneLine((s) => s.min(1).max(120)),
   starts_at: z.iso.datetime({ offset: true }).describe('ISO 8601 with a time zone offset (Z or +hh:mm); not in the past'),
   duration_min: z.int().min(5).max(720).default(30),
   invitees: z.array(Email).max(100).default([]).describe('E-mail addresses; each is sent an invitation with a calendar file'),

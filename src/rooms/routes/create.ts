@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses, IdempotencyHeaders, Lang, optionalBody } from '../../http/schemas.ts';
+import { errorResponses, IdempotencyHeaders, Lang, OneLine, optionalBody } from '../../http/schemas.ts';
 import { Room } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { idempotent } from '../../http/idempotency.ts';
@@ -8,7 +8,7 @@ import { createRoom } from '../rooms.ts';
 import type { Services } from '../../services.ts';
 
 export const CreateRoomBody = z.object({
-  title: z.string().max(120).default(''),
+  title: OneLine((s) => s.max(120)).default(''),
   visibility: z.enum(['private', 'public']).default('private'),
   langs: z.array(Lang).max(20).default([]).describe('Languages expected; helps warm-up'),
 });

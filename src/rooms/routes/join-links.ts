@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses, IdParams, Lang, optionalBody } from '../../http/schemas.ts';
+import { errorResponses, IdParams, Lang, OneLine, optionalBody } from '../../http/schemas.ts';
 import { JoinLink } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { createJoinLink } from '../join-links.ts';
 import type { Services } from '../../services.ts';
 
 const Body = z.object({
-  name: z.string().min(1).max(80).optional().describe('Name prefilled for the participant'),
+  name: OneLine((s) => s.min(1).max(80)).optional().describe('Name prefilled for the participant'),
   speak: Lang.optional().describe('Language prefilled for speaking'),
   hear: Lang.optional().describe('Language prefilled for hearing'),
 });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses, IdempotencyHeaders, IdParams, Lang } from '../../http/schemas.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, Lang, OneLine } from '../../http/schemas.ts';
 import { Session, SESSION_ROUTE, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { idempotent } from '../../http/idempotency.ts';
@@ -8,7 +8,7 @@ import { joinRoom } from '../join.ts';
 import type { RouteDeps } from '../../routes.ts';
 
 export const JoinBody = z.object({
-  name: z.string().min(1).max(80).optional().describe('Shown with an AI badge; default "Tolk Assistant"'),
+  name: OneLine((s) => s.min(1).max(80)).optional().describe('Shown with an AI badge; default "Tolk Assistant"'),
   speak_lang: Lang,
   hear_lang: Lang,
   voice_id: z.string().max(100).optional(),

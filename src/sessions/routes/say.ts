@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses, IdParams, Lang } from '../../http/schemas.ts';
+import { errorResponses, FreeText, IdParams, Lang } from '../../http/schemas.ts';
 import { SESSION_ROUTE, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { say } from '../say.ts';
 import type { RouteDeps } from '../../routes.ts';
 
-export const SayBody = z.object({ text: z.string().min(1).max(1000), lang: Lang.optional().describe("Language of text; default the session's speak_lang") });
+export const SayBody = z.object({ text: FreeText((s) => s.min(1).max(1000)), lang: Lang.optional().describe("Language of text; default the session's speak_lang") });
 export const SayResult = z.object({
   utterance_id: z.string(), queued_ms: z.int(), charged_seconds: z.int(), livemode: z.boolean(),
   voice_id: z.string().nullable().describe('The voice it is spoken with: the session\'s voice_id, or null for the default voice (none chosen, or the chosen voice was revoked since)'),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { Email, errorResponses, IdempotencyHeaders, Lang } from '../../http/schemas.ts';
+import { Email, errorResponses, IdempotencyHeaders, Lang, OneLine } from '../../http/schemas.ts';
 import { Voice } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { idempotent } from '../../http/idempotency.ts';
@@ -8,10 +8,10 @@ import { requestVoice } from '../voices.ts';
 import type { Services } from '../../services.ts';
 
 export const CloneVoiceBody = z.object({
-  name: z.string().min(1).max(60),
+  name: OneLine((s) => s.min(1).max(60)),
   language: Lang.describe('The voice\'s language; the consent sentence is read in it (pt, en and es; other languages read the English one)'),
   person: z.object({
-    name: z.string().min(1).max(80),
+    name: OneLine((s) => s.min(1).max(80)),
     email: Email.describe('The consent link and a one-time code go to this address; answers show it masked'),
   }),
   purpose: z.string().min(1).max(300).optional().describe('Why you ask for this voice, in your words: shown to the person on the consent page and in the mail'),

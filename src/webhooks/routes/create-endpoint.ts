@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorResponses } from '../../http/schemas.ts';
+import { errorResponses, OneLine } from '../../http/schemas.ts';
 import { EventTypeName, WebhookEndpointWithSecret, WEBHOOKS_ROUTE, WEBHOOKS_TAG } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { createEndpoint } from '../endpoints.ts';
@@ -16,7 +16,7 @@ export default function register(app: FastifyInstance, s: Services) {
       body: z.object({
         url: z.string().max(2000),
         events: z.array(EventTypeName).min(1).max(100),
-        description: z.string().max(200).optional(),
+        description: OneLine((s) => s.max(200)).optional(),
       }),
       response: { 201: WebhookEndpointWithSecret, ...errorResponses },
     },
