@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
+import { readSse, type Sse } from '../helpers/sse.ts';
 import { createEventType } from '../../src/cli/admin.ts';
 import { PUBLIC_LIMITS } from '../../src/config.ts';
 import { WINDOW_DAYS } from '../../src/bookings/bookings.ts';
@@ -221,8 +222,6 @@ describe('a booking is inside the window the page offers', () => {
   });
 });
 
-type Sse = { event: string; id?: string; data: any };
-
 /** A page's stream, read until closed: its events as they arrive. */
 function stream(base: string, roomId: string, p: { id: string; secret: string }, o: { after?: number; lastEventId?: string } = {}) {
   const events: Sse[] = [];
@@ -233,28 +232,7 @@ function stream(base: string, roomId: string, p: { id: string; secret: string },
       signal: ctl.signal, headers: o.lastEventId !== undefined ? { 'last-event-id': o.lastEventId } : {},
     })) as unknown as TestResponse & { body: ReadableStream<Uint8Array> };
     if (res.status !== 200) return { status: res.status, body: await res.json(), retryAfter: res.headers.get('retry-after') };
-    void (async () => {
-      const reader = res.body!.getReader();
-      const dec = new TextDecoder();
-      let buf = '';
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const e: Sse = { event: 'message', data: null };
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) e.event = line.slice(7);
-            else if (line.startsWith('id: ')) e.id = line.slice(4);
-            else if (line.startsWith('data: ')) e.data = JSON.parse(line.slice(6));
-          }
-          if (e.data !== null) events.push(e);
-        }
-      }
-    })();
+    void readSse(res.body, (e) => events.push(e));
     return { status: 200, body: null, retryAfter: null };
   })();
   const phrases = () => events.filter((e) => e.event === 'phrase').map((e) => e.data);

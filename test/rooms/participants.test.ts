@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
+import { readSse, type Sse } from '../helpers/sse.ts';
 import { sweepAbsent } from '../../src/rooms/participants.ts';
 
 // People on a room's page (src/rooms/participants.ts, page.ts, stream.ts)
@@ -24,8 +25,6 @@ afterAll(async () => {
 
 const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
 
-type Sse = { event: string; id?: string; data: any };
-
 /** A page's stream: the events as they arrive, and what it is waiting for. */
 function openStream(base: string, roomId: string, p: { id: string; secret: string }, headers: Record<string, string> = {}) {
   const events: Sse[] = [];
@@ -39,26 +38,7 @@ function openStream(base: string, roomId: string, p: { id: string; secret: strin
       return;
     }
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const reader = res.body!.getReader();
-    const dec = new TextDecoder();
-    let buf = '';
-    for (;;) {
-      const { value, done: eof } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (eof) break;
-      buf += dec.decode(value, { stream: true });
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const e: Sse = { event: 'message', data: null };
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event: ')) e.event = line.slice(7);
-          else if (line.startsWith('id: ')) e.id = line.slice(4);
-          else if (line.startsWith('data: ')) e.data = JSON.parse(line.slice(6));
-        }
-        if (e.data !== null) events.push(e);
-      }
-    }
+    await readSse(res.body!, (e) => events.push(e));
     ended = true;
   })().catch(() => { ended = true; });
   /** Who the page knows is here: the list it was sent, then who came and went. */
