@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
@@ -65,7 +67,49 @@ const Env = z.object({
     .refine((list) => list.every(isAddressOrCidr), 'must be addresses or CIDRs separated by commas, e.g. 10.0.0.0/8,::1'),
   // `off`: a public room's url alone no longer lets anyone in; people need a join link, as for a private room.
   TOLK_ANONYMOUS_JOIN: z.enum(['on', 'off']).default('on'),
+  // Translation engines, in order (operator.md, Engines): NAME or NAME=URL. Unset: apertium when
+  // apertium-apy is installed, else none; empty: none.
+  TOLK_TRANSLATE: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const list = (v ?? (apyInstalled() ? 'apertium' : '')).split(',').map((x) => x.trim()).filter(Boolean);
+      const out: TranslateEngine[] = [];
+      for (const item of list) {
+        const m = /^(apertium|libretranslate|deepl|openai)(?:=(https?:\/\/\S+))?$/.exec(item);
+        if (!m) {
+          ctx.addIssue({ code: 'custom', message: `'${item}' is not an engine: name apertium[=URL], libretranslate=URL, deepl, openai=URL` });
+          return z.NEVER;
+        }
+        const name = m[1] as TranslateEngine['name'];
+        if ((name === 'libretranslate' || name === 'openai') && !m[2]) {
+          ctx.addIssue({ code: 'custom', message: `${name} needs its address: ${name}=https://...` });
+          return z.NEVER;
+        }
+        out.push({ name, ...(m[2] ? { url: m[2] } : {}) });
+      }
+      return out;
+    }),
+  TOLK_TRANSLATE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  LIBRETRANSLATE_API_KEY: z.string().optional(),
+  DEEPL_API_KEY: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  TOLK_OPENAI_TRANSLATE_MODEL: z.string().default('gpt-4o-mini'),
 });
+
+export type TranslateEngine = { name: 'apertium' | 'libretranslate' | 'deepl' | 'openai'; url?: string };
+
+/** Whether apertium-apy is on PATH (TOLK_TRANSLATE's default). */
+function apyInstalled(): boolean {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
+    try {
+      if (dir) { fs.accessSync(path.join(dir, 'apertium-apy'), fs.constants.X_OK); return true; }
+    } catch {
+      // Not in this folder.
+    }
+  }
+  return false;
+}
 
 function isAddressOrCidr(v: string): boolean {
   try {
@@ -175,6 +219,12 @@ export type Config = {
   anonymousJoin: boolean;
   /** What anonymous visitors may do (no environment variables: tests change them). */
   publicLimits: PublicLimits;
+  /** TOLK_TRANSLATE: the translation engines in order (engines/translate). */
+  translate: TranslateEngine[];
+  /** One translation request's time limit. */
+  translateTimeoutMs: number;
+  /** The engines' keys and the OpenAI-compatible model (never logged). */
+  engineKeys: { libretranslate?: string; deepl?: string; openai?: string; openaiTranslateModel: string };
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -216,6 +266,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustedProxies: e.TOLK_TRUSTED_PROXIES,
     anonymousJoin: e.TOLK_ANONYMOUS_JOIN === 'on',
     publicLimits: PUBLIC_LIMITS,
+    translate: e.TOLK_TRANSLATE,
+    translateTimeoutMs: e.TOLK_TRANSLATE_TIMEOUT_MS,
+    engineKeys: {
+      ...(e.LIBRETRANSLATE_API_KEY ? { libretranslate: e.LIBRETRANSLATE_API_KEY } : {}),
+      ...(e.DEEPL_API_KEY ? { deepl: e.DEEPL_API_KEY } : {}),
+      ...(e.OPENAI_API_KEY ? { openai: e.OPENAI_API_KEY } : {}),
+      openaiTranslateModel: e.TOLK_OPENAI_TRANSLATE_MODEL,
+    },
     ...overrides,
   };
   config.publicLimits = { ...PUBLIC_LIMITS, ...overrides.publicLimits };

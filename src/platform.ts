@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { Config } from './config.ts';
 import { LOG_REDACTION } from './http/redact.ts';
+import { startTranslation, type Translation } from './engines/translate/index.ts';
 import { resolveDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, quietOutages, type Pool } from './db/pool.ts';
@@ -19,6 +20,8 @@ export type Platform = {
   log: pino.Logger;
   /** This process's call gateway (with workers). */
   gateway: CallGateway | undefined;
+  /** The translation engines (TOLK_TRANSLATE). */
+  translation: Translation;
   close: () => Promise<void>;
 };
 
@@ -38,6 +41,13 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
   } catch (err) {
     throw await fail(err);
   }
+  let translation: Translation;
+  try {
+    translation = await startTranslation(config, log);
+  } catch (err) {
+    await db.stop().catch(() => {});
+    throw new StartupError(`translation: ${(err as Error).message}`);
+  }
   const pool = createPool(db.url);
   const quiet = quietOutages(log);
   let boss: Boss;
@@ -49,14 +59,16 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     });
   } catch (err) {
     await pool.end().catch(() => {});
+    await translation.close().catch(() => {});
     throw await fail(err);
   }
   let workers: Awaited<ReturnType<typeof startWorkers>> | null = null;
   try {
-    workers = config.workers ? await startWorkers({ config, pool, boss }, db.url, { ...quiet, warn: (o, m) => log.warn(o, m), info: (o, m) => log.info(o, m) }) : null;
+    workers = config.workers ? await startWorkers({ config, pool, boss, translation }, db.url, { ...quiet, warn: (o, m) => log.warn(o, m), info: (o, m) => log.info(o, m) }) : null;
   } catch (err) {
     await boss.stop({ graceful: false }).catch(() => {});
     await pool.end().catch(() => {});
+    await translation.close().catch(() => {});
     await db.stop().catch(() => {});
     throw new StartupError(`the SIP gateway cannot start on ${config.sipListen} (TOLK_SIP_LISTEN): ${(err as Error).message}`);
   }
@@ -68,8 +80,10 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     boss,
     log,
     gateway: workers?.gateway,
+    translation,
     close: async () => {
       await workers?.stop().catch(() => {});
+      await translation.close().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
       await pool.end().catch(() => {});
       await db.stop().catch(() => {});

@@ -3,10 +3,9 @@ import type { Pool } from './db/pool.ts';
 import type { Boss } from './jobs/boss.ts';
 import type { Credential } from './credentials.ts';
 import type { Lookup } from './webhooks/outbound.ts';
-import type { Translator } from './providers/translator.ts';
+import type { Translation } from './engines/translate/index.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
-import { simulatedTranslator } from './sim/translator.ts';
 import type { CallGateway } from './calls/dialer.ts';
 
 /** What every use case needs: configuration, the pool, the job queue and the providers. */
@@ -23,8 +22,8 @@ export type Services = {
   clock?: () => Date;
   /** DNS for outgoing webhook requests; tests replace it to play hostile resolvers. */
   dnsLookup?: Lookup;
-  /** Machine translation; the simulator's unless replaced (src/providers/translator.ts). */
-  translator?: Translator;
+  /** Machine translation: TOLK_TRANSLATE's engines (engines/translate); none: only what needs no engine (sessions/translations.ts). */
+  translation?: Translation;
   /** How long text takes to say; our speaking-rate estimate unless replaced (src/providers/speech.ts). */
   speech?: Speech;
   /** This process's call gateway (SIP stack and simulated callee), when it runs workers (jobs/workers.ts). */
@@ -36,10 +35,6 @@ export type Caller = Credential;
 /** The current time as the services see it (Services.clock, else the system's). */
 export function now(s: Pick<Services, 'clock'>): Date {
   return s.clock ? s.clock() : new Date();
-}
-
-export function translatorOf(s: Services): Translator {
-  return s.translator ?? simulatedTranslator;
 }
 
 export function speechOf(s: Services): Speech {

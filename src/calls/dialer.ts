@@ -2,7 +2,8 @@ import { randomBase62 } from '../ids.ts';
 import { prepared, withTx, type Client } from '../db/pool.ts';
 import { PgListener } from '../db/listener.ts';
 import { inTx } from '../jobs/in-tx.ts';
-import { now, translatorOf, type Services } from '../services.ts';
+import { now, type Services } from '../services.ts';
+import { phraseIn } from '../sessions/translations.ts';
 import type { CallEvent } from '../../machines/call.ts';
 import { createSipSignaling } from '../../gateway/sip-stack.ts';
 import { startSimulatedCallee, type SimulatedCallee } from '../../gateway/callee.ts';
@@ -175,12 +176,17 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   /** A `say` on the call's session (its log number `seq`): spoken to the callee in the call's remote language. */
   const sayOnLine = (callId: string, seq: number, utteranceId: string) =>
     onLine(callId, utteranceId, async () => {
-      const { rows } = await s.pool.query<{ text: string; src_lang: string; remote_lang: string }>(prepared(
-        `SELECT g.text, g.src_lang, c.remote_lang FROM calls c JOIN room_segments g ON g.room_id = c.id AND g.seq = $2 WHERE c.id = $1`,
+      const { rows } = await s.pool.query<{ text: string; src_lang: string; remote_lang: string; livemode: boolean; kind: string; announced: string | null; created_at: Date }>(prepared(
+        `SELECT g.text, g.src_lang, g.kind, g.announced, g.created_at, c.remote_lang, c.livemode
+           FROM calls c JOIN room_segments g ON g.room_id = c.id AND g.seq = $2 WHERE c.id = $1`,
         [callId, seq],
       ));
       const r = rows[0];
-      return r ? { text: translatorOf(s).translate(r.text, r.src_lang, r.remote_lang), lang: r.remote_lang } : null;
+      if (!r) return null;
+      // The say in the callee's language, translated once (the session's listeners read the same); what no
+      // engine could translate is spoken as it was written, in its own language: never a marked form aloud.
+      const t = await phraseIn(s, callId, r.livemode, { seq, kind: r.kind, text: r.text, src_lang: r.src_lang, announced: r.announced, created_at: r.created_at }, r.remote_lang);
+      return t.untranslated || t.text === null ? { text: r.text, lang: r.src_lang } : { text: t.text, lang: r.remote_lang };
     });
 
   const apply = async (callId: string, event: CallEvent, answeredAt?: Date) => {

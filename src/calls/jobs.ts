@@ -40,6 +40,12 @@ export const callJobs: CapabilityJobs = {
         WHERE g.room_id = c.id AND c.ended_at < now() - interval '1 day'`,
     ),
     deleteWhere(
+      'callTranslations',
+      `DELETE FROM room_translations t USING calls c
+        WHERE t.room_id = c.id AND c.ended_at < now() - interval '1 day'
+          AND NOT EXISTS (SELECT 1 FROM transcript_segments s WHERE s.log_id = t.room_id AND s.seq = t.seq)`,
+    ),
+    deleteWhere(
       'callLogs',
       `DELETE FROM room_logs l USING calls c
         WHERE l.room_id = c.id AND c.ended_at < now() - interval '1 day'`,

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { prepared } from '../db/pool.ts';
-import { speechOf, translatorOf, type Services } from '../services.ts';
+import { speechOf, type Services } from '../services.ts';
 import type { SessionBus } from '../sessions/bus.ts';
-import { announcement, disclosure } from '../sim/phrasebook.ts';
+import { renderPhrases } from '../sessions/translations.ts';
 import { closeStreams, HEARTBEAT_MS, roomPeople, touchParticipants } from './participants.ts';
 
 // The room page's live feed (Server-Sent Events, GET /r/{id}/stream): what
@@ -28,9 +28,12 @@ import { closeStreams, HEARTBEAT_MS, roomPeople, touchParticipants } from './par
 const BATCH = 200;
 /** A feed re-reads the room at least this often without a notification (the room's end by a sweep, a lost notification). */
 const IDLE_MS = 20_000;
+/** How often a feed holding a phrase for its translation looks again without a notification. */
+const HELD_RECHECK_MS = 2000;
 
 type Conn = {
   res: ServerResponse;
+  livemode: boolean;
   /** Its row in room_streams (participants.ts openStream). */
   streamId: string;
   participantId: string;
@@ -43,7 +46,7 @@ type Conn = {
 };
 
 type Entry = {
-  seq: number; kind: string; speaker: string | null; participant_id: string; src_lang: string; text: string;
+  seq: number; kind: string; speaker: string | null; participant_id: string; src_lang: string; text: string | null;
   announced: string | null; created_at: Date;
 };
 
@@ -97,7 +100,8 @@ class Feed {
         if (this.conns.size === 0) break;
         if (!more && !this.fresh) {
           const kicker = (this.kicker = new EventEmitter());
-          await this.hub.bus.waitFor(this.roomId, IDLE_MS, mark, kicker);
+          // Held at a phrase another process is translating: look again soon (its process may have died).
+          await this.hub.bus.waitFor(this.roomId, this.heldSince !== null ? HELD_RECHECK_MS : IDLE_MS, mark, kicker);
           this.kicker = null;
         }
         this.fresh = false;
@@ -124,18 +128,23 @@ class Feed {
       roomPeople(s.pool, this.roomId),
     ]);
     const entries = log.rows.map((e) => ({ ...e, seq: Number(e.seq) }));
-    // Phrases, each translated once per language heard here.
+    // Each phrase in each language heard here, translated once (sessions/translations.ts).
+    const langs = [...new Set([...this.conns].map((c) => c.hearLang))];
+    const livemode = [...this.conns][0]?.livemode ?? false;
+    const rendered = await renderPhrases(s, this.roomId, livemode, entries, langs);
+    let held = false;
     const frames = new Map<string, string>();
-    const frameOf = (e: Entry, lang: string, own: boolean) => {
+    /** The phrase's frame for a page of lang; null while its translation is still being made elsewhere. */
+    const frameOf = (e: Entry, lang: string, own: boolean): string | null => {
       const key = `${e.seq}\n${lang}\n${own ? 1 : 0}`;
       let f = frames.get(key);
       if (f === undefined) {
-        const text = e.announced === null ? translatorOf(s).translate(e.text, e.src_lang, lang)
-          : e.kind === 'disclosure' ? disclosure(e.announced, lang) : announcement(e.announced, lang);
+        const inLang = rendered.get(e.seq, lang);
+        if (inLang === undefined) return null;
         f = frame('phrase', {
           seq: e.seq, kind: e.kind, speaker: e.speaker, participant_id: e.participant_id, ai: e.kind === 'agent', own,
-          src_lang: e.src_lang, text, original: e.text, lang,
-          duration_ms: Math.round(speechOf(s).spokenSeconds(e.text) * 1000), created_at: new Date(e.created_at).toISOString(),
+          src_lang: e.src_lang, text: inLang.text, original: e.text, lang, untranslated: inLang.untranslated,
+          duration_ms: Math.round(speechOf(s).spokenSeconds(e.text ?? '') * 1000), created_at: new Date(e.created_at).toISOString(),
         }, e.seq);
         frames.set(key, f);
       }
@@ -159,7 +168,10 @@ class Feed {
       let out = '';
       for (const e of entries) {
         if (e.seq <= c.after) continue;
-        out += frameOf(e, c.hearLang, e.participant_id === c.participantId);
+        // Held (with what follows it) until its translation is stored: that wakes this feed again.
+        const f = frameOf(e, c.hearLang, e.participant_id === c.participantId);
+        if (f === null) { held = true; break; }
+        out += f;
         c.after = e.seq;
       }
       if (!c.listed) {
@@ -178,8 +190,15 @@ class Feed {
         c.res.write(out);
       }
     }
+    // A page held at a phrase being translated elsewhere: its translation's notification wakes the
+    // feed; the time limit has passed by the next idle read at the latest (the phrase then goes untranslated).
+    if (held) this.heldSince ??= Date.now();
+    else this.heldSince = null;
     return entries.length === BATCH;
   }
+
+  /** Since when a page has been held at a phrase being translated elsewhere (null: none is). */
+  heldSince: number | null = null;
 }
 
 /** This process's room feeds and the pages connected to them. */
@@ -207,8 +226,8 @@ export class RoomHub {
   }
 
   /** A page connects: its stream starts after `after` (its last phrase). */
-  attach(roomId: string, res: ServerResponse, participant: { id: string; hear_lang: string }, after: number, streamId: string): void {
-    const c: Conn = { res, streamId, participantId: participant.id, hearLang: participant.hear_lang, after, listed: false, open: true };
+  attach(roomId: string, res: ServerResponse, participant: { id: string; hear_lang: string; livemode: boolean }, after: number, streamId: string): void {
+    const c: Conn = { res, livemode: participant.livemode, streamId, participantId: participant.id, hearLang: participant.hear_lang, after, listed: false, open: true };
     let feed = this.feeds.get(roomId);
     if (!feed) this.feeds.set(roomId, (feed = new Feed(this, roomId)));
     const f = feed;

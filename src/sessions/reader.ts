@@ -1,10 +1,9 @@
-import { LRUCache } from 'lru-cache';
 import { prepared, withTx } from '../db/pool.ts';
-import { now, translatorOf, type Caller, type Services } from '../services.ts';
+import { now, type Caller, type Services } from '../services.ts';
 import { spendVerdicts } from '../billing/limits.ts';
 import { recordUsage } from '../billing/ledger.ts';
 import { checkUsageThresholds, hasPeriodLimit } from '../billing/thresholds.ts';
-import { announcement, disclosure } from '../sim/phrasebook.ts';
+import { renderPhrases, type Rendered } from './translations.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ID_PATTERN } from '../ids.ts';
 import { sessionEnded } from './sessions.ts';
@@ -17,9 +16,11 @@ import { sessionEnded } from './sessions.ts';
 // listener wakes in the same instant: the reads queued in one turn of the
 // event loop share one query, which fetches each (room, position) once
 // however many listeners stand there, one spending check, and one metering
-// transaction. Translations into each listener's language are made as events
-// are read and kept in a cache shared by every listener of this process (safe
-// to lose: it is only a cache).
+// transaction. Each phrase is read in each listener's language as
+// translations.ts makes it (once, stored with the phrase); a phrase whose
+// translation another process is still making is held back (with what
+// follows it) until that translation is stored, which wakes the room's
+// listeners, or until the time limit passes and it goes untranslated.
 
 export const LISTEN_BATCH = 100;
 const MAX_BATCH = 2000;
@@ -39,7 +40,6 @@ const METER = `WITH l AS (
   ), u AS (
     UPDATE agent_sessions s SET metered_seq = d.upto, billed_seconds = s.billed_seconds + d.seconds FROM d WHERE s.id = d.id
   )`;
-const TRANSLATIONS_KEPT = 50_000;
 
 export type SessionEventOut = {
   id: number;
@@ -70,7 +70,6 @@ export class EventReader {
   private queue: Pending[] = [];
   private scheduled = false;
   private readonly s: Services;
-  private readonly translations = new LRUCache<string, string>({ max: TRANSLATIONS_KEPT });
 
   constructor(s: Services) {
     this.s = s;
@@ -100,18 +99,6 @@ export class EventReader {
     }
   }
 
-  /** The entry in `lang`: an announcement or a call's AI disclosure in its own wording, anything else translated (once per process). */
-  private inLang(logId: string, e: Entry & { text: string }, lang: string): string {
-    const key = `${logId}\n${e.seq}\n${lang}`;
-    let text = this.translations.get(key);
-    if (text === undefined) {
-      text = e.announced === null ? translatorOf(this.s).translate(e.text, e.src_lang, lang)
-        : e.kind === 'disclosure' ? disclosure(e.announced, lang) : announcement(e.announced, lang);
-      this.translations.set(key, text);
-    }
-    return text;
-  }
-
   private async run(batch: Pending[]): Promise<void> {
     const { rows } = await this.s.pool.query<Row>(prepared(
       `WITH w AS (
@@ -131,6 +118,19 @@ export class EventReader {
     ));
     const logs = new Map<string, Entry[]>();
     for (const r of rows) if (r.i === null) logs.set(`${r.log_id}\n${r.after}`, r.entries ?? []);
+    // Each log's phrases in the languages its readers hear: once per log for the whole batch.
+    const perLog = new Map<string, { entries: Map<number, Entry>; langs: Set<string>; livemode: boolean }>();
+    for (const r of rows) {
+      if (r.i === null || r.hear_lang === null) continue;
+      let l = perLog.get(r.log_id);
+      if (!l) perLog.set(r.log_id, (l = { entries: new Map(), langs: new Set(), livemode: batch[r.i - 1]!.cred.livemode }));
+      l.langs.add(r.hear_lang);
+      for (const e of logs.get(`${r.log_id}\n${r.after}`) ?? []) l.entries.set(e.seq, e);
+    }
+    const rendered = new Map<string, Rendered>();
+    await Promise.all([...perLog].map(async ([logId, l]) => {
+      rendered.set(logId, await renderPhrases(this.s, logId, l.livemode, [...l.entries.values()], [...l.langs]));
+    }));
     // Each read's answer and its session's room; null: no such session of the caller's (404).
     const results: Array<ReadResult | null> = batch.map(() => null);
     const rooms: Array<string | null> = batch.map(() => null);
@@ -153,7 +153,7 @@ export class EventReader {
       const key = own ? null : `${r.log_id}\n${r.after}\n${r.hear_lang}\n${end}\n${r.status}\n${p.cursor}`;
       let built = key === null ? undefined : shared.get(key);
       if (built === undefined) {
-        built = this.build(r, p, entries, end);
+        built = this.build(r, p, entries, end, rendered.get(r.log_id)!);
         if (key !== null) shared.set(key, built);
       }
       results[k] = built.out;
@@ -176,24 +176,35 @@ export class EventReader {
     });
   }
 
-  /** The answer of one read: the window's entries up to end, less the session's own phrases, in its language. */
-  private build(r: Row, p: Pending, entries: Entry[], end: number): Built {
+  /**
+   * The answer of one read: the window's entries up to end, less the
+   * session's own phrases, in its language; it stops before a phrase whose
+   * translation another reader is still making.
+   */
+  private build(r: Row, p: Pending, entries: Entry[], end: number, rendered: Rendered): Built {
     const events: SessionEventOut[] = [];
     let examined = 0;
     for (const e of entries) {
       if (e.seq > end) break;
+      if (e.kind === 'agent' && e.session_id === p.sessionId) {
+        examined = e.seq;
+        continue;
+      }
+      const inLang = rendered.get(e.seq, r.hear_lang!);
+      if (inLang === undefined) break;
       examined = e.seq;
-      if (e.kind === 'agent' && e.session_id === p.sessionId) continue;
       // A digit the callee pressed (RFC 4733) is a `dtmf` event: the digit as they sent it, how long they held it.
       const dtmf = e.kind === 'dtmf';
       const meta: Record<string, unknown> = { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang };
       if (e.audio_ms !== null) meta[dtmf ? 'duration_ms' : 'audio_ms'] = e.audio_ms;
+      // No engine could put it in the listener's language: it comes as it was said (live) or marked (test).
+      if (inLang.untranslated) meta.untranslated = true;
       events.push({
         id: e.seq,
         type: dtmf ? 'dtmf' : 'segment.final',
         speaker: e.speaker,
         src_lang: e.src_lang,
-        untrusted_content: { text: e.text, text_in_hear_lang: e.text === null || dtmf ? e.text : this.inLang(r.log_id, e as Entry & { text: string }, r.hear_lang!) },
+        untrusted_content: { text: e.text, text_in_hear_lang: inLang.text },
         meta,
         created_at: new Date(e.created_at).toISOString(),
       });

@@ -1,7 +1,6 @@
 import {
   ANNOUNCEMENT, PHRASES, REPLY_INDICES, SUPPORTED_LANGS, fillName, isSupportedLang, markUntranslated, normaliseLang, parseUntranslated,
 } from './phrasebook.ts';
-import type { Translator } from '../providers/translator.ts';
 
 // Test-mode translation (operator.md, Test-mode simulator): robots speak from
 // the phrasebook, whose phrases have real translations; anything else (an
@@ -10,7 +9,9 @@ import type { Translator } from '../providers/translator.ts';
 //     [<from>→<to>] <original text, verbatim>      e.g. "[en→de] See you at noon"
 //
 // Everything here is deterministic: same input, same output, on every process.
-// The interface it implements is src/providers/translator.ts.
+// In test mode it is the engine of the phrasebook's lines (known()); the
+// marked form is what test mode shows where no translation engine covers a
+// pair (sessions/translations.ts).
 
 export { SUPPORTED_LANGS, markUntranslated, normaliseLang, parseUntranslated, isSupportedLang };
 
@@ -51,7 +52,13 @@ export function phraseIndexOf(text: string, lang: string): number | undefined {
  *    phrase in to. Likewise the announcement, with its name kept.
  * 4. Otherwise the marked form `[from→to] text` (text verbatim).
  */
-export class SimulatedTranslator implements Translator {
+export class SimulatedTranslator {
+  /** The phrasebook's translation of text (a robot's line, an announcement), or null for any other text. */
+  known(text: string, from: string, to: string): string | null {
+    const out = this.translate(text, from, to);
+    return out === markUntranslated(text, normaliseLang(from), normaliseLang(to)) ? null : out;
+  }
+
   translate(text: string, from: string, to: string): string {
     const src = normaliseLang(from);
     const dst = normaliseLang(to);

@@ -1,7 +1,8 @@
 import type { Sql, Writes } from '../db/writes.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
-import { translatorOf, type Caller, type Services } from '../services.ts';
+import { type Caller, type Services } from '../services.ts';
+import { renderAll, type InLang, type Phrase } from '../sessions/translations.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 
 // Transcripts (api.md: Transcript, the Transcripts endpoints). Written when an
@@ -34,8 +35,8 @@ export function planTranscript(w: Writes, session: EndedSession): void {
   const sessionId = w.p(session.id, '::text');
   const seg = w.name('seg');
   const tr = w.name('tr');
-  w.with(seg, `INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at)
-     SELECT ${id}, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at
+  w.with(seg, `INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at, log_id, seq, kind, announced)
+     SELECT ${id}, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at, room_id, seq, kind, announced
        FROM room_segments WHERE room_id = ${w.p(session.log_id)} AND seq > ${w.p(session.from_seq)} AND seq <= ${w.value(session.to_seq)} AND kind <> 'dtmf'
      RETURNING 1`);
   w.with(tr, `INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
@@ -95,11 +96,20 @@ export async function getTranscript(s: Services, cred: Caller, id: string, lang?
   if (!t) throw notFound('transcript', id);
   const target = lang ?? t.lang;
   assertLanguagesAllowed(cred, 'lang', [target]);
-  const segs = await s.pool.query<{ speaker: string | null; src_lang: string | null; text: string | null; at: Date }>(
-    `SELECT speaker, src_lang, text, at FROM transcript_segments WHERE transcript_id = $1 ORDER BY n`,
+  const segs = await s.pool.query<{ speaker: string | null; src_lang: string | null; text: string | null; at: Date; log_id: string | null; seq: string | null; kind: string | null; announced: string | null }>(
+    `SELECT speaker, src_lang, text, at, log_id, seq, kind, announced FROM transcript_segments WHERE transcript_id = $1 ORDER BY n`,
     [id],
   );
-  const tr = translatorOf(s);
+  // In the asked language through the room's log: each phrase translated once, whoever reads it (sessions/translations.ts).
+  const byLog = new Map<string, Phrase[]>();
+  for (const r of segs.rows) {
+    if (r.log_id === null || r.seq === null || r.src_lang === null) continue;
+    const list = byLog.get(r.log_id) ?? [];
+    list.push({ seq: Number(r.seq), kind: r.kind ?? 'person', text: r.text, src_lang: r.src_lang, announced: r.announced, created_at: r.at });
+    byLog.set(r.log_id, list);
+  }
+  const rendered = new Map<string, (seq: number) => InLang>();
+  await Promise.all([...byLog].map(async ([logId, phrases]) => rendered.set(logId, await renderAll(s, logId, t.livemode, phrases, target))));
   return {
     id: t.id,
     room_id: t.room_id,
@@ -108,7 +118,10 @@ export async function getTranscript(s: Services, cred: Caller, id: string, lang?
     segments: segs.rows.map((r) => ({
       speaker: r.speaker,
       src_lang: r.src_lang,
-      untrusted_content: { text: r.text, text_in_lang: r.text === null || r.src_lang === null ? r.text : tr.translate(r.text, r.src_lang, target) },
+      untrusted_content: {
+        text: r.text,
+        text_in_lang: r.text === null || r.src_lang === null || r.log_id === null || r.seq === null ? r.text : rendered.get(r.log_id)!(Number(r.seq)).text,
+      },
       at: r.at.toISOString(),
     })),
   };

@@ -6,6 +6,7 @@ import { createPool, type Pool } from '../../src/db/pool.ts';
 import { startBoss, type Boss } from '../../src/jobs/boss.ts';
 import { startWorkers, type Workers } from '../../src/jobs/workers.ts';
 import { buildApp } from '../../src/app.ts';
+import { startTranslation } from '../../src/engines/translate/index.ts';
 import { createKey, createOrg, type KeyOptions } from '../../src/cli/admin.ts';
 import { adminQuery, withDatabase } from './pg.ts';
 import { releaseDatabase } from './databases.ts';
@@ -65,13 +66,15 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const db = opts.db ?? (await createTestDatabase());
   const config = loadConfig(
-    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0' },
+    // No translation engine unless the test names one (config.translate: test/helpers/apertium.ts).
+    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0', TOLK_TRANSLATE: '' },
     // The SIP gateway on a free port: test apps run side by side.
     { databaseUrl: db.url, workers: opts.workers ?? false, sipListen: '127.0.0.1:0', ...opts.config },
   );
   const pool = createPool(db.url, 10);
   const boss = await startBoss(db.url, { workers: config.workers, monitorSeconds: config.jobMonitorSeconds, onError: () => {} });
-  const services: Services = { config, pool, boss, clock: opts.clock, dnsLookup: opts.dnsLookup };
+  const translation = config.translate.length > 0 ? await startTranslation(config, { warn: () => {}, info: () => {} }) : undefined;
+  const services: Services = { config, pool, boss, clock: opts.clock, dnsLookup: opts.dnsLookup, translation };
   const workers = config.workers ? await startWorkers(services, db.url, { error: () => {} }) : null;
   const app = await buildApp({ ...services, databaseUrl: db.url });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -104,6 +107,7 @@ export async function startTestApp(
     close: async () => {
       await workers?.stop();
       await app.close();
+      await translation?.close();
       await boss.stop({ graceful: false }).catch(() => {});
       await pool.end();
       // A database passed in is the caller's to release. This one is dropped

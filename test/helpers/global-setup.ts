@@ -2,12 +2,15 @@ import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { migrate } from '../../src/db/migrate.ts';
 import { startBoss } from '../../src/jobs/boss.ts';
+import { findApy, startApy } from '../../src/engines/translate/apy.ts';
 import { LOCAL_ADMIN_URL, adminQuery, findPostgres, templateName, withDatabase } from './pg.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     adminUrl: string;
     template: string;
+    /** Apertium's HTTP server (apertium-apy) for the whole run; empty when it is not installed. */
+    apertiumUrl: string;
   }
 }
 
@@ -42,7 +45,11 @@ export default async function setup(project: TestProject) {
   }
   project.provide('adminUrl', adminUrl);
   project.provide('template', template);
+  // One APY for every test that translates for real (test/helpers/apertium.ts fails those tests when it is missing).
+  const apy = (await findApy()) ? await startApy() : null;
+  project.provide('apertiumUrl', apy?.url ?? '');
   return async () => {
+    await apy?.stop();
     await stop();
   };
 }

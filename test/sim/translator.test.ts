@@ -3,13 +3,12 @@ import { ANNOUNCEMENT, PHRASES, REPLY_INDICES, REPLY_PHRASES, SUPPORTED_LANGS, a
 import {
   PHRASE_ORDER, REPLY_ORDER, SimulatedTranslator, markUntranslated, normaliseLang, robotPhrase, robotReply, simulatedTranslator,
 } from '../../src/sim/translator.ts';
-import type { Translator } from '../../src/providers/translator.ts';
 import { SPEAKING_RATE_CHARS_PER_SECOND, spokenSeconds } from '../../src/providers/speech.ts';
 
 // The test-mode translation simulator: real translations for phrasebook
 // phrases, a marked deterministic form for everything else.
 
-const tr: Translator = simulatedTranslator;
+const tr: SimulatedTranslator = simulatedTranslator;
 const REQUIRED = ['en', 'es', 'pt', 'fr', 'de'] as const;
 const en = (i: number) => PHRASES[i]!.en!;
 

@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+
+// `apertium` without a URL in TOLK_TRANSLATE: the service runs Apertium's
+// HTTP server (apertium-apy, Debian's package of that name, with the pairs
+// installed beside it) itself, like the embedded PostgreSQL: its own process
+// group, on a free loopback port, stopped with the server. A machine without
+// it gets one clear line, never a silent fallback.
+
+/** Where Debian's pairs put their modes (apertium-eng-spa, apertium-es-pt, ...). */
+export const APERTIUM_MODES = '/usr/share/apertium/modes';
+
+/** The apertium-apy executable on PATH, or null. */
+export async function findApy(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  for (const dir of (env.PATH ?? '/usr/bin:/bin').split(':')) {
+    if (!dir) continue;
+    const file = path.join(dir, 'apertium-apy');
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {
+      // Not here.
+    }
+  }
+  return null;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export type ApyProcess = { url: string; stop: () => Promise<void> };
+
+/**
+ * Starts apertium-apy on a free loopback port and waits until it lists its
+ * pairs. Rejects with a sentence for the operator when it is not installed
+ * or does not come up within timeoutMs.
+ */
+export async function startApy(o: { timeoutMs?: number; modes?: string } = {}): Promise<ApyProcess> {
+  const bin = await findApy();
+  if (!bin) {
+    throw new Error('TOLK_TRANSLATE names apertium without a URL, and apertium-apy is not installed: install Debian\'s apertium-apy and pairs (apt-get install apertium-apy apertium-eng-spa apertium-es-pt), or give its address: TOLK_TRANSLATE=apertium=http://HOST:2737');
+  }
+  const port = await freePort();
+  const modes = o.modes ?? APERTIUM_MODES;
+  // -j1: one HTTP process (it forks its translation pipelines per pair as they are used); -t: its own per-request limit.
+  const child: ChildProcess = spawn(bin, ['-p', String(port), '-j', '1', '-t', '20', modes], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000); });
+  let exited: number | null = null;
+  child.once('exit', (code) => { exited = code ?? -1; });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (exited !== null || child.pid === undefined) return;
+    const gone = new Promise<void>((r) => child.once('exit', () => r()));
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const killer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 3000);
+    await gone;
+    clearTimeout(killer);
+  };
+  const deadline = Date.now() + (o.timeoutMs ?? 30_000);
+  for (;;) {
+    if (exited !== null) throw new Error(`apertium-apy stopped as it started (exit ${exited}): ${stderr.trim().split('\n').pop() ?? ''}`);
+    try {
+      const res = await fetch(`${url}/listPairs`, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return { url, stop };
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`apertium-apy did not answer on ${url} within ${(o.timeoutMs ?? 30_000) / 1000} s`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,196 @@
+import { baseLang, EngineError, type TranslationEngine } from './engine.ts';
+
+// The engines of TOLK_TRANSLATE in their order, as one translator: a
+// language pair goes to the first engine that covers it, directly or through
+// a pivot language (Apertium has en→es and es→pt but no en→pt: en→es→pt).
+// Every request has a timeout and at most one retry (a failure that may
+// pass, no Retry-After); each engine has a circuit breaker (after
+// BREAKER_FAILURES failures in a row it is left alone for BREAKER_OPEN_MS,
+// or as long as its Retry-After asks, then one request tries it again), and
+// what an engine could not do falls through to the next engine that covers
+// it. What no engine did comes back null: the caller passes the text on
+// untranslated and flagged. The breakers' state lives in this process (it is
+// only a guard, safe to lose); each change of state is a log line.
+
+export type ChainOptions = {
+  /** One request's limit (default 5 s). */
+  timeoutMs?: number;
+  /** Retries of a request that failed in a way that may pass (default 1). */
+  retries?: number;
+  breakerFailures?: number;
+  breakerOpenMs?: number;
+  log?: { warn: (o: object, m: string) => void; info: (o: object, m: string) => void };
+  now?: () => number;
+};
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** One engine's circuit breaker. */
+export class Breaker {
+  state: BreakerState = 'closed';
+  private failures = 0;
+  private openUntil = 0;
+  private trial = false;
+  private readonly engine: string;
+  private readonly o: Required<Pick<ChainOptions, 'breakerFailures' | 'breakerOpenMs' | 'now'>> & Pick<ChainOptions, 'log'>;
+
+  constructor(engine: string, o: Required<Pick<ChainOptions, 'breakerFailures' | 'breakerOpenMs' | 'now'>> & Pick<ChainOptions, 'log'>) {
+    this.engine = engine;
+    this.o = o;
+  }
+
+  /** Whether a request may go to the engine now (half open: one trial at a time). */
+  allow(): boolean {
+    if (this.state === 'closed') return true;
+    if (this.state === 'open') {
+      if (this.o.now() < this.openUntil) return false;
+      this.set('half_open', {});
+    }
+    if (this.trial) return false;
+    this.trial = true;
+    return true;
+  }
+
+  success(): void {
+    this.failures = 0;
+    this.trial = false;
+    if (this.state !== 'closed') this.set('closed', {});
+  }
+
+  failure(err: EngineError): void {
+    this.failures++;
+    this.trial = false;
+    const asked = err.retryAfterMs ?? 0;
+    if (this.state === 'half_open' || this.failures >= this.o.breakerFailures || asked > 0) {
+      const ms = Math.max(this.o.breakerOpenMs, asked);
+      this.openUntil = this.o.now() + ms;
+      this.set('open', { for_ms: ms, error: err.message });
+    }
+  }
+
+  /** Milliseconds until an open breaker lets a trial through (0 otherwise). */
+  openFor(): number {
+    return this.state === 'open' ? Math.max(0, this.openUntil - this.o.now()) : 0;
+  }
+
+  private set(state: BreakerState, detail: object): void {
+    const from = this.state;
+    this.state = state;
+    const line = { engine: this.engine, breaker: state, was: from, ...detail };
+    if (state === 'open') this.o.log?.warn(line, `translation engine ${this.engine}: breaker open`);
+    else this.o.log?.info(line, `translation engine ${this.engine}: breaker ${state.replace('_', ' ')}`);
+  }
+}
+
+/** How a pair is translated by one engine: directly (via null) or through a pivot language. */
+export type Route = { engine: TranslationEngine; via: string | null };
+
+/** Pivot languages tried, in order, when no engine has the pair itself. */
+const PIVOTS = ['en', 'es', 'fr', 'de', 'pt', 'it'];
+
+export class TranslationChain {
+  readonly engines: readonly TranslationEngine[];
+  readonly breakers = new Map<TranslationEngine, Breaker>();
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+
+  constructor(engines: TranslationEngine[], o: ChainOptions = {}) {
+    this.engines = engines;
+    this.timeoutMs = o.timeoutMs ?? 5000;
+    this.retries = o.retries ?? 1;
+    const b = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
+    for (const e of engines) this.breakers.set(e, new Breaker(e.name, b));
+  }
+
+  /** How an engine would translate from → to: directly, else through a pivot it covers both ways. */
+  private routeIn(e: TranslationEngine, from: string, to: string, prefer: readonly string[] = []): Route | null {
+    if (e.covers(from, to)) return { engine: e, via: null };
+    for (const via of [...prefer, ...PIVOTS]) {
+      if (baseLang(via) === baseLang(from) || baseLang(via) === baseLang(to)) continue;
+      if (e.covers(from, via) && e.covers(via, to)) return { engine: e, via };
+    }
+    return null;
+  }
+
+  /** The first engine (in TOLK_TRANSLATE's order) that covers from → to, directly or through a pivot; null: none. */
+  route(from: string, to: string): Route | null {
+    if (baseLang(from) === baseLang(to)) return null;
+    for (const e of this.engines) {
+      const r = this.routeIn(e, from, to);
+      if (r) return r;
+    }
+    return null;
+  }
+
+  /** Whether some engine translates from → to (whatever its breaker says now). */
+  covers(from: string, to: string): boolean {
+    return this.route(from, to) !== null;
+  }
+
+  /**
+   * `text` in each language of `targets`: the translation, or null where no
+   * engine could (none covers the pair, or every one that does failed).
+   * Never rejects. A language equal to `from` is the text itself.
+   */
+  async translate(text: string, from: string, targets: readonly string[]): Promise<Record<string, string | null>> {
+    const out: Record<string, string | null> = {};
+    let left = [...new Set(targets)].filter((t) => {
+      if (baseLang(t) !== baseLang(from)) return true;
+      out[t] = text;
+      return false;
+    });
+    for (const e of this.engines) {
+      if (left.length === 0) break;
+      const direct = left.filter((t) => e.covers(from, t));
+      // Through a pivot: a target of this phrase first (its translation is made anyway).
+      const pivoted = new Map<string, string[]>();
+      for (const t of left) {
+        if (direct.includes(t)) continue;
+        const r = this.routeIn(e, from, t, direct);
+        if (r?.via) pivoted.set(r.via, [...(pivoted.get(r.via) ?? []), t]);
+      }
+      if (direct.length === 0 && pivoted.size === 0) continue;
+      const breaker = this.breakers.get(e)!;
+      if (!breaker.allow()) continue;
+      const first = [...new Set([...direct, ...pivoted.keys()])];
+      const got = await this.call(e, breaker, text, from, first);
+      if (got === null) continue;
+      for (const t of direct) out[t] = got[t] ?? null;
+      for (const [via, group] of pivoted) {
+        const mid = got[via];
+        if (typeof mid !== 'string') continue;
+        if (!breaker.allow()) continue;
+        const second = await this.call(e, breaker, mid, via, group);
+        if (second) for (const t of group) if (typeof second[t] === 'string') out[t] = second[t]!;
+      }
+      left = left.filter((t) => typeof out[t] !== 'string');
+    }
+    for (const t of left) out[t] = null;
+    return out;
+  }
+
+  /** One engine request with its timeout and retry; null when it failed (the breaker told). */
+  private async call(e: TranslationEngine, breaker: Breaker, text: string, from: string, to: string[]): Promise<Record<string, string> | null> {
+    for (let attempt = 0; ; attempt++) {
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
+      try {
+        const r = await e.translate(text, from, to, ctl.signal);
+        breaker.success();
+        return r;
+      } catch (raw) {
+        const err = raw instanceof EngineError ? raw : new EngineError(String((raw as Error)?.message ?? raw));
+        const timedOut = ctl.signal.aborted;
+        // A timeout is not retried: the listeners have waited long enough; the next engine may be quicker.
+        if (attempt < this.retries && !err.permanent && err.retryAfterMs === null && !timedOut) {
+          await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+          continue;
+        }
+        breaker.failure(timedOut ? new EngineError(`no answer within ${this.timeoutMs} ms`) : err);
+        return null;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  }
+}

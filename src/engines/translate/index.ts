@@ -1,0 +1,89 @@
+import type { Config } from '../../config.ts';
+import { ApertiumEngine } from './apertium.ts';
+import { startApy, type ApyProcess } from './apy.ts';
+import { TranslationChain, type ChainOptions } from './chain.ts';
+import { DeepLEngine } from './deepl.ts';
+import type { TranslationEngine } from './engine.ts';
+import { LibreTranslateEngine } from './libretranslate.ts';
+import { OpenAIEngine } from './openai.ts';
+
+// The service's translation: TOLK_TRANSLATE's engines (operator.md, Engines)
+// built, loaded and put in a chain (chain.ts). Engines that do not answer
+// at start cover nothing until a later load (every RELOAD_MS) succeeds; the
+// server starts anyway and says so in the log. `apertium` without a URL
+// runs apertium-apy itself (apy.ts), stopped by close().
+
+const RELOAD_MS = 30_000;
+const LOAD_TIMEOUT_MS = 10_000;
+
+type Log = { warn: (o: object, m: string) => void; info: (o: object, m: string) => void };
+
+export type Translation = {
+  chain: TranslationChain;
+  engines: readonly TranslationEngine[];
+  /** How long a reader waits for a translation another reader is making (and when a claim counts as abandoned). */
+  waitMs: number;
+  /** The engine that translates from → to now (its name), null when none covers it. */
+  engineOf(from: string, to: string): string | null;
+  /** Which engines loaded (know what they cover). */
+  loaded: ReadonlySet<TranslationEngine>;
+  close(): Promise<void>;
+};
+
+/** An engine of TOLK_TRANSLATE, made (the apertium one with the address of the APY this process runs, when it runs one). */
+export function makeEngine(e: Config['translate'][number], config: Pick<Config, 'engineKeys'>, apyUrl?: string): TranslationEngine {
+  const k = config.engineKeys;
+  switch (e.name) {
+    case 'apertium':
+      return new ApertiumEngine({ url: e.url ?? apyUrl! });
+    case 'libretranslate':
+      return new LibreTranslateEngine({ url: e.url!, ...(k.libretranslate ? { apiKey: k.libretranslate } : {}) });
+    case 'deepl':
+      if (!k.deepl) throw new Error('TOLK_TRANSLATE names deepl: set DEEPL_API_KEY to its key');
+      return new DeepLEngine({ apiKey: k.deepl, ...(e.url ? { url: e.url } : {}) });
+    case 'openai':
+      return new OpenAIEngine({ url: e.url!, model: k.openaiTranslateModel, ...(k.openai ? { apiKey: k.openai } : {}) });
+  }
+}
+
+/** Loads an engine (what it covers) within LOAD_TIMEOUT_MS; false when it did not answer. */
+export async function loadEngine(e: TranslationEngine): Promise<boolean> {
+  try {
+    await e.load(AbortSignal.timeout(LOAD_TIMEOUT_MS));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startTranslation(config: Pick<Config, 'translate' | 'translateTimeoutMs' | 'engineKeys'>, log: Log, o: Pick<ChainOptions, 'now'> = {}): Promise<Translation> {
+  let apy: ApyProcess | null = null;
+  if (config.translate.some((e) => e.name === 'apertium' && !e.url)) apy = await startApy();
+  const engines = config.translate.map((e) => makeEngine(e, config, apy?.url));
+  const loaded = new Set<TranslationEngine>();
+  const load = async (e: TranslationEngine) => {
+    if (await loadEngine(e)) {
+      if (!loaded.has(e)) log.info({ engine: e.name, url: e.url, pairs: e.pairs().length }, `translation engine ${e.name} ready`);
+      loaded.add(e);
+    } else if (!loaded.has(e)) {
+      log.warn({ engine: e.name, url: e.url }, `translation engine ${e.name} does not answer; it covers nothing until it does (tried again every ${RELOAD_MS / 1000} s)`);
+    }
+  };
+  await Promise.all(engines.map(load));
+  const timer = setInterval(() => { for (const e of engines) if (!loaded.has(e)) void load(e); }, RELOAD_MS);
+  timer.unref();
+  const chain = new TranslationChain(engines, { timeoutMs: config.translateTimeoutMs, log, ...o });
+  // A pivot is two requests in a row, each with a retry: the owner of a claim has that long.
+  const waitMs = 4 * config.translateTimeoutMs + 1000;
+  return {
+    chain,
+    engines,
+    waitMs,
+    loaded,
+    engineOf: (from, to) => chain.route(from, to)?.engine.name ?? null,
+    close: async () => {
+      clearInterval(timer);
+      await apy?.stop();
+    },
+  };
+}

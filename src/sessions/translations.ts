@@ -1,0 +1,241 @@
+import { prepared } from '../db/pool.ts';
+import { baseLang } from '../engines/translate/engine.ts';
+import type { Services } from '../services.ts';
+import { announcement, disclosure, markUntranslated } from '../sim/phrasebook.ts';
+import { simulatedTranslator } from '../sim/translator.ts';
+import { SESSION_CHANNEL } from './bus.ts';
+
+// A phrase of a room's log in the languages its listeners hear (session
+// events, the room page, transcripts, what a call speaks on its line).
+//
+// Translated once: the first reader that needs a phrase in a language
+// claims it (a `pending` row of room_translations, inserted once whatever
+// the number of readers and processes), asks the translation engines
+// (engines/translate; never inside a database transaction), and stores the
+// text; every other reader of that language, on every process, reads the
+// stored text, woken by the room's notification. A claim whose process died
+// is taken over once it is older than the engines' time limit.
+//
+// What needs no engine is made here: the same language (the text); an
+// announcement or a call's AI disclosure (their own wording per language);
+// in test mode, the robots' phrasebook lines (the simulator's real
+// translations). A pair no engine covers, or one every engine failed, is
+// passed on untranslated and flagged: in test mode in the simulator's marked
+// form (`[en→ja] …`), in live mode as the original text, never marked
+// (operator.md, Engines).
+
+export type Phrase = {
+  seq: number;
+  kind: string;
+  text: string | null;
+  src_lang: string;
+  announced: string | null;
+  created_at: Date | string;
+};
+
+/** A phrase in one language: its text, and whether it is not really in that language (no engine could). */
+export type InLang = { text: string | null; untranslated: boolean };
+
+export type Rendered = {
+  /** The phrase in lang; undefined while another reader is translating it (wait for the room's notification). */
+  get(seq: number, lang: string): InLang | undefined;
+};
+
+/** How long a reader waits for a translation another one is making before passing the phrase on untranslated. */
+export function translationWaitMs(s: Services): number {
+  return s.translation?.waitMs ?? 0;
+}
+
+function key(seq: number, lang: string): string {
+  return `${seq}\n${lang}`;
+}
+
+/** A phrase no engine could translate into lang: marked in test mode, the original in live mode. */
+function untranslated(text: string, from: string, lang: string, livemode: boolean): InLang {
+  return { text: livemode ? text : markUntranslated(text, from, lang), untranslated: true };
+}
+
+/**
+ * The phrases in each of langs. Translations that exist are read; missing
+ * ones are claimed and made now (awaited: the engines' time limit bounds
+ * it); ones another reader is making are left undefined, unless the phrase
+ * is older than translationWaitMs (then untranslated: nothing waits for ever).
+ */
+export async function renderPhrases(s: Services, roomId: string, livemode: boolean, phrases: readonly Phrase[], langs: readonly string[]): Promise<Rendered> {
+  const out = new Map<string, InLang>();
+  /** Phrases to translate through the engines, by seq, with the languages. */
+  const needed = new Map<number, { p: Phrase & { text: string }; langs: string[] }>();
+  const chain = s.translation?.chain;
+  for (const p of phrases) {
+    for (const lang of langs) {
+      const k = key(p.seq, lang);
+      if (out.has(k)) continue;
+      if (p.text === null || p.kind === 'dtmf') { out.set(k, { text: p.text, untranslated: false }); continue; }
+      if (p.announced !== null) {
+        out.set(k, { text: p.kind === 'disclosure' ? disclosure(p.announced, lang) : announcement(p.announced, lang), untranslated: false });
+        continue;
+      }
+      if (baseLang(p.src_lang) === baseLang(lang)) { out.set(k, { text: p.text, untranslated: false }); continue; }
+      if (!livemode) {
+        const known = simulatedTranslator.known(p.text, p.src_lang, lang);
+        if (known !== null) { out.set(k, { text: known, untranslated: false }); continue; }
+      }
+      if (!chain?.covers(p.src_lang, lang)) { out.set(k, untranslated(p.text, p.src_lang, lang, livemode)); continue; }
+      const n = needed.get(p.seq) ?? { p: p as Phrase & { text: string }, langs: [] };
+      n.langs.push(lang);
+      needed.set(p.seq, n);
+    }
+  }
+  if (needed.size === 0) return { get: (seq, lang) => out.get(key(seq, lang)) };
+
+  const seqs = [...needed.keys()];
+  const wanted = [...new Set([...needed.values()].flatMap((n) => n.langs))];
+  const staleMs = translationWaitMs(s);
+  const { rows } = await s.pool.query<{ seq: string; lang: string; status: string; text: string | null; stale: boolean }>(prepared(
+    `SELECT seq, lang, status, text, claimed_at < now() - make_interval(secs => $4) AS stale
+       FROM room_translations WHERE room_id = $1 AND seq = ANY($2::bigint[]) AND lang = ANY($3::text[])`,
+    [roomId, seqs, wanted, staleMs / 1000],
+  ));
+  const found = new Map(rows.map((r) => [key(Number(r.seq), r.lang), r]));
+  const claim: Array<{ seq: number; lang: string }> = [];
+  const retake: Array<{ seq: number; lang: string }> = [];
+  for (const [seq, n] of needed) {
+    for (const lang of n.langs) {
+      const r = found.get(key(seq, lang));
+      if (!r) claim.push({ seq, lang });
+      else if (r.status === 'done') out.set(key(seq, lang), { text: r.text, untranslated: false });
+      else if (r.status === 'untranslated') out.set(key(seq, lang), untranslated(n.p.text, n.p.src_lang, lang, livemode));
+      else if (r.stale) retake.push({ seq, lang });
+    }
+  }
+  // Claims: the rows this reader inserted (or took over from a dead process) are its to make.
+  const mine: Array<{ seq: number; lang: string }> = [];
+  if (claim.length > 0) {
+    const { rows: got } = await s.pool.query<{ seq: string; lang: string }>(prepared(
+      `INSERT INTO room_translations (room_id, seq, lang, status)
+       SELECT $1, seq, lang, 'pending' FROM unnest($2::bigint[], $3::text[]) AS c(seq, lang)
+       ON CONFLICT DO NOTHING RETURNING seq, lang`,
+      [roomId, claim.map((c) => c.seq), claim.map((c) => c.lang)],
+    ));
+    for (const g of got) mine.push({ seq: Number(g.seq), lang: g.lang });
+  }
+  if (retake.length > 0) {
+    const { rows: got } = await s.pool.query<{ seq: string; lang: string }>(prepared(
+      `UPDATE room_translations t SET claimed_at = now()
+         FROM unnest($2::bigint[], $3::text[]) AS c(seq, lang)
+        WHERE t.room_id = $1 AND t.seq = c.seq AND t.lang = c.lang AND t.status = 'pending'
+          AND t.claimed_at < now() - make_interval(secs => $4)
+       RETURNING t.seq, t.lang`,
+      [roomId, retake.map((c) => c.seq), retake.map((c) => c.lang), staleMs / 1000],
+    ));
+    for (const g of got) mine.push({ seq: Number(g.seq), lang: g.lang });
+  }
+  if (mine.length > 0) {
+    const bySeq = new Map<number, string[]>();
+    for (const m of mine) bySeq.set(m.seq, [...(bySeq.get(m.seq) ?? []), m.lang]);
+    const made = await Promise.all([...bySeq].map(([seq, ls]) => makeTranslations(s, roomId, livemode, needed.get(seq)!.p, ls)));
+    for (const r of made.flat()) {
+      const p = needed.get(r.seq)!.p;
+      out.set(key(r.seq, r.lang), r.text === null ? untranslated(p.text, p.src_lang, r.lang, livemode) : { text: r.text, untranslated: false });
+    }
+  }
+  // Made by another reader and not there yet: wait for it, up to translationWaitMs after the phrase was said.
+  const cutoff = Date.now() - staleMs;
+  return {
+    get: (seq, lang) => {
+      const v = out.get(key(seq, lang));
+      if (v !== undefined) return v;
+      const n = needed.get(seq);
+      if (n && new Date(n.p.created_at).getTime() < cutoff) return untranslated(n.p.text, n.p.src_lang, lang, livemode);
+      return undefined;
+    },
+  };
+}
+
+type Made = { seq: number; lang: string; text: string | null; engine: string | null };
+
+/**
+ * Makes the translations of p this reader claimed, and stores them (waking
+ * the room's readers). A language reached through a pivot (en→es→pt) is
+ * translated from the pivot language's stored translation, made or read
+ * through the same claims, so a phrase costs one engine request per language
+ * however its listeners are spread over readers and processes.
+ */
+async function makeTranslations(s: Services, roomId: string, livemode: boolean, p: Phrase & { text: string }, langs: string[]): Promise<Made[]> {
+  const t = s.translation!;
+  const direct: string[] = [];
+  const pivoted = new Map<string, string[]>();
+  for (const lang of langs) {
+    const via = t.chain.route(p.src_lang, lang)?.via ?? null;
+    if (via === null) direct.push(lang);
+    else pivoted.set(via, [...(pivoted.get(via) ?? []), lang]);
+  }
+  const made: Made[] = [];
+  if (direct.length > 0) {
+    const texts = await t.chain.translate(p.text, p.src_lang, direct);
+    for (const lang of direct) made.push({ seq: p.seq, lang, text: texts[lang] ?? null, engine: texts[lang] == null ? null : t.engineOf(p.src_lang, lang) });
+    await store(s, roomId, made);
+  }
+  const second: Made[] = [];
+  await Promise.all([...pivoted].map(async ([via, group]) => {
+    const mid = made.find((m) => m.lang === via) ?? null;
+    const viaText = mid ? (mid.text === null ? null : mid.text) : await phraseIn(s, roomId, livemode, p, via).then((r) => (r.untranslated ? null : r.text));
+    const texts = viaText === null ? {} : await t.chain.translate(viaText, via, group);
+    for (const lang of group) second.push({ seq: p.seq, lang, text: texts[lang] ?? null, engine: texts[lang] == null ? null : t.engineOf(via, lang) });
+  }));
+  if (second.length > 0) await store(s, roomId, second);
+  return [...made, ...second];
+}
+
+/** Stores translations made (or that no engine could make) and wakes the room's readers on every process. */
+async function store(s: Services, roomId: string, results: Made[]): Promise<void> {
+  await s.pool.query(prepared(
+    `WITH r AS (
+       UPDATE room_translations t SET status = CASE WHEN r.text IS NULL THEN 'untranslated' ELSE 'done' END,
+              text = r.text, engine = r.engine, translated_at = now()
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS r(seq, lang, text, engine)
+        WHERE t.room_id = $1 AND t.seq = r.seq AND t.lang = r.lang
+        RETURNING 1)
+     SELECT pg_notify($6, $1) FROM (SELECT 1 FROM r LIMIT 1) x`,
+    [roomId, results.map((r) => r.seq), results.map((r) => r.lang), results.map((r) => r.text), results.map((r) => r.engine), SESSION_CHANNEL],
+  ));
+}
+
+/**
+ * One phrase in one language, waiting (up to translationWaitMs) when another
+ * reader is making it: for what cannot be held back, a call's line.
+ */
+export async function phraseIn(s: Services, roomId: string, livemode: boolean, p: Phrase, lang: string): Promise<InLang> {
+  const deadline = Date.now() + translationWaitMs(s) + 1000;
+  for (;;) {
+    const got = (await renderPhrases(s, roomId, livemode, [p], [lang])).get(p.seq, lang);
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) return untranslated(p.text ?? '', p.src_lang, lang, livemode);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Phrases of one log in one language, waiting (up to translationWaitMs) for
+ * those another reader is making: a transcript is read whole.
+ */
+export async function renderAll(s: Services, roomId: string, livemode: boolean, phrases: readonly Phrase[], lang: string): Promise<(seq: number) => InLang> {
+  const deadline = Date.now() + translationWaitMs(s) + 1000;
+  const done = new Map<number, InLang>();
+  let left = [...phrases];
+  while (left.length > 0) {
+    const r = await renderPhrases(s, roomId, livemode, left, [lang]);
+    for (const p of left) {
+      const v = r.get(p.seq, lang);
+      if (v !== undefined) done.set(p.seq, v);
+    }
+    left = left.filter((p) => !done.has(p.seq));
+    if (left.length === 0) break;
+    if (Date.now() > deadline) {
+      for (const p of left) done.set(p.seq, untranslated(p.text ?? '', p.src_lang, lang, livemode));
+      break;
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  return (seq) => done.get(seq) ?? { text: null, untranslated: true };
+}
