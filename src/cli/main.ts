@@ -7,6 +7,7 @@ import { createPool, type Pool } from '../db/pool.ts';
 import { loadActor } from '../actors/store.ts';
 import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsReview, revokeKey, setOrg, UsageError } from './admin.ts';
 import { seed } from './seed.ts';
+import { reportEngines } from '../engines/translate/report.ts';
 
 // The operator CLI of operator.md: one JSON object on stdout, logs on stderr,
 // non-zero exit with {"error": "..."} on failure.
@@ -125,6 +126,10 @@ program.command('event-type').description('booking links').command('create')
 
 program.command('seed').description('create a demo organization with keys').action(async () => {
   print(await withDb((p) => seed(p, config)));
+});
+
+program.command('engines').description('what each engine covers and whether it answers').action(async () => {
+  print(await reportEngines(config));
 });
 
 program.command('mail').description('the mail outbox').command('list')

@@ -1,5 +1,6 @@
 import { prepared } from '../db/pool.ts';
 import { baseLang } from '../engines/translate/engine.ts';
+import type { Translated } from '../engines/translate/chain.ts';
 import type { Services } from '../services.ts';
 import { announcement, disclosure, markUntranslated } from '../sim/phrasebook.ts';
 import { simulatedTranslator } from '../sim/translator.ts';
@@ -173,15 +174,15 @@ async function makeTranslations(s: Services, roomId: string, livemode: boolean, 
   const made: Made[] = [];
   if (direct.length > 0) {
     const texts = await t.chain.translate(p.text, p.src_lang, direct);
-    for (const lang of direct) made.push({ seq: p.seq, lang, text: texts[lang] ?? null, engine: texts[lang] == null ? null : t.engineOf(p.src_lang, lang) });
+    for (const lang of direct) made.push({ seq: p.seq, lang, text: texts[lang]?.text ?? null, engine: texts[lang]?.engine ?? null });
     await store(s, roomId, made);
   }
   const second: Made[] = [];
   await Promise.all([...pivoted].map(async ([via, group]) => {
     const mid = made.find((m) => m.lang === via) ?? null;
     const viaText = mid ? (mid.text === null ? null : mid.text) : await phraseIn(s, roomId, livemode, p, via).then((r) => (r.untranslated ? null : r.text));
-    const texts = viaText === null ? {} : await t.chain.translate(viaText, via, group);
-    for (const lang of group) second.push({ seq: p.seq, lang, text: texts[lang] ?? null, engine: texts[lang] == null ? null : t.engineOf(via, lang) });
+    const texts: Record<string, Translated | null> = viaText === null ? {} : await t.chain.translate(viaText, via, group);
+    for (const lang of group) second.push({ seq: p.seq, lang, text: texts[lang]?.text ?? null, engine: texts[lang]?.engine ?? null });
   }));
   if (second.length > 0) await store(s, roomId, second);
   return [...made, ...second];

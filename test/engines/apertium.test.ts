@@ -32,10 +32,10 @@ describe('the Apertium engine', () => {
     const out = await chain.translate('Good morning, how are you?', 'en', ['es', 'pt', 'fr', 'it']);
     // One request per target language: en→es, then es→pt, es→fr, es→it from it.
     expect(e.requests - before).toBe(4);
-    expect(out.es).toMatch(/Buenos días/);
-    expect(out.pt).toMatch(/Bom dia|Bons dias/);
-    expect(out.fr).toMatch(/Bonjour|Bon matin|Bons jours/i);
-    expect(out.it).toMatch(/Buongiorno|Buon giorno|Buoni giorni/i);
+    expect(out.es?.text).toMatch(/Buenos días/);
+    expect(out.pt?.text).toMatch(/Bom dia|Bons dias/);
+    expect(out.fr?.text).toMatch(/Bonjour|Bon matin|Bons jours/i);
+    expect(out.it?.text).toMatch(/Buongiorno|Buon giorno|Buoni giorni/i);
     // No pair at all (German): null, never invented.
     expect((await chain.translate('Good morning', 'en', ['de'])).de).toBeNull();
   });

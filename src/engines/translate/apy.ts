@@ -38,6 +38,14 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Runs apertium-apy ($1 -p $2 $3) while process $4 lives; its process group is what stop() ends. */
+const WATCH = [
+  '"$1" -p "$2" -j 1 -t 20 "$3" & apy=$!',
+  "trap 'kill $apy 2>/dev/null; exit 0' TERM INT",
+  'while kill -0 "$4" 2>/dev/null && kill -0 "$apy" 2>/dev/null; do sleep 1; done',
+  'kill "$apy" 2>/dev/null',
+].join('\n');
+
 export type ApyProcess = { url: string; stop: () => Promise<void> };
 
 /**
@@ -52,8 +60,10 @@ export async function startApy(o: { timeoutMs?: number; modes?: string } = {}): 
   }
   const port = await freePort();
   const modes = o.modes ?? APERTIUM_MODES;
-  // -j1: one HTTP process (it forks its translation pipelines per pair as they are used); -t: its own per-request limit.
-  const child: ChildProcess = spawn(bin, ['-p', String(port), '-j', '1', '-t', '20', modes], {
+  // -j1: one HTTP process (it forks its translation pipelines per pair as they are used); -t: its own
+  // per-request limit. A small shell watches this process: a server killed outright (kill -9) leaves
+  // no apertium-apy behind; it goes within a second.
+  const child: ChildProcess = spawn('sh', ['-c', WATCH, 'apy', bin, String(port), modes, String(process.pid)], {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -82,6 +82,9 @@ export class Breaker {
   }
 }
 
+/** A translation, and the engine that made it. */
+export type Translated = { text: string; engine: string };
+
 /** How a pair is translated by one engine: directly (via null) or through a pivot language. */
 export type Route = { engine: TranslationEngine; via: string | null };
 
@@ -128,15 +131,15 @@ export class TranslationChain {
   }
 
   /**
-   * `text` in each language of `targets`: the translation, or null where no
-   * engine could (none covers the pair, or every one that does failed).
+   * `text` in each language of `targets`: the translation and its engine, or
+   * null where no engine could (none covers the pair, or every one that does failed).
    * Never rejects. A language equal to `from` is the text itself.
    */
-  async translate(text: string, from: string, targets: readonly string[]): Promise<Record<string, string | null>> {
-    const out: Record<string, string | null> = {};
+  async translate(text: string, from: string, targets: readonly string[]): Promise<Record<string, Translated | null>> {
+    const out: Record<string, Translated | null> = {};
     let left = [...new Set(targets)].filter((t) => {
       if (baseLang(t) !== baseLang(from)) return true;
-      out[t] = text;
+      out[t] = { text, engine: 'none' };
       return false;
     });
     for (const e of this.engines) {
@@ -155,15 +158,15 @@ export class TranslationChain {
       const first = [...new Set([...direct, ...pivoted.keys()])];
       const got = await this.call(e, breaker, text, from, first);
       if (got === null) continue;
-      for (const t of direct) out[t] = got[t] ?? null;
+      for (const t of direct) out[t] = typeof got[t] === 'string' ? { text: got[t]!, engine: e.name } : null;
       for (const [via, group] of pivoted) {
         const mid = got[via];
         if (typeof mid !== 'string') continue;
         if (!breaker.allow()) continue;
         const second = await this.call(e, breaker, mid, via, group);
-        if (second) for (const t of group) if (typeof second[t] === 'string') out[t] = second[t]!;
+        if (second) for (const t of group) if (typeof second[t] === 'string') out[t] = { text: second[t]!, engine: e.name };
       }
-      left = left.filter((t) => typeof out[t] !== 'string');
+      left = left.filter((t) => !out[t]);
     }
     for (const t of left) out[t] = null;
     return out;
