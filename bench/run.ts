@@ -19,6 +19,7 @@ import { printLongpollReport, runLongpollBench, type LongpollResult } from './lo
 import { printCallsReport, runCallsBench, type CallsResult } from './calls.ts';
 import { printBookingsReport, runBookingsBench, type BookingsResult } from './bookings.ts';
 import { printRoomPageReport, runRoomPageBench, type RoomPageResult } from './room-page.ts';
+import { printTranslateReport, runTranslateBench, type TranslateResult } from './translate.ts';
 import { printMcpReport, runMcpBench, type McpResult } from './mcp.ts';
 import { printMediaReport, runMediaBench, type MediaResult } from './media.ts';
 import type { LoadJob, LoadResult } from './load.ts';
@@ -37,18 +38,20 @@ import type { LoadJob, LoadResult } from './load.ts';
 // and calls placed through the API to a SIPp callee, with the gateway's CPU
 // per call against SIPp's own caller (bench/calls.ts), and one phrase said
 // to 1,000 connected room pages (Server-Sent Events, bench/room-page.ts), and
+// phrases translated by Apertium for 1,000 room pages in four languages against
+// APY's own time (bench/translate.ts), and
 // an MCP tool call against the endpoint it mirrors (bench/mcp.ts), and 100
 // calls' RTP both ways on one media plane (bench/media.ts).
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, mcp, media), BENCH_WEBHOOK_*
+// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
 // met; 1 when more than 1% of requests failed, webhook events went missing,
-// a call failed or a room page missed a phrase; 2 when setup failed.
+// a call failed or a room page missed a phrase (or its translation); 2 when setup failed.
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = path.join(HERE, 'results');
@@ -69,7 +72,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'mcp', 'media'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -207,6 +210,9 @@ async function main(): Promise<number> {
     // --- One phrase to the pages of one room (Server-Sent Events), with this process as the server.
     let roomPage: RoomPageResult | null = null;
     if (only.has('room_page')) roomPage = await runRoomPageBench(databaseUrl, log);
+    // --- Phrases translated by Apertium for the pages of one room in four languages, against APY alone.
+    let translate: TranslateResult | null = null;
+    if (only.has('translate')) translate = await runTranslateBench(databaseUrl, log);
     // --- An MCP tool call against the endpoint it mirrors.
     let mcp: McpResult | null = null;
     if (only.has('mcp')) mcp = await runMcpBench(databaseUrl, log);
@@ -235,6 +241,7 @@ async function main(): Promise<number> {
     if (mcp && mcp.failures > 0) failures.push(`mcp: ${mcp.failures} requests failed`);
     if (media && media.failures > 0) failures.push(`media: ${media.lost} packets lost`);
     if (roomPage && roomPage.failures > 0) failures.push(`room_page: ${roomPage.failures} phrases missing or wrong over ${roomPage.pages} pages`);
+    if (translate && translate.failures > 0) failures.push(`translate: ${translate.failures} translations missing, untranslated or wrong over ${translate.pages} pages`);
     const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
 
     const table: Record<string, Record<string, string | number>> = {};
@@ -259,6 +266,7 @@ async function main(): Promise<number> {
     if (calls) printCallsReport(calls);
     if (bookings) printBookingsReport(bookings);
     if (roomPage) printRoomPageReport(roomPage);
+    if (translate) printTranslateReport(translate);
     if (mcp) printMcpReport(mcp);
     if (media) printMediaReport(media);
 
@@ -283,6 +291,7 @@ async function main(): Promise<number> {
       calls,
       bookings,
       room_page: roomPage,
+      translate,
       mcp,
       media,
     };
@@ -310,6 +319,10 @@ async function main(): Promise<number> {
     }
     if (roomPage && roomPage.failures > 0) {
       console.log(`FAILED: ${roomPage.failures} phrases never reached their room page (or in another language)`);
+      return 1;
+    }
+    if (translate && translate.failures > 0) {
+      console.log(`FAILED: ${translate.failures} translations never reached their room page (or untranslated, or not the engine's)`);
       return 1;
     }
     if (media && media.failures > 0) {

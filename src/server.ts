@@ -5,6 +5,8 @@ import { startPlatform, type Platform } from './platform.ts';
 import { buildApp } from './app.ts';
 import { keepFirstKeys, seedIfEmpty, type Seeded } from './cli/seed.ts';
 import { StartupError } from './startup.ts';
+import type { Translation } from './engines/translate/index.ts';
+import { baseLang } from './engines/translate/engine.ts';
 import type { Pool } from './db/pool.ts';
 
 // Listens and closes gracefully; everything else is in buildApp and startPlatform.
@@ -43,8 +45,19 @@ const LIVE_KEY_SHOWN = 12;
 
 type FirstStart = { seeded: Seeded; kept: ReturnType<typeof keepFirstKeys> };
 
-function banner(base: string, database: string, first: FirstStart | null, orgId: string | null): string {
-  const lines = [``, `Tolk is listening on ${base}`, `  API reference: ${base}/docs`, `  database: ${database}`];
+/** The banner's translation line: each engine and the languages it brings, or how to get one. */
+function translationLine(t: Translation): string {
+  if (t.engines.length === 0) return '  translation: none (install apertium-apy and its pairs, or set TOLK_TRANSLATE; README, Translation)';
+  const parts = t.engines.map((e) => {
+    if (!t.loaded.has(e)) return `${e.name} (not answering yet)`;
+    const langs = [...new Set(e.pairs().flat().map(baseLang))].sort();
+    return langs.length > 0 ? `${e.name} (${langs.join(', ')})` : e.name;
+  });
+  return `  translation: ${parts.join(', then ')}`;
+}
+
+function banner(base: string, database: string, first: FirstStart | null, orgId: string | null, translation: Translation): string {
+  const lines = [``, `Tolk is listening on ${base}`, `  API reference: ${base}/docs`, `  database: ${database}`, translationLine(translation)];
   if (first) {
     const { seeded, kept } = first;
     // The live key spends real money: the banner (terminal scrollback, CI logs) shows only its
@@ -118,7 +131,7 @@ try {
   }
   const { port } = app.server.address() as AddressInfo;
   const base = config.port === port ? config.publicBaseUrl : config.publicBaseUrl.replace(/:\d+$/, `:${port}`);
-  process.stderr.write(banner(base, platform.database, first, first ? null : await someOrg(platform.pool)));
+  process.stderr.write(banner(base, platform.database, first, first ? null : await someOrg(platform.pool), platform.translation));
 } catch (err) {
   closing = true;
   await app?.close().catch(() => {});

@@ -361,7 +361,9 @@ export const ROOM_SCRIPT = String.raw`(function () {
         if (p.ai) head.appendChild(el('span', { 'class': 'ai-badge', title: 'AI agent' }, 'AI'));
         li.appendChild(head);
       }
-      li.appendChild(el('p', { 'class': 'text', lang: p.lang }, p.text || ''));
+      // Not translated (no engine covers the pair, or none answered): shown as said, in its own language, and said so.
+      li.appendChild(el('p', { 'class': 'text', lang: p.untranslated ? p.src_lang : p.lang }, p.text || ''));
+      if (p.untranslated && !p.own) li.appendChild(el('p', { 'class': 'hint untranslated' }, 'Not translated: ' + langName(p.src_lang) + ' as it was said'));
       if (p.original && p.original !== p.text) li.appendChild(el('p', { 'class': 'original', lang: p.src_lang }, p.original));
       list.appendChild(li);
       while (list.children.length > MAX_PHRASES) list.removeChild(list.firstElementChild);

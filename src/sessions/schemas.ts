@@ -26,10 +26,10 @@ export const SessionEvent = z
     src_lang: z.string().nullable(),
     untrusted_content: z.object({
       text: z.string().nullable().describe("What was said; null for speech heard on a call's line that no recognizer could read"),
-      text_in_hear_lang: z.string().nullable(),
+      text_in_hear_lang: z.string().nullable().describe('The phrase in hear_lang, translated by the engines; when none could (meta.untranslated), as it was said (live mode) or marked `[en→de] …` (test mode)'),
     }),
     meta: z.record(z.string(), z.unknown()).optional()
-      .describe("seq, participant_id, lang; on a call's line also audio_ms (a phrase heard: its length) or duration_ms (a dtmf digit)"),
+      .describe("seq, participant_id, lang; untranslated: true when no engine could put the phrase in hear_lang; on a call's line also audio_ms (a phrase heard: its length) or duration_ms (a dtmf digit)"),
     created_at: z.string(),
   })
   .meta({ id: 'SessionEvent' });

@@ -36,6 +36,8 @@ describe('the Apertium engine', () => {
     expect(out.pt?.text).toMatch(/Bom dia|Bons dias/);
     expect(out.fr?.text).toMatch(/Bonjour|Bon matin|Bons jours/i);
     expect(out.it?.text).toMatch(/Buongiorno|Buon giorno|Buoni giorni/i);
+    // Italian as a source (its pipeline needs cg3's cg-proc, which .ci/run installs).
+    expect((await chain.translate('Grazie mille.', 'it', ['es'])).es?.text).toMatch(/gracias/i);
     // No pair at all (German): null, never invented.
     expect((await chain.translate('Good morning', 'en', ['de'])).de).toBeNull();
   });
