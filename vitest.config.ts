@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'machines/**/*.test.ts', 'policies/**/*.test.ts', 'gateway/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'machines/**/*.test.ts', 'policies/**/*.test.ts', 'gateway/**/*.test.ts', 'src/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     // Keeps the databases of a file that failed, drops those of one that passed.
     setupFiles: ['test/helpers/keep-failed.ts'],

@@ -26,8 +26,8 @@ import sip from 'sip';
 import { audioSdp, headerText, openSipEndpoint, randomToken, tagOf, type SipLog } from './sip-stack.ts';
 import type { MediaPlane } from './media/plane.ts';
 import { answer as sdpAnswer, negotiate } from './media/sdp.ts';
-import type { SpeechSynthesizer } from './speech/synthesizer.ts';
-import type { HeardUtterance, SpeechRecognizer } from './speech/recognizer.ts';
+import type { SpeechSynthesizer } from '../src/engines/speech/synthesizer.ts';
+import type { HeardUtterance, SpeechRecognizer } from '../src/engines/speech/recognizer.ts';
 
 /** What the callee says when it picks up, per language. */
 const HELLO: Record<string, string> = { en: 'Hello?', es: '¿Diga?', pt: 'Alô?', fr: 'Allô ?', de: 'Hallo?', it: 'Pronto?', nl: 'Hallo?' };

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { createSipSignaling } from './sip-stack.ts';
 import { startSimulatedCallee, type SimulatedCalleeOptions } from './callee.ts';
 import { MediaPlane } from './media/plane.ts';
-import { PicoSynthesizer } from './speech/pico.ts';
+import { PicoSynthesizer } from '../src/engines/speech/pico.ts';
 import type { DialogEvent, SignalingOptions, SipSignaling } from './signaling.ts';
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../test/helpers/sipp.ts';
 import { until } from '../test/helpers/wait.ts';

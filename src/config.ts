@@ -45,7 +45,7 @@ const Env = z.object({
     .optional(),
   // The assistant tools at /mcp: `off` answers 503 mcp_disabled (an operator's switch, e.g. during an incident).
   TOLK_MCP: z.enum(['on', 'off']).default('on'),
-  // The speech engines of the calls' audio, in order (gateway/speech): `pico`
+  // The speech engines of the calls' audio, in order (src/engines/speech): `pico`
   // (embedded, Apache-2.0) and `espeak` (eSpeak-NG, GPL-3.0, installed by the operator).
   TOLK_SPEECH_ENGINES: z
     .string()

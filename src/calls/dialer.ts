@@ -7,13 +7,13 @@ import { phraseIn } from '../sessions/translations.ts';
 import type { CallEvent } from '../../machines/call.ts';
 import { createSipSignaling } from '../../gateway/sip-stack.ts';
 import { startSimulatedCallee, type SimulatedCallee } from '../../gateway/callee.ts';
-import { NoRecognizer, type SpeechRecognizer } from '../../gateway/speech/recognizer.ts';
+import { NoRecognizer, type SpeechRecognizer } from '../engines/speech/recognizer.ts';
 import { publishSegment, type Segment } from '../sessions/publish.ts';
 import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
 import { MediaPlane } from '../../gateway/media/plane.ts';
-import { PicoSynthesizer } from '../../gateway/speech/pico.ts';
-import { CachedSynthesizer, FirstThatSpeaks, type SpeechSynthesizer } from '../../gateway/speech/synthesizer.ts';
-import { EspeakSynthesizer } from '../../gateway/speech/espeak.ts';
+import { PicoSynthesizer } from '../engines/speech/pico.ts';
+import { CachedSynthesizer, FirstThatSpeaks, type SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
+import { EspeakSynthesizer } from '../engines/speech/espeak.ts';
 import { disclosure } from '../sim/phrasebook.ts';
 import { CALLEE_NAME, CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall, parseCalleeNotice, parseSayNotice } from './calls.ts';
 

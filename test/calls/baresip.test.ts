@@ -3,7 +3,7 @@ import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../
 import { startBaresip, type Baresip } from '../helpers/baresip.ts';
 import { until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/sim/phrasebook.ts';
-import { PicoSynthesizer } from '../../gateway/speech/pico.ts';
+import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
 
 // A call to a real softphone: baresip (Debian's package) answers by itself
 // and records what it hears. What the person who picks up hears is checked

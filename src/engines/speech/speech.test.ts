@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PicoSynthesizer } from './pico.ts';
 import { CachedSynthesizer, FirstThatSpeaks, SpeechError } from './synthesizer.ts';
 import { EspeakSynthesizer, espeakVoice } from './espeak.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../config.ts';
 
 // The embedded speech engine (SVOX Pico in a worker thread, resampled to the
 // line's 8 kHz): real speech of plausible length and loudness, no clipping,
