@@ -380,6 +380,8 @@ export async function startSimulatedCallee(opts: SimulatedCalleeOptions): Promis
     },
     recognizer: {
       name: 'simulated callee',
+      // It knows its own words, in whatever language it spoke them.
+      hears: () => true,
       // The heard utterance covers what the callee started saying before it
       // ended and no earlier utterance was given: those texts, joined. A
       // sound it did not make (nothing it said started by then) has no text.

@@ -18,16 +18,28 @@ export type HeardUtterance = {
 };
 
 export interface SpeechRecognizer {
-  /** A name for logs. */
+  /** Its name in TOLK_RECOGNIZE (`openai`, `deepgram`, `vosk`, `pocketsphinx`), for logs. */
   readonly name: string;
-  /** What was said; `text` null when the engine cannot tell. */
-  recognize(u: HeardUtterance): Promise<{ text: string | null }>;
+  /** Whether it reads this language (a BCP 47 tag: `en`, `pt-BR`; by its primary language). */
+  hears(lang: string): boolean;
+  /**
+   * What was said; `text` null when the engine heard no words (silence, noise).
+   * Rejects with EngineError (engines/translate/engine.ts: status, Retry-After,
+   * permanent) when the engine failed: the recognizers' chain retries, or falls
+   * through to the next engine, and in the end reports the utterance with no text.
+   */
+  recognize(u: HeardUtterance, signal?: AbortSignal): Promise<{ text: string | null }>;
+  /** Requests sent to the engine (benchmarks, tests). */
+  readonly requests?: number;
   close(): Promise<void>;
 }
 
 /** No recognition engine: every utterance is reported with its length and no text. */
 export class NoRecognizer implements SpeechRecognizer {
   readonly name = 'none';
+  hears(): boolean {
+    return false;
+  }
   async recognize(): Promise<{ text: string | null }> {
     return { text: null };
   }
