@@ -129,7 +129,9 @@ async function client(): Promise<void> {
 
   // --- Streams.
   const sockets: net.Socket[] = [];
-  type Got = { at: number[]; texts: Record<string, string>; wrong: number; untranslated: number; sample: string };
+  // Each phrase event as it came (its page's language and its data, parsed only once collected: the
+  // moment a page holds it is noted before any work of this client on it).
+  type Got = { at: number[]; raw: Array<[page: number, data: string]> };
   const got = new Map<number, Got>();
   let settledPages = 0;
   let onProgress: () => void = () => {};
@@ -138,7 +140,6 @@ async function client(): Promise<void> {
   const open = (i: number) => {
     const p = creds[i];
     if (!p) { fail(`page ${i} never joined`); settledPages++; return; }
-    const hear = LANGS[i % LANGS.length]!;
     const socket = net.connect({ host: hostname, port: Number(port), localAddress: addressOf(i) });
     sockets.push(socket);
     socket.setNoDelay(true);
@@ -159,23 +160,19 @@ async function client(): Promise<void> {
     const event = (block: string, now: number) => {
       if (block.startsWith(':')) return; // heartbeat comment
       let name = 'message';
+      let id = '';
       let data = '';
       for (const line of block.split('\n')) {
         if (line.startsWith('event: ')) name = line.slice(7);
+        else if (line.startsWith('id: ')) id = line.slice(4);
         else if (line.startsWith('data: ')) data = line.slice(6);
       }
       if (name === 'phrase') {
-        const ph = JSON.parse(data) as { seq: number; lang: string; text: string | null; untranslated: boolean };
-        let g = got.get(ph.seq);
-        if (!g) got.set(ph.seq, (g = { at: [], texts: {}, wrong: 0, untranslated: 0, sample: '' }));
+        const seq = Number(id);
+        let g = got.get(seq);
+        if (!g) got.set(seq, (g = { at: [], raw: [] }));
         g.at.push(now);
-        if (ph.lang !== hear) { g.wrong++; g.sample ||= `page ${i} hears ${hear}, got ${ph.lang}`; }
-        else if (ph.untranslated) { g.untranslated++; g.sample ||= `page ${i}: untranslated ${JSON.stringify(ph.text)}`; }
-        else {
-          const seen = g.texts[hear];
-          if (seen === undefined) g.texts[hear] = ph.text ?? '';
-          else if (seen !== ph.text) { g.wrong++; g.sample ||= `page ${i}: ${JSON.stringify(ph.text)} where another ${hear} page got ${JSON.stringify(seen)}`; }
-        }
+        g.raw.push([i, data]);
         onProgress();
       } else if (name === 'participants') {
         settle(null);
@@ -234,9 +231,25 @@ async function client(): Promise<void> {
       const reply = () => {
         clearTimeout(deadline);
         onProgress = () => {};
-        const g = got.get(m.seq) ?? { at: [], texts: {}, wrong: 0, untranslated: 0, sample: '' };
+        const g = got.get(m.seq) ?? { at: [], raw: [] };
         got.delete(m.seq);
-        process.send!({ type: 'phrase', seq: m.seq, ...g } satisfies ClientMsg);
+        // Every page must hold the phrase in its own language, translated, in the same words as the other pages of that language.
+        const texts: Record<string, string> = {};
+        let wrong = 0;
+        let untranslated = 0;
+        let why = '';
+        for (const [i, data] of g.raw) {
+          const hear = LANGS[i % LANGS.length]!;
+          const ph = JSON.parse(data) as { lang: string; text: string | null; untranslated: boolean };
+          if (ph.lang !== hear) { wrong++; why ||= `page ${i} hears ${hear}, got ${ph.lang}`; }
+          else if (ph.untranslated) { untranslated++; why ||= `page ${i}: untranslated ${JSON.stringify(ph.text)}`; }
+          else {
+            const seen = texts[hear];
+            if (seen === undefined) texts[hear] = ph.text ?? '';
+            else if (seen !== ph.text) { wrong++; why ||= `page ${i}: ${JSON.stringify(ph.text)} where another ${hear} page got ${JSON.stringify(seen)}`; }
+          }
+        }
+        process.send!({ type: 'phrase', seq: m.seq, at: g.at, texts, wrong, untranslated, sample: why } satisfies ClientMsg);
       };
       onProgress = () => { if ((got.get(m.seq)?.at.length ?? 0) >= n) reply(); };
       onProgress();

@@ -45,13 +45,45 @@ const Env = z.object({
     .optional(),
   // The assistant tools at /mcp: `off` answers 503 mcp_disabled (an operator's switch, e.g. during an incident).
   TOLK_MCP: z.enum(['on', 'off']).default('on'),
-  // The speech engines of the calls' audio, in order (src/engines/speech): `pico`
-  // (embedded, Apache-2.0) and `espeak` (eSpeak-NG, GPL-3.0, installed by the operator).
+  // The speech engines (src/engines/speech), in order (operator.md, Engines): `pico` (embedded,
+  // Apache-2.0), `espeak` (eSpeak-NG, GPL-3.0, installed by the operator), `openai=URL`
+  // (OpenAI-compatible /v1/audio/speech), `elevenlabs[=URL]` (key ELEVENLABS_API_KEY).
   TOLK_SPEECH_ENGINES: z
     .string()
     .default('pico')
-    .transform((v) => v.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean))
-    .pipe(z.array(z.enum(['pico', 'espeak'])).min(1, 'name at least one engine: pico, espeak')),
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean).map((x) => (x.includes('=') ? x : x.toLowerCase())))
+    .pipe(z.array(z.string().regex(/^(pico|espeak|elevenlabs(=https?:\/\/\S+)?|openai=https?:\/\/\S+)$/, 'an engine is pico, espeak, elevenlabs or openai=URL'))
+      .min(1, 'name at least one engine: pico, espeak, elevenlabs, openai=URL')),
+  // Speech recognizers, in order: `openai=URL`, `deepgram[=URL]`, `vosk=URL`, `pocketsphinx` (embedded,
+  // Debian's). Unset: pocketsphinx when it is installed, else none; empty: none.
+  TOLK_RECOGNIZE: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const list = (v ?? (pocketsphinxInstalled() ? 'pocketsphinx' : '')).split(',').map((x) => x.trim()).filter(Boolean);
+      const out: RecognizeEngine[] = [];
+      for (const item of list) {
+        const m = /^(openai|deepgram|vosk|pocketsphinx)(?:=((?:https?|wss?):\/\/\S+))?$/.exec(item);
+        if (!m) {
+          ctx.addIssue({ code: 'custom', message: `'${item}' is not a recognizer: name openai=URL, deepgram, vosk=URL, pocketsphinx` });
+          return z.NEVER;
+        }
+        const name = m[1] as RecognizeEngine['name'];
+        if ((name === 'openai' || name === 'vosk') && !m[2]) {
+          ctx.addIssue({ code: 'custom', message: `${name} needs its address: ${name}=${name === 'vosk' ? 'ws' : 'https'}://...` });
+          return z.NEVER;
+        }
+        out.push({ name, ...(m[2] ? { url: m[2] } : {}) });
+      }
+      return out;
+    }),
+  TOLK_RECOGNIZE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  DEEPGRAM_API_KEY: z.string().optional(),
+  ELEVENLABS_API_KEY: z.string().optional(),
+  TOLK_OPENAI_STT_MODEL: z.string().default('whisper-1'),
+  TOLK_OPENAI_TTS_MODEL: z.string().default('tts-1'),
+  // The languages the vosk-server of TOLK_RECOGNIZE hears (it runs one model; it cannot say which).
+  TOLK_VOSK_LANGS: z.string().default('en').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)),
   // The gateway's SIP signaling through a drachtio-server (gateway/drachtio.ts)
   // instead of the embedded stack: its address, its admin port, its secret.
   DRACHTIO_HOST: z.string().regex(/^[^\s:/]+$/, 'must be a host name or address').optional(),
@@ -96,6 +128,19 @@ const Env = z.object({
   OPENAI_API_KEY: z.string().optional(),
   TOLK_OPENAI_TRANSLATE_MODEL: z.string().default('gpt-4o-mini'),
 });
+
+export type RecognizeEngine = { name: 'openai' | 'deepgram' | 'vosk' | 'pocketsphinx'; url?: string };
+
+/** Whether Debian's pocketsphinx and its US English model are installed (TOLK_RECOGNIZE's default). */
+function pocketsphinxInstalled(): boolean {
+  try {
+    fs.accessSync('/usr/bin/pocketsphinx_batch', fs.constants.X_OK);
+    fs.accessSync('/usr/share/pocketsphinx/model/en-us/en-us/mdef', fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export type TranslateEngine = { name: 'apertium' | 'libretranslate' | 'deepl' | 'openai'; url?: string };
 
@@ -196,8 +241,13 @@ export type Config = {
   simSipPeer: string | undefined;
   /** A call ringing longer is canceled and ends no_answer. */
   ringTimeoutSeconds: number;
-  /** The calls' speech engines, in order: a language is spoken by the first that speaks it. */
-  speechEngines: Array<'pico' | 'espeak'>;
+  /** The speech engines, in order (`pico`, `espeak`, `elevenlabs[=URL]`, `openai=URL`): a language is spoken by the first that speaks it. */
+  speechEngines: string[];
+  /** TOLK_RECOGNIZE: the speech recognizers in order (engines/speech). */
+  recognize: RecognizeEngine[];
+  recognizeTimeoutMs: number;
+  /** The speech engines' keys and models (never logged). */
+  speechKeys: { deepgram?: string; elevenlabs?: string; openai?: string; openaiSttModel: string; openaiTtsModel: string; voskLangs: string[] };
   /** Set: the gateway's SIP goes through this drachtio-server (gateway/drachtio.ts); unset: the embedded stack. */
   drachtio: { host: string; port: number; secret: string; /** How long to wait for it at start (default 10 s; tests shorten it). */ connectTimeoutMs?: number } | undefined;
   /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
@@ -267,6 +317,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     anonymousJoin: e.TOLK_ANONYMOUS_JOIN === 'on',
     publicLimits: PUBLIC_LIMITS,
     translate: e.TOLK_TRANSLATE,
+    recognize: e.TOLK_RECOGNIZE,
+    recognizeTimeoutMs: e.TOLK_RECOGNIZE_TIMEOUT_MS,
+    speechKeys: {
+      ...(e.DEEPGRAM_API_KEY ? { deepgram: e.DEEPGRAM_API_KEY } : {}),
+      ...(e.ELEVENLABS_API_KEY ? { elevenlabs: e.ELEVENLABS_API_KEY } : {}),
+      ...(e.OPENAI_API_KEY ? { openai: e.OPENAI_API_KEY } : {}),
+      openaiSttModel: e.TOLK_OPENAI_STT_MODEL,
+      openaiTtsModel: e.TOLK_OPENAI_TTS_MODEL,
+      voskLangs: e.TOLK_VOSK_LANGS,
+    },
     translateTimeoutMs: e.TOLK_TRANSLATE_TIMEOUT_MS,
     engineKeys: {
       ...(e.LIBRETRANSLATE_API_KEY ? { libretranslate: e.LIBRETRANSLATE_API_KEY } : {}),

@@ -175,8 +175,11 @@ async function makeTranslations(s: Services, roomId: string, livemode: boolean, 
   if (direct.length > 0) {
     const texts = await t.chain.translate(p.text, p.src_lang, direct);
     for (const lang of direct) made.push({ seq: p.seq, lang, text: texts[lang]?.text ?? null, engine: texts[lang]?.engine ?? null });
-    await store(s, roomId, made);
   }
+  // Stored while the languages reached through them are being made (their listeners need not wait for those).
+  const stored = made.length > 0 ? store(s, roomId, made) : Promise.resolve();
+  // Awaited below; until then a failure must not count as unhandled.
+  stored.catch(() => {});
   const second: Made[] = [];
   await Promise.all([...pivoted].map(async ([via, group]) => {
     const mid = made.find((m) => m.lang === via) ?? null;
@@ -184,6 +187,7 @@ async function makeTranslations(s: Services, roomId: string, livemode: boolean, 
     const texts: Record<string, Translated | null> = viaText === null ? {} : await t.chain.translate(viaText, via, group);
     for (const lang of group) second.push({ seq: p.seq, lang, text: texts[lang]?.text ?? null, engine: texts[lang]?.engine ?? null });
   }));
+  await stored;
   if (second.length > 0) await store(s, roomId, second);
   return [...made, ...second];
 }

@@ -17,7 +17,13 @@ export async function loadResampler(): Promise<void> {
 
 /** 16-bit mono PCM at `rate` Hz, resampled to the line's 8 kHz, as long as the input (its filter's tail flushed). */
 export function toLineRate(pcm: Int16Array, rate: number): Int16Array {
+  return resample(pcm, rate, LINE_RATE);
+}
+
+/** 16-bit mono PCM at `rate` Hz resampled to `to` Hz (the line's 8 kHz up to a recognizer's 16 kHz, say), as long as the input. */
+export function resample(pcm: Int16Array, rate: number, to: number): Int16Array {
   if (!speex) throw new Error('resampler: loadResampler() first');
+  const LINE_RATE = to;
   const errPtr = speex._malloc(4);
   const st = speex._speex_resampler_init(1, rate, LINE_RATE, QUALITY, errPtr);
   try {

@@ -1,3 +1,4 @@
+import { Breaker } from '../breaker.ts';
 import { baseLang, EngineError, type TranslationEngine } from './engine.ts';
 
 // The engines of TOLK_TRANSLATE in their order, as one translator: a
@@ -23,65 +24,6 @@ export type ChainOptions = {
   now?: () => number;
 };
 
-export type BreakerState = 'closed' | 'open' | 'half_open';
-
-/** One engine's circuit breaker. */
-export class Breaker {
-  state: BreakerState = 'closed';
-  private failures = 0;
-  private openUntil = 0;
-  private trial = false;
-  private readonly engine: string;
-  private readonly o: Required<Pick<ChainOptions, 'breakerFailures' | 'breakerOpenMs' | 'now'>> & Pick<ChainOptions, 'log'>;
-
-  constructor(engine: string, o: Required<Pick<ChainOptions, 'breakerFailures' | 'breakerOpenMs' | 'now'>> & Pick<ChainOptions, 'log'>) {
-    this.engine = engine;
-    this.o = o;
-  }
-
-  /** Whether a request may go to the engine now (half open: one trial at a time). */
-  allow(): boolean {
-    if (this.state === 'closed') return true;
-    if (this.state === 'open') {
-      if (this.o.now() < this.openUntil) return false;
-      this.set('half_open', {});
-    }
-    if (this.trial) return false;
-    this.trial = true;
-    return true;
-  }
-
-  success(): void {
-    this.failures = 0;
-    this.trial = false;
-    if (this.state !== 'closed') this.set('closed', {});
-  }
-
-  failure(err: EngineError): void {
-    this.failures++;
-    this.trial = false;
-    const asked = err.retryAfterMs ?? 0;
-    if (this.state === 'half_open' || this.failures >= this.o.breakerFailures || asked > 0) {
-      const ms = Math.max(this.o.breakerOpenMs, asked);
-      this.openUntil = this.o.now() + ms;
-      this.set('open', { for_ms: ms, error: err.message });
-    }
-  }
-
-  /** Milliseconds until an open breaker lets a trial through (0 otherwise). */
-  openFor(): number {
-    return this.state === 'open' ? Math.max(0, this.openUntil - this.o.now()) : 0;
-  }
-
-  private set(state: BreakerState, detail: object): void {
-    const from = this.state;
-    this.state = state;
-    const line = { engine: this.engine, breaker: state, was: from, ...detail };
-    if (state === 'open') this.o.log?.warn(line, `translation engine ${this.engine}: breaker open`);
-    else this.o.log?.info(line, `translation engine ${this.engine}: breaker ${state.replace('_', ' ')}`);
-  }
-}
-
 /** A translation, and the engine that made it. */
 export type Translated = { text: string; engine: string };
 
@@ -102,7 +44,7 @@ export class TranslationChain {
     this.timeoutMs = o.timeoutMs ?? 5000;
     this.retries = o.retries ?? 1;
     const b = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
-    for (const e of engines) this.breakers.set(e, new Breaker(e.name, b));
+    for (const e of engines) this.breakers.set(e, new Breaker(`translation engine ${e.name}`, b));
   }
 
   /** How an engine would translate from → to: directly, else through a pivot it covers both ways. */
