@@ -2,6 +2,8 @@ import pino from 'pino';
 import type { Config } from './config.ts';
 import { LOG_REDACTION } from './http/redact.ts';
 import { startTranslation, type Translation } from './engines/translate/index.ts';
+import { startRecognizers } from './engines/speech/index.ts';
+import type { RecognizerChain } from './engines/speech/recognizers.ts';
 import { resolveDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, quietOutages, type Pool } from './db/pool.ts';
@@ -22,6 +24,8 @@ export type Platform = {
   gateway: CallGateway | undefined;
   /** The translation engines (TOLK_TRANSLATE). */
   translation: Translation;
+  /** The speech recognizers (TOLK_RECOGNIZE). */
+  recognizer: RecognizerChain;
   close: () => Promise<void>;
 };
 
@@ -42,11 +46,19 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     throw await fail(err);
   }
   let translation: Translation;
+  let recognizer: RecognizerChain;
   try {
     translation = await startTranslation(config, log);
   } catch (err) {
     await db.stop().catch(() => {});
     throw new StartupError(`translation: ${(err as Error).message}`);
+  }
+  try {
+    recognizer = startRecognizers(config, log);
+  } catch (err) {
+    await translation.close().catch(() => {});
+    await db.stop().catch(() => {});
+    throw new StartupError(`speech recognition: ${(err as Error).message}`);
   }
   const pool = createPool(db.url);
   const quiet = quietOutages(log);
@@ -64,7 +76,7 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
   }
   let workers: Awaited<ReturnType<typeof startWorkers>> | null = null;
   try {
-    workers = config.workers ? await startWorkers({ config, pool, boss, translation }, db.url, { ...quiet, warn: (o, m) => log.warn(o, m), info: (o, m) => log.info(o, m) }) : null;
+    workers = config.workers ? await startWorkers({ config, pool, boss, translation, recognizer }, db.url, { ...quiet, warn: (o, m) => log.warn(o, m), info: (o, m) => log.info(o, m) }) : null;
   } catch (err) {
     await boss.stop({ graceful: false }).catch(() => {});
     await pool.end().catch(() => {});
@@ -81,9 +93,11 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     log,
     gateway: workers?.gateway,
     translation,
+    recognizer,
     close: async () => {
       await workers?.stop().catch(() => {});
       await translation.close().catch(() => {});
+      await recognizer.close().catch(() => {});
       await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
       await pool.end().catch(() => {});
       await db.stop().catch(() => {});

@@ -121,7 +121,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 try {
-  app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl, gateway: platform.gateway, translation: platform.translation });
+  app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl, gateway: platform.gateway, translation: platform.translation, recognizer: platform.recognizer });
   const seeded = await seedIfEmpty(platform.pool, config);
   const first = seeded && { seeded, kept: keepFirstKeys(config.dataDir, seeded) };
   try {

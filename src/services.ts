@@ -4,6 +4,7 @@ import type { Boss } from './jobs/boss.ts';
 import type { Credential } from './credentials.ts';
 import type { Lookup } from './webhooks/outbound.ts';
 import type { Translation } from './engines/translate/index.ts';
+import type { RecognizerChain } from './engines/speech/recognizers.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
 import type { CallGateway } from './calls/dialer.ts';
@@ -24,6 +25,8 @@ export type Services = {
   dnsLookup?: Lookup;
   /** Machine translation: TOLK_TRANSLATE's engines (engines/translate); none: only what needs no engine (sessions/translations.ts). */
   translation?: Translation;
+  /** Speech recognition: TOLK_RECOGNIZE's engines (engines/speech); none: speech is reported with its length and no text. */
+  recognizer?: RecognizerChain;
   /** How long text takes to say; our speaking-rate estimate unless replaced (src/providers/speech.ts). */
   speech?: Speech;
   /** This process's call gateway (SIP stack and simulated callee), when it runs workers (jobs/workers.ts). */

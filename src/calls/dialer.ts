@@ -11,9 +11,8 @@ import { NoRecognizer, type SpeechRecognizer } from '../engines/speech/recognize
 import { publishSegment, type Segment } from '../sessions/publish.ts';
 import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
 import { MediaPlane } from '../../gateway/media/plane.ts';
-import { PicoSynthesizer } from '../engines/speech/pico.ts';
-import { CachedSynthesizer, FirstThatSpeaks, type SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
-import { EspeakSynthesizer } from '../engines/speech/espeak.ts';
+import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
+import { startSynthesizers } from '../engines/speech/index.ts';
 import { disclosure } from '../sim/phrasebook.ts';
 import { CALLEE_NAME, CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall, parseCalleeNotice, parseSayNotice } from './calls.ts';
 
@@ -131,8 +130,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   // speech by the engines of TOLK_SPEECH_ENGINES, a language by the first that
   // speaks it (their threads start at their first phrase). An engine that is
   // not installed stops the start here, before anything is opened.
-  const speech: SpeechSynthesizer = new CachedSynthesizer(new FirstThatSpeaks(
-    s.config.speechEngines.map((name) => (name === 'espeak' ? new EspeakSynthesizer() : new PicoSynthesizer()))));
+  const speech: SpeechSynthesizer = startSynthesizers(s.config);
   const mediaHost = s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':'));
   const media = await MediaPlane.start(mediaHost);
   let callee: SimulatedCallee | null = null;
@@ -143,9 +141,10 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     throw err;
   }
   // What the far end says: the simulated callee knows its own words (test
-  // mode's recognizer); a foreign peer's speech has no recognizer here, so it
-  // is reported with its length and no text.
-  const recognizer: SpeechRecognizer = callee?.recognizer ?? new NoRecognizer();
+  // mode's recognizer); a real peer's (TOLK_SIM_SIP_PEER, a trunk) is read by
+  // the recognizers of TOLK_RECOGNIZE, the first that hears the call's
+  // remote_lang; none: it is reported with its length and no text.
+  const recognizer: SpeechRecognizer = callee?.recognizer ?? s.recognizer ?? new NoRecognizer();
   // One chain per call: its events are applied in the order SIP reported them.
   const chains = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
   let signaling: SipSignaling | null = null;
@@ -417,7 +416,8 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       await callee?.close();
       await media.stop();
       await speech.close();
-      await recognizer.close();
+      // The service's recognizers outlive the gateway (the platform closes them); the callee's go with it.
+      if (recognizer !== s.recognizer) await recognizer.close();
       await s.pool.query(`DELETE FROM gateways WHERE id = $1`, [id]).catch(() => {});
     },
   };

@@ -7,6 +7,7 @@ import { ApiError, invalid } from '../errors.ts';
 import { CSP, esc, layout, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
 import { now, type Services } from '../services.ts';
 import { AudioProbeError, probeAudio } from './probe.ts';
+import { checkSaid } from './said.ts';
 import { VOICE_USE } from './texts.ts';
 import {
   admitRecording,
@@ -189,6 +190,12 @@ export default function register(app: FastifyInstance, s: Services) {
       if (m.durationMs < MIN_RECORDING_MS) throw invalid('recording', `${seconds(m.durationMs)} long; record at least ${MIN_RECORDING_MS / 1000} s (the whole sentence)`);
       if (m.durationMs > MAX_RECORDING_MS + 1000) throw invalid('recording', `${seconds(m.durationMs)} long; at most ${MAX_RECORDING_MS / 1000} s`);
       if (m.soundMs < MIN_SOUND_MS) throw invalid('recording', 'we heard only silence; check that the right microphone is on and not muted, and record again');
+      // Where a recognizer hears the sentence's language, the recording must say it (voices/said.ts).
+      const v = await voiceByConsentToken(s.pool, req.params.token);
+      const said = v ? await checkSaid(s, m.pcm, m.sampleRate, v.language) : { checked: false as const };
+      if (said.checked && !said.ok) {
+        throw invalid('recording', 'we could not hear the consent sentence in it; read the whole sentence aloud, clearly, and record again');
+      }
       const r = await consentWithRecording(s, req.params.token, secret, { contentType: type, audio, durationMs: m.durationMs, soundMs: m.soundMs }, {
         ip: req.ip ?? null, userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
       });

@@ -10,7 +10,10 @@ const PROBE_TIMEOUT_MS = 10_000;
 
 export class AudioProbeError extends Error {}
 
-export function probeAudio(bytes: Uint8Array, timeoutMs = PROBE_TIMEOUT_MS): Promise<AudioMeasure> {
+/** What probeAudio answers: the measure, and the audio mixed to one channel (16-bit, at its sampleRate). */
+export type Probed = AudioMeasure & { pcm: Int16Array };
+
+export function probeAudio(bytes: Uint8Array, timeoutMs = PROBE_TIMEOUT_MS): Promise<Probed> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./probe-worker.ts', import.meta.url), {
       workerData: bytes,
@@ -25,7 +28,7 @@ export function probeAudio(bytes: Uint8Array, timeoutMs = PROBE_TIMEOUT_MS): Pro
       fn();
     };
     const timer = setTimeout(() => done(() => reject(new AudioProbeError('decoding took too long'))), timeoutMs);
-    worker.once('message', (m: { ok: true; result: AudioMeasure } | { ok: false; error: string }) =>
+    worker.once('message', (m: { ok: true; result: Probed } | { ok: false; error: string }) =>
       done(() => (m.ok ? resolve(m.result) : reject(new AudioProbeError(m.error || 'not audio')))));
     worker.once('error', (err) => done(() => reject(new AudioProbeError(err.message))));
     worker.once('exit', (code) => done(() => reject(new AudioProbeError(`decoder stopped (${code})`))));

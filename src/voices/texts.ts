@@ -23,7 +23,7 @@ export type SentenceFor = { person: string; org: string; voice: string; date: Da
  */
 export function consentSentence(language: string, f: SentenceFor): { lang: SentenceLang; text: string } {
   const lang = sentenceLang(language);
-  const day = DateTime.fromJSDate(f.date, { zone: 'UTC' }).setLocale(lang === 'en' ? 'en-GB' : lang).toLocaleString(DateTime.DATE_FULL);
+  const day = sentenceDay(lang, f.date);
   switch (lang) {
     case 'pt':
       return { lang, text: `Eu, ${f.person}, autorizo ${f.org} a criar e usar uma cópia sintética da minha voz chamada "${f.voice}". Sei que posso retirar este consentimento a qualquer momento. Hoje é ${day}.` };
@@ -32,6 +32,11 @@ export function consentSentence(language: string, f: SentenceFor): { lang: Sente
     default:
       return { lang, text: `I, ${f.person}, agree that ${f.org} may create and use a synthetic copy of my voice called "${f.voice}". I know I can withdraw this consent at any time. Today is ${day}.` };
   }
+}
+
+/** The day as the consent sentence says it ("25 November 2026", "25 de novembro de 2026"). */
+export function sentenceDay(lang: SentenceLang, date: Date): string {
+  return DateTime.fromJSDate(date, { zone: 'UTC' }).setLocale(lang === 'en' ? 'en-GB' : lang).toLocaleString(DateTime.DATE_FULL);
 }
 
 /** What a cloned voice is used for, said to the person before they agree. */

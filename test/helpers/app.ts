@@ -7,6 +7,7 @@ import { startBoss, type Boss } from '../../src/jobs/boss.ts';
 import { startWorkers, type Workers } from '../../src/jobs/workers.ts';
 import { buildApp } from '../../src/app.ts';
 import { startTranslation } from '../../src/engines/translate/index.ts';
+import { startRecognizers } from '../../src/engines/speech/index.ts';
 import { createKey, createOrg, type KeyOptions } from '../../src/cli/admin.ts';
 import { adminQuery, withDatabase } from './pg.ts';
 import { releaseDatabase } from './databases.ts';
@@ -67,14 +68,15 @@ export async function startTestApp(
   const db = opts.db ?? (await createTestDatabase());
   const config = loadConfig(
     // No translation engine unless the test names one (config.translate: test/helpers/apertium.ts).
-    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0', TOLK_TRANSLATE: '' },
+    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0', TOLK_TRANSLATE: '', TOLK_RECOGNIZE: '' },
     // The SIP gateway on a free port: test apps run side by side.
     { databaseUrl: db.url, workers: opts.workers ?? false, sipListen: '127.0.0.1:0', ...opts.config },
   );
   const pool = createPool(db.url, 10);
   const boss = await startBoss(db.url, { workers: config.workers, monitorSeconds: config.jobMonitorSeconds, onError: () => {} });
   const translation = config.translate.length > 0 ? await startTranslation(config, { warn: () => {}, info: () => {} }) : undefined;
-  const services: Services = { config, pool, boss, clock: opts.clock, dnsLookup: opts.dnsLookup, translation };
+  const recognizer = config.recognize.length > 0 ? startRecognizers(config) : undefined;
+  const services: Services = { config, pool, boss, clock: opts.clock, dnsLookup: opts.dnsLookup, translation, recognizer };
   const workers = config.workers ? await startWorkers(services, db.url, { error: () => {} }) : null;
   const app = await buildApp({ ...services, databaseUrl: db.url });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -108,6 +110,7 @@ export async function startTestApp(
       await workers?.stop();
       await app.close();
       await translation?.close();
+      await recognizer?.close();
       await boss.stop({ graceful: false }).catch(() => {});
       await pool.end();
       // A database passed in is the caller's to release. This one is dropped

@@ -41,6 +41,8 @@ export function pocketsphinxInstalled(): boolean {
 
 type Slot = {
   child: ChildProcess;
+  /** The decoder's list of utterances to decode (its -ctl). */
+  list: NodeJS.WritableStream;
   /** Utterance name → its answer. */
   waiting: Map<string, (text: string | null) => void>;
   busy: number;
@@ -70,10 +72,15 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   }
 
   private start(): Slot {
-    const child = spawn(BATCH, ['-adcin', 'yes', '-cepdir', this.dir, '-cepext', '.raw', '-ctl', '/dev/stdin', '-hyp', '/dev/stdout', '-logfn', '/dev/null'], {
+    // The decoder opens its -ctl and -hyp by name, which Node's stdio (socket pairs) does not
+    // allow ("/dev/stdin: No such device or address"): `cat` on each side makes them pipes.
+    // Its own process group: close() ends the three together.
+    const child = spawn('sh', ['-c', 'cat | "$0" "$@" | cat', BATCH, '-adcin', 'yes', '-cepdir', this.dir, '-cepext', '.raw', '-ctl', '/dev/stdin', '-hyp', '/dev/stdout', '-logfn', '/dev/null'], {
       stdio: ['pipe', 'pipe', 'ignore'],
+      detached: true,
     });
-    const slot: Slot = { child, waiting: new Map(), busy: 0, dead: false };
+    child.stdin!.on('error', () => {});
+    const slot: Slot = { child, list: child.stdin!, waiting: new Map(), busy: 0, dead: false };
     createInterface({ input: child.stdout! }).on('line', (line) => {
       // "words words (name score)"; no words: " (name score)".
       const m = /^(.*)\((\S+) -?\d+\)\s*$/.exec(line);
@@ -91,7 +98,6 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     };
     child.once('exit', fail);
     child.once('error', fail);
-    child.stdin!.on('error', () => {});
     return slot;
   }
 
@@ -114,7 +120,8 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     await loadResampler();
     const name = `u${++this.n}`;
     const file = path.join(this.dir, `${name}.raw`);
-    const pcm = resample(u.pcm, 8000, MODEL_RATE);
+    const rate = u.rate ?? 8000;
+    const pcm = rate === MODEL_RATE ? u.pcm : resample(u.pcm, rate, MODEL_RATE);
     writeFileSync(file, Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
     this.requests++;
     const slot = this.slot();
@@ -132,7 +139,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
           if (t === undefined) reject(new EngineError('pocketsphinx: the decoder stopped'));
           else resolve(t);
         });
-        slot.child.stdin!.write(`${name}\n`);
+        slot.list.write(`${name}\n`);
       });
       return { text };
     } finally {
@@ -144,8 +151,12 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   async close(): Promise<void> {
     this.closed = true;
     for (const s of this.slots) {
-      s.child.stdin?.end();
-      s.child.kill();
+      s.list.end();
+      try {
+        if (s.child.pid !== undefined) process.kill(-s.child.pid, 'SIGTERM');
+      } catch {
+        // Gone already.
+      }
     }
     this.slots.length = 0;
     rmSync(this.dir, { recursive: true, force: true });

@@ -7,8 +7,10 @@
 export type HeardUtterance = {
   /** The call (the dialog's key). */
   key: string;
-  /** 8 kHz 16-bit mono PCM. */
+  /** 16-bit mono PCM, at `rate` (a call's line: 8 kHz). */
   pcm: Int16Array;
+  /** Its sample rate; 8000 (a phone line) when left out. A microphone's recording may keep 16 kHz. */
+  rate?: number;
   /** Milliseconds of audio from its first voiced frame to its last. */
   audioMs: number;
   /** The language the far end is expected to speak (the call's remote_lang). */

@@ -4,7 +4,8 @@ import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
 
 // The recognizers of TOLK_RECOGNIZE in their order, as one: an utterance goes
 // to the first engine that hears its language, with the translation chain's
-// rules (engines/translate/chain.ts): a time limit, one retry of a failure
+// rules (engines/translate/chain.ts): a time limit (TOLK_RECOGNIZE_TIMEOUT_MS
+// plus the utterance's own length: reading takes longer the longer it is), one retry of a failure
 // that may pass, a breaker per engine, and falling through to the next
 // engine that hears the language. When none could read it the answer is no
 // text (never invented words): the utterance is still reported, with its
@@ -48,7 +49,9 @@ export class RecognizerChain implements SpeechRecognizer {
       if (!breaker.allow()) continue;
       for (let attempt = 0; ; attempt++) {
         const ctl = new AbortController();
-        const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
+        // Reading takes longer the longer the speech: the limit is the base one plus the utterance's length.
+        const limit = this.timeoutMs + Math.max(0, u.audioMs);
+        const timer = setTimeout(() => ctl.abort(), limit);
         try {
           const r = await e.recognize(u, ctl.signal);
           breaker.success();
@@ -57,7 +60,7 @@ export class RecognizerChain implements SpeechRecognizer {
           const err = raw instanceof EngineError ? raw : new EngineError(String((raw as Error)?.message ?? raw));
           const timedOut = ctl.signal.aborted;
           if (attempt < this.retries && !err.permanent && err.retryAfterMs === null && !timedOut) continue;
-          breaker.failure(timedOut ? new EngineError(`no answer within ${this.timeoutMs} ms`) : err);
+          breaker.failure(timedOut ? new EngineError(`no answer within ${limit} ms`) : err);
           break;
         } finally {
           clearTimeout(timer);

@@ -1,0 +1,105 @@
+import { baseLang, EngineError, httpError } from '../translate/engine.ts';
+import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
+import { encodeWav } from './wav.ts';
+
+// Any OpenAI-compatible transcription server as a recognizer (TOLK_RECOGNIZE
+// `openai=URL`, model TOLK_OPENAI_STT_MODEL): OpenAI itself, whisper.cpp's
+// server, faster-whisper servers (speaches), LocalAI. Per utterance, POST
+// {base}/v1/audio/transcriptions as multipart/form-data
+// (https://platform.openai.com/docs/api-reference/audio/createTranscription):
+// `file` (the utterance as an 8 kHz 16-bit mono WAV file, named *.wav with
+// type audio/wav: the API identifies the format by them), `model`,
+// `language` (ISO-639-1: the primary language of the call's remote_lang;
+// left out for a language without a two-letter code, for the model to
+// detect) and `response_format` json → {"text": ...}. With a key,
+// `Authorization: Bearer <key>`; the key never appears in errors or names.
+// The URL is the server's address with or without its `/v1`.
+//
+// Whisper-class models are multilingual: it hears any language unless the
+// operator lists some (`langs`). Silence or noise comes back as empty (or
+// whitespace) text: no words, null.
+
+/** A language tag (`en`, `pt-BR`, `zh-Hant`). */
+const LANG = /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i;
+
+export type OpenAIRecognizerOptions = {
+  url: string;
+  apiKey?: string;
+  model: string;
+  /** The languages it hears; any language when absent. */
+  langs?: readonly string[];
+  /** Gives up on an utterance after this long (default 10 s), besides the caller's signal. */
+  timeoutMs?: number;
+};
+
+export class OpenAIRecognizer implements SpeechRecognizer {
+  readonly name = 'openai';
+  /** Where it answers (logs; never with a key in it). */
+  readonly url: string;
+  requests = 0;
+  private readonly api: string;
+  private readonly apiKey: string | undefined;
+  private readonly model: string;
+  private readonly langs: ReadonlySet<string> | null;
+  private readonly timeoutMs: number;
+
+  constructor(o: OpenAIRecognizerOptions) {
+    this.url = o.url.replace(/\/+$/, '');
+    this.api = /\/v1$/.test(this.url) ? this.url : `${this.url}/v1`;
+    this.apiKey = o.apiKey || undefined;
+    this.model = o.model;
+    this.langs = o.langs ? new Set(o.langs.map(baseLang)) : null;
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+  }
+
+  hears(lang: string): boolean {
+    if (!LANG.test(lang)) return false;
+    return this.langs ? this.langs.has(baseLang(lang)) : true;
+  }
+
+  async recognize(u: HeardUtterance, signal?: AbortSignal): Promise<{ text: string | null }> {
+    if (u.pcm.length === 0) return { text: null };
+    const form = new FormData();
+    form.append('file', new Blob([encodeWav(u.pcm)], { type: 'audio/wav' }), 'utterance.wav');
+    form.append('model', this.model);
+    const lang = baseLang(u.lang);
+    if (/^[a-z]{2}$/.test(lang)) form.append('language', lang);
+    form.append('response_format', 'json');
+
+    const abort = signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
+    this.requests++;
+    let res: Response;
+    let body: string;
+    try {
+      // fetch sets the multipart Content-Type with its boundary itself.
+      res = await fetch(`${this.api}/audio/transcriptions`, {
+        method: 'POST',
+        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
+        body: form,
+        signal: abort,
+      });
+      body = await res.text();
+    } catch (err) {
+      if (abort.aborted) throw new EngineError('openai transcription: no answer in time');
+      throw new EngineError(`openai at ${this.url} does not answer: ${(err as Error).message}`);
+    }
+    if (!res.ok) throw httpError(this.name, res, this.redact(body));
+    let text: unknown;
+    try {
+      text = (JSON.parse(body) as { text?: unknown }).text;
+    } catch {
+      text = undefined;
+    }
+    if (typeof text !== 'string') throw new EngineError('openai transcription: an answer without text');
+    const said = text.trim();
+    return { text: said || null };
+  }
+
+  async close(): Promise<void> {}
+
+  /** The key, and a masked echo of it (OpenAI's 401 shows its first and last characters), out of an error body. */
+  private redact(body: string): string {
+    const plain = this.apiKey ? body.split(this.apiKey).join('[key]') : body;
+    return plain.replace(/\S*\*{3,}\S*/g, '[key]');
+  }
+}

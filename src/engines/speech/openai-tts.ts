@@ -1,0 +1,115 @@
+import { baseLang, EngineError, httpError } from '../translate/engine.ts';
+import { loadResampler, toLineRate } from './resample.ts';
+import { SpeechError, type Speech, type SpeechSynthesizer } from './synthesizer.ts';
+import { decodeWav } from './wav.ts';
+
+// Any OpenAI-compatible speech server as a synthesizer (TOLK_SPEECH_ENGINES
+// `openai=URL`, model TOLK_OPENAI_TTS_MODEL): OpenAI itself, Kokoro-FastAPI,
+// Piper's and speaches' servers. POST {base}/v1/audio/speech with JSON
+// {model, input, voice, response_format: "wav"}
+// (https://platform.openai.com/docs/api-reference/audio/createSpeech) → the
+// audio as a WAV file: OpenAI's is 24 kHz 16-bit mono with placeholder sizes
+// in its header (it streams; wav.ts reads it to the end), Piper's 22.05 kHz.
+// The header says the rate and channels; the samples are mixed to mono and
+// resampled to the line's 8 kHz (resample.ts: Speex, on this thread: a few
+// milliseconds for a sentence).
+//
+// The API has no language field: the model reads the text as what it is, so
+// it speaks any language unless the operator lists some (`langs`). `voice`
+// is the server's voice name (`alloy`, Kokoro's `af_heart`), `alloy` unless
+// the operator or the caller names another.
+//
+// Failures are SpeechError, as the interface promises, each with the
+// EngineError behind it as its `cause` (HTTP status, Retry-After, permanent):
+// a caller that only knows SpeechError still works, and one that retries or
+// falls through reads the cause. The key only travels in the Authorization
+// header; it is never in an error or a name.
+
+/** A language tag (`en`, `pt-BR`, `zh-Hant`). */
+const LANG = /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i;
+const LINE_RATE = 8_000;
+
+export type OpenAISynthesizerOptions = {
+  url: string;
+  apiKey?: string;
+  model: string;
+  /** The server's voice when the caller names none (default `alloy`). */
+  voice?: string;
+  /** The languages it speaks; any language when absent. */
+  langs?: readonly string[];
+  /** Gives up on a synthesis after this long (default 10 s). */
+  timeoutMs?: number;
+};
+
+export class OpenAISynthesizer implements SpeechSynthesizer {
+  readonly name = 'openai';
+  readonly url: string;
+  requests = 0;
+  private readonly api: string;
+  private readonly apiKey: string | undefined;
+  private readonly model: string;
+  private readonly voice: string;
+  private readonly langs: ReadonlySet<string> | null;
+  private readonly timeoutMs: number;
+
+  constructor(o: OpenAISynthesizerOptions) {
+    this.url = o.url.replace(/\/+$/, '');
+    this.api = /\/v1$/.test(this.url) ? this.url : `${this.url}/v1`;
+    this.apiKey = o.apiKey || undefined;
+    this.model = o.model;
+    this.voice = o.voice ?? 'alloy';
+    this.langs = o.langs ? new Set(o.langs.map(baseLang)) : null;
+    this.timeoutMs = o.timeoutMs ?? 10_000;
+  }
+
+  speaks(lang: string): boolean {
+    if (!LANG.test(lang)) return false;
+    return this.langs ? this.langs.has(baseLang(lang)) : true;
+  }
+
+  async synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
+    if (!this.speaks(lang)) throw failure(new EngineError(`openai does not speak ${lang}`, { permanent: true }));
+    if (!text.trim()) throw failure(new EngineError('openai: nothing to say', { permanent: true }));
+    await loadResampler();
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    this.requests++;
+    let bytes: Uint8Array;
+    try {
+      const res = await fetch(`${this.api}/audio/speech`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
+        body: JSON.stringify({ model: this.model, input: text, voice: voice || this.voice, response_format: 'wav' }),
+        signal,
+      });
+      if (!res.ok) throw failure(httpError(this.name, res, this.redact(await res.text())));
+      bytes = new Uint8Array(await res.arrayBuffer());
+    } catch (err) {
+      if (err instanceof SpeechError) throw err;
+      if (signal.aborted) throw failure(new EngineError('openai speech: no answer in time'));
+      throw failure(new EngineError(`openai at ${this.url} does not answer: ${(err as Error).message}`));
+    }
+    let wav;
+    try {
+      wav = decodeWav(bytes);
+    } catch (err) {
+      // A server that answers another format for response_format wav will not change its mind.
+      throw failure(new EngineError(`openai speech: an answer that is not 16-bit PCM WAV (${(err as Error).message})`, { permanent: true }));
+    }
+    if (wav.samples.length === 0) throw failure(new EngineError('openai speech: no audio'));
+    const pcm = wav.rate === LINE_RATE ? wav.samples : toLineRate(wav.samples, wav.rate);
+    return { pcm, ms: Math.round(pcm.length / (LINE_RATE / 1000)) };
+  }
+
+  async close(): Promise<void> {}
+
+  /** The key, and a masked echo of it (OpenAI's 401 shows its first and last characters), out of an error body. */
+  private redact(body: string): string {
+    const plain = this.apiKey ? body.split(this.apiKey).join('[key]') : body;
+    return plain.replace(/\S*\*{3,}\S*/g, '[key]');
+  }
+}
+
+/** The interface's error, carrying the engine's failure (status, Retry-After, permanent) as its cause. */
+function failure(e: EngineError): SpeechError {
+  return new SpeechError(e.message, { cause: e });
+}

@@ -1,0 +1,98 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
+import { finished, startSipp, type Sipp } from '../helpers/sipp.ts';
+import { until } from '../helpers/wait.ts';
+import { startOpenAITranscription } from '../helpers/fake-speech.ts';
+import { disclosure } from '../../src/sim/phrasebook.ts';
+import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
+import { freeUdpPort } from '../../gateway/sip-stack.ts';
+import type { RecognizeEngine } from '../../src/config.ts';
+
+// Calls hear for real: a real SIP peer (SIPp) on a real call echoes our
+// RTP, so what it sends back is speech (the AI disclosure, spoken by the
+// embedded engine); the gateway cuts it by voice activity and the first
+// recognizer of TOLK_RECOGNIZE that hears the call's remote_lang reads it
+// (here PocketSphinx, the embedded one): the words reach the session as
+// text. A recognizer that hangs ahead of it in the list costs its time
+// limit, then falls through: nothing is lost, the call goes on.
+
+vi.setConfig({ testTimeout: 90_000 });
+
+const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
+const clock = () => new Date(Date.now() + offset);
+
+let db: TestDb;
+let key: string;
+const cleanups: Array<() => Promise<void>> = [];
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const t = await startTestApp({ db });
+  key = (await t.key({ rpm: 100_000 })).secret;
+  await t.close();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+afterAll(async () => { await db?.drop(); });
+
+async function evenFreePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const p = await freeUdpPort('127.0.0.1');
+    if (p % 2 === 0 && p < 65534) return p;
+  }
+  throw new Error('no free even port');
+}
+
+async function echoCall(recognize: RecognizeEngine[], recognizeTimeoutMs = 10_000): Promise<{ t: TestApp; sipp: Sipp; callId: string; sessionId: string }> {
+  const mediaPort = await evenFreePort();
+  const sipp = await startSipp({ scenario: new URL('../../gateway/sipp/answer-wait-bye.xml', import.meta.url).pathname, extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
+  cleanups.push(() => sipp.stop());
+  const t = await startTestApp({ db, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}`, recognize, recognizeTimeoutMs } });
+  cleanups.push(() => t.close());
+  const res = await t.request('POST', '/v1/calls', {
+    key, headers: { 'idempotency-key': crypto.randomUUID() },
+    body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: 'en', agent_lang: 'en' },
+  });
+  expect(res.status).toBe(201);
+  const c = await res.json();
+  return { t, sipp, callId: c.id, sessionId: c.session_id };
+}
+
+/** The callee's first phrase on the session (what the echo brought back). */
+async function heard(t: TestApp, sessionId: string): Promise<any> {
+  return until('the callee heard', async () => {
+    const all = await (await t.request('GET', `/v1/sessions/${sessionId}/events?cursor=0`, { key })).json();
+    return all.events.find((e: { speaker: string }) => e.speaker === 'Callee') ?? null;
+  }, { timeoutMs: 30_000, intervalMs: 200 });
+}
+
+describe('a call hears its callee for real', () => {
+  it('the embedded recognizer reads the speech a SIP peer sends back: the words arrive as text on the session', async () => {
+    const { t, sipp, callId, sessionId } = await echoCall([{ name: 'pocketsphinx' }]);
+    const e = await heard(t, sessionId);
+    expect(e.type).toBe('segment.final');
+    expect(e.untrusted_content.text).toEqual(expect.any(String));
+    // The disclosure in English, spoken by Pico and sent back over G.711: read with most of its words.
+    const said = saidInOrder(words(disclosure('Tolk Assistant', 'en')), words(e.untrusted_content.text));
+    process.stderr.write(`[call hearing] "${e.untrusted_content.text}": ${(said * 100).toFixed(0)} % of the disclosure's words\n`);
+    expect(said).toBeGreaterThan(0.3);
+    expect(e.untrusted_content.text_in_hear_lang).toBe(e.untrusted_content.text);
+    expect(e.meta.audio_ms).toBeGreaterThan(1000);
+    expect((await (await t.request('POST', `/v1/calls/${callId}/hangup`, { key })).json()).status).toBe('completed');
+    expect((await finished(sipp)).code).toBe(0);
+  });
+
+  it('a recognizer that hangs ahead of it costs its time limit and falls through; the call goes on', async () => {
+    const stuck = await startOpenAITranscription();
+    stuck.hang = true;
+    cleanups.push(() => stuck.close());
+    const { t, sipp, callId, sessionId } = await echoCall([{ name: 'openai', url: stuck.url }, { name: 'pocketsphinx' }], 500);
+    const e = await heard(t, sessionId);
+    expect(words(e.untrusted_content.text ?? '').length, JSON.stringify(e)).toBeGreaterThan(3);
+    expect(stuck.requests.length).toBeGreaterThan(0);
+    const call = await (await t.request('GET', `/v1/calls/${callId}`, { key })).json();
+    expect(call.status).toBe('answered');
+    await t.request('POST', `/v1/calls/${callId}/hangup`, { key });
+    expect((await finished(sipp)).code).toBe(0);
+  });
+});
