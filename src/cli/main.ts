@@ -7,7 +7,7 @@ import { createPool, type Pool } from '../db/pool.ts';
 import { loadActor } from '../actors/store.ts';
 import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsReview, revokeKey, setOrg, UsageError } from './admin.ts';
 import { seed } from './seed.ts';
-import { reportEngines } from '../engines/translate/report.ts';
+import { reportEngines, reportSpeech } from '../engines/translate/report.ts';
 
 // The operator CLI of operator.md: one JSON object on stdout, logs on stderr,
 // non-zero exit with {"error": "..."} on failure.
@@ -129,7 +129,7 @@ program.command('seed').description('create a demo organization with keys').acti
 });
 
 program.command('engines').description('what each engine covers and whether it answers').action(async () => {
-  print(await reportEngines(config));
+  print({ ...(await reportEngines(config)), ...reportSpeech(config) });
 });
 
 program.command('mail').description('the mail outbox').command('list')

@@ -58,6 +58,17 @@ describe('npx tolk engines', () => {
     expect(libre.error).toMatch(/does not answer|fetch failed|ECONNREFUSED/);
   });
 
+  it('also lists the recognizers and the speech engines with the languages they take', async () => {
+    const r = await tolk(['engines'], { TOLK_TRANSLATE: '', TOLK_RECOGNIZE: 'pocketsphinx,deepgram', TOLK_SPEECH_ENGINES: 'pico,espeak' });
+    expect(r.code).toBe(0);
+    expect(r.json.recognize).toEqual([
+      { name: 'pocketsphinx', url: null, langs: ['en'], error: null },
+      { name: 'deepgram', url: null, langs: [], error: expect.stringMatching(/DEEPGRAM_API_KEY/) },
+    ]);
+    expect(r.json.speech[0]).toEqual({ name: 'pico', url: null, langs: ['en', 'es', 'fr', 'de', 'it'], error: null });
+    expect(r.json.speech[1].langs).toEqual(expect.arrayContaining(['pt', 'nl', 'pl']));
+  });
+
   it('an engine name that does not exist is an {"error"} naming it', async () => {
     const r = await tolk(['engines'], { TOLK_TRANSLATE: 'babelfish' });
     expect(r.code).not.toBe(0);

@@ -3,6 +3,7 @@ import { startApy, type ApyProcess } from './apy.ts';
 import { TranslationChain } from './chain.ts';
 import { baseLang, type TranslationEngine } from './engine.ts';
 import { makeEngine } from './index.ts';
+import { makeRecognizer, makeSynthesizer } from '../speech/index.ts';
 
 // `npx tolk engines` (operator.md): what each engine of TOLK_TRANSLATE
 // covers, whether it answers, and how quickly, as the server would see them
@@ -53,6 +54,37 @@ async function reportOne(e: TranslationEngine): Promise<EngineReport> {
     }
   }
   return r;
+}
+
+/** A speech engine: the common languages it takes (of a sample: providers that take any language list them all). */
+export type SpeechReport = { name: string; url: string | null; langs: string[]; error: string | null };
+
+const SAMPLE_LANGS = ['en', 'es', 'pt', 'fr', 'de', 'it', 'nl', 'pl', 'ru', 'ja', 'zh', 'ar', 'hi'];
+
+/** The recognizers of TOLK_RECOGNIZE and the speech engines of TOLK_SPEECH_ENGINES, as made at start. */
+export function reportSpeech(config: Pick<Config, 'recognize' | 'recognizeTimeoutMs' | 'speechEngines' | 'speechKeys'>): { recognize: SpeechReport[]; speech: SpeechReport[] } {
+  const recognize = config.recognize.map((spec): SpeechReport => {
+    try {
+      const r = makeRecognizer(spec, config);
+      const langs = SAMPLE_LANGS.filter((l) => r.hears(l));
+      void r.close();
+      return { name: spec.name, url: spec.url ?? null, langs, error: null };
+    } catch (err) {
+      return { name: spec.name, url: spec.url ?? null, langs: [], error: (err as Error).message };
+    }
+  });
+  const speech = config.speechEngines.map((spec): SpeechReport => {
+    const [name, url] = spec.split(/=(.*)/s) as [string, string | undefined];
+    try {
+      const e = makeSynthesizer(spec, config);
+      const langs = SAMPLE_LANGS.filter((l) => e.speaks(l));
+      void e.close();
+      return { name, url: url ?? null, langs, error: null };
+    } catch (err) {
+      return { name, url: url ?? null, langs: [], error: (err as Error).message };
+    }
+  });
+  return { recognize, speech };
 }
 
 export async function reportEngines(config: Pick<Config, 'translate' | 'engineKeys'>): Promise<{ translate: EngineReport[] }> {
