@@ -17,7 +17,7 @@ export type DialogEvent =
    * a voicemail system (the header `X-Tolk-Answered-By: voicemail`); otherwise
    * the gateway tells a person from a machine by the audio (media/amd.ts).
    */
-  | { type: 'answered'; status: number; voicemail: boolean }
+  | { type: 'answered'; status: number; voicemail: boolean; /** Its reason phrase (`OK` when the stack does not say). */ reason?: string }
   /** A non-2xx final answer to the INVITE (486, 480, 503, 487 after our CANCEL...). */
   | { type: 'rejected'; status: number; reason: string }
   /** Still ringing (or silent after 1xx) at the ring timeout: the gateway CANCELed it. */

@@ -13,15 +13,18 @@ import { assign, emit, setup } from 'xstate';
 // timeout), FAILED (any other final answer, none at all, or the gateway was
 // lost). An answered call ends with HANGUP (the API or the agent's session
 // leaving), REMOTE_HANGUP (BYE from the callee) or MAX_DURATION (the key's
-// per-call limit). HANGUP before an answer cancels the call: `no_answer`
-// with end_reason agent_hangup (SIP 487), as nobody answered.
+// per-call limit) or MEDIA_TIMEOUT (the far end went silent: no RTP or RTCP
+// for TOLK_MEDIA_TIMEOUT_SECONDS). A 2xx without media the gateway can use is
+// FAILED with reason no_media (never answered, billed 0). HANGUP before an
+// answer cancels the call: `no_answer` with end_reason agent_hangup (SIP
+// 487), as nobody answered.
 //
 // Every final state emits call.ended, once: whatever the outcome, a client
 // listening to call.ended alone sees every call end.
 
 export type CallEndReason =
-  | 'blocked' | 'busy' | 'no_answer' | 'voicemail' | 'failed' | 'gateway_lost'
-  | 'agent_hangup' | 'remote_hangup' | 'max_duration';
+  | 'blocked' | 'busy' | 'no_answer' | 'voicemail' | 'failed' | 'gateway_lost' | 'no_media'
+  | 'agent_hangup' | 'remote_hangup' | 'max_duration' | 'media_timeout';
 
 export type CallEvent =
   | { type: 'PLACE' }
@@ -31,10 +34,11 @@ export type CallEvent =
   | { type: 'VOICEMAIL' }
   | { type: 'BUSY' }
   | { type: 'NO_ANSWER' }
-  | { type: 'FAILED'; reason: 'failed' | 'gateway_lost' }
+  | { type: 'FAILED'; reason: 'failed' | 'gateway_lost' | 'no_media' }
   | { type: 'HANGUP' }
   | { type: 'REMOTE_HANGUP' }
-  | { type: 'MAX_DURATION' };
+  | { type: 'MAX_DURATION' }
+  | { type: 'MEDIA_TIMEOUT' };
 
 export type CallEmitted =
   | { type: 'call.blocked' } | { type: 'call.ringing' } | { type: 'call.answered' } | { type: 'call.voicemail' }
@@ -42,7 +46,7 @@ export type CallEmitted =
 
 export type CallContext = { endReason: CallEndReason | null };
 
-type Ends = 'blocked' | 'busy' | 'no_answer' | 'voicemail' | 'agent_hangup' | 'remote_hangup' | 'max_duration';
+type Ends = 'blocked' | 'busy' | 'no_answer' | 'voicemail' | 'agent_hangup' | 'remote_hangup' | 'max_duration' | 'media_timeout';
 /** The actions of a transition that ends the call for `reason`, emitting `also` before call.ended. */
 const endAs = (reason: Ends, ...also: Array<'emitBlocked' | 'emitVoicemail' | 'emitCompleted'>) =>
   [{ type: 'endWith' as const, params: { reason } }, ...also, 'emitEnded' as const];
@@ -93,6 +97,8 @@ export const callMachine = setup({
         HANGUP: { target: 'completed', actions: endAs('agent_hangup', 'emitCompleted') },
         REMOTE_HANGUP: { target: 'completed', actions: endAs('remote_hangup', 'emitCompleted') },
         MAX_DURATION: { target: 'completed', actions: endAs('max_duration', 'emitCompleted') },
+        // Nothing (RTP or RTCP) from the far end for TOLK_MEDIA_TIMEOUT_SECONDS: the gateway hung up.
+        MEDIA_TIMEOUT: { target: 'completed', actions: endAs('media_timeout', 'emitCompleted') },
         FAILED: { target: 'failed', actions: fail },
       },
     },

@@ -36,6 +36,8 @@ const Env = z.object({
   TOLK_JOB_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   // A gateway whose heartbeat is older than this is lost: its calls end failed/gateway_lost.
   TOLK_GATEWAY_LOST_SECONDS: z.coerce.number().positive().max(3600).default(10),
+  // An answered call whose far end sends no RTP or RTCP this long is hung up (operator.md).
+  TOLK_MEDIA_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(30),
   // The From of every mail the service sends (mail/mail.ts mailFrom): an
   // address, optionally with a display name, `Tolk <no-reply@example.com>`.
   // Unset: `Tolk <no-reply@HOST>`, HOST being PUBLIC_BASE_URL's host name.
@@ -252,6 +254,8 @@ export type Config = {
   drachtio: { host: string; port: number; secret: string; /** How long to wait for it at start (default 10 s; tests shorten it). */ connectTimeoutMs?: number } | undefined;
   /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
   gatewayLostSeconds: number;
+  /** Seconds without RTP or RTCP from an answered call's far end before it is hung up (media_timeout). */
+  mediaTimeoutSeconds: number;
   /** From of the mail the service sends: TOLK_MAIL_FROM, else `Tolk <no-reply@HOST>`, HOST being publicBaseUrl's host name. */
   mailFrom: string;
   /**
@@ -307,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     speechEngines: e.TOLK_SPEECH_ENGINES,
     drachtio: e.DRACHTIO_HOST ? { host: e.DRACHTIO_HOST, port: e.DRACHTIO_PORT, secret: e.DRACHTIO_SECRET } : undefined,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
+    mediaTimeoutSeconds: e.TOLK_MEDIA_TIMEOUT_SECONDS,
     mailFrom: e.TOLK_MAIL_FROM?.trim() ?? '',
     // 6 attempts: retries after about 1, 2, 4, 8 and 16 minutes (each up to
     // twice that with pg-boss's jitter), so the last one 30 to 60 minutes in.

@@ -80,6 +80,7 @@ function onPacket(s: Stream, buf: Buffer, from: dgram.RemoteInfo): void {
     s.latched = true;
   }
   s.stats.received++;
+  s.stats.heardAt = Date.now();
   if (s.remote && s.remote.dtmfPayloadType !== null && p.payloadType === s.remote.dtmfPayloadType) {
     const d = parseDtmf(p.payload);
     // An event is sent several times (and its end three times): one report per event, at its end.
@@ -189,12 +190,13 @@ async function handle(c: PlaneCommand): Promise<void> {
       const s: Stream = {
         key: c.key, rtp, rtcp, port: p, remote: null, to: null, latched: false, sender: null, queue: [], playing: null,
         jitter: new JitterBuffer({ depth: 3 }), lastDtmf: null, lastSr: 0,
-        stats: { sent: 0, received: 0, played: 0, energy: [] },
+        stats: { sent: 0, received: 0, played: 0, energy: [], heardAt: null, openedAt: Date.now() },
         hearing: c.hear ? new Hearing() : null, amd: null,
       };
       rtp.on('message', (buf, from) => onPacket(s, buf, from));
       rtp.on('error', () => {});
-      rtcp.on('message', () => {});
+      // RTCP alone keeps a call alive too (a far end on hold sends reports, no audio).
+      rtcp.on('message', () => { s.stats.heardAt = Date.now(); });
       rtcp.on('error', () => {});
       streams.set(c.key, s);
       ensureClock();

@@ -17,6 +17,10 @@ export type StreamStats = {
   played: number;
   /** RMS of each frame played, oldest first (the last minute at most). */
   energy: number[];
+  /** When the far end last sent anything, RTP or RTCP (epoch ms); null: nothing yet. */
+  heardAt: number | null;
+  /** When the stream was opened (epoch ms). */
+  openedAt: number;
 };
 
 export type PlaneCommand =

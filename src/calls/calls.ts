@@ -37,12 +37,12 @@ export type CallRow = {
   minute_factor: string; max_answered_seconds: string | null;
   status: z.infer<typeof Call>['status']; end_reason: string | null; blocked_code: string | null; blocked_reason: string | null;
   session_id: string | null; billed_seconds: string; gateway_id: string | null;
-  created_at: Date; answered_at: Date | null; ended_at: Date | null;
+  created_at: Date; answered_at: Date | null; ended_at: Date | null; sip_code: number | null; sip_reason: string | null;
 };
 
 export const CALL_COLUMNS = `id, org_id, livemode, credential_id, to_e164, from_number_id, from_e164, country, kind, purpose,
   consent_kind, consent_ref, agent_lang, remote_lang, voice_id, minute_factor, max_answered_seconds, status, end_reason,
-  blocked_code, blocked_reason, session_id, billed_seconds, gateway_id, created_at, answered_at, ended_at`;
+  blocked_code, blocked_reason, session_id, billed_seconds, gateway_id, created_at, answered_at, ended_at, sip_code, sip_reason`;
 
 /** Statuses after which nothing happens to a call. */
 export const ENDED = new Set(['completed', 'busy', 'voicemail', 'no_answer', 'failed', 'blocked']);
@@ -73,6 +73,8 @@ export function toCall(r: CallRow, opts: { mask?: boolean } = {}): z.infer<typeo
     answered_at: r.answered_at ? r.answered_at.toISOString() : null,
     ended_at: r.ended_at ? r.ended_at.toISOString() : null,
     end_reason: r.end_reason,
+    sip_code: r.sip_code,
+    sip_reason: r.sip_reason,
     agent_lang: r.agent_lang,
     remote_lang: r.remote_lang,
     session_id: r.session_id,
@@ -177,6 +179,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
     max_answered_seconds: null, status: allowed ? 'queued' : 'blocked', end_reason: allowed ? null : 'blocked',
     blocked_code: allowed ? null : verdict.code, blocked_reason: allowed ? null : verdict.reason,
     session_id: sessionId, billed_seconds: '0', gateway_id: null, created_at: at, answered_at: null, ended_at: allowed ? null : at,
+    sip_code: null, sip_reason: null,
   };
   const max = allowed ? maxAnsweredSeconds(cred, verdict.minute_factor) : null;
   row.max_answered_seconds = max === null ? null : String(max);
@@ -264,6 +267,8 @@ export async function applyCallEvent(
     endedAt?: Date;
     /** Tell the gateways to hang up the call's dialog if this event ends it and it may still be up (endCall). */
     notifyHangUp?: boolean;
+    /** The final SIP answer to the INVITE this event reports (operator.md: sip_code, sip_reason). */
+    sip?: { code: number; reason: string };
     /**
      * For ANSWERED: when the far end picked up (its 2xx), if earlier than now.
      * The gateway listens a moment before it tells a person from a machine;
@@ -302,7 +307,8 @@ export async function applyCallEvent(
     // the end its reason and its bill: answered seconds (each second begun
     // counts) times the destination's minute factor.
     set: (after, before) => {
-      if (after.state === 'answered') return { answered_at: answeredAt };
+      const sip = opts.sip ? { sip_code: opts.sip.code, sip_reason: opts.sip.reason } : {};
+      if (after.state === 'answered') return { answered_at: answeredAt, ...sip };
       if (!after.done) return {};
       const end = before.answered_at && at < before.answered_at ? before.answered_at : at;
       const answered = before.answered_at ? Math.ceil((end.getTime() - before.answered_at.getTime()) / 1000) : 0;
@@ -310,6 +316,7 @@ export async function applyCallEvent(
         end_reason: (after.context as CallContext).endReason,
         ended_at: end,
         billed_seconds: Math.round(answered * Number(before.minute_factor)),
+        ...sip,
       };
     },
   });

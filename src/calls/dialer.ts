@@ -91,6 +91,17 @@ export function callEventOf(e: DialogEvent): CallEvent {
   }
 }
 
+/** The final SIP answer an event reports (a call records it: sip_code, sip_reason), if it is one. */
+export function sipAnswerOf(e: DialogEvent): { code: number; reason: string } | undefined {
+  switch (e.type) {
+    case 'answered': return { code: e.status, reason: e.reason ?? 'OK' };
+    case 'rejected': return { code: e.status, reason: e.reason };
+    // We CANCELed it: the INVITE's final answer is the 487 the far end owes us (RFC 3261 9.2).
+    case 'ring_timeout': return { code: 487, reason: 'Request Terminated' };
+    default: return undefined;
+  }
+}
+
 /** The user part of the Request-URI: the number, as SIP trunks expect it. */
 function targetOf(peer: string | null, calleeAddress: string | null, e164: string): string {
   if (peer) {
@@ -188,11 +199,12 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       return t.untranslated || t.text === null ? { text: r.text, lang: r.src_lang } : { text: t.text, lang: r.remote_lang };
     });
 
-  const apply = async (callId: string, event: CallEvent, answeredAt?: Date) => {
+  const apply = async (callId: string, event: CallEvent, answeredAt?: Date, sip?: { code: number; reason: string }) => {
     const r = await withTx(s.pool, (tx) =>
       applyCallEvent(s, tx, callId, event, {
         simulatedCallee: callee !== null,
         answeredAt,
+        ...(sip ? { sip } : {}),
         maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
         last: true,
       }));
@@ -225,7 +237,18 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const onEvent = (callId: string, e: DialogEvent) => {
     // The moment the far end picked up, before answering-machine detection listens.
     const pickedUp = e.type === 'answered' ? now(s) : undefined;
-    chains.run(callId, async () => apply(callId, callEventOf(await judge(callId, e)), pickedUp), e.type);
+    const sip = sipAnswerOf(e);
+    chains.run(callId, async () => {
+      // A 2xx whose answer has no audio we can use (no SDP, no codec in common): ended at once with a
+      // BYE, failed/no_media, billed 0, and no disclosure said (operator.md).
+      if (e.type === 'answered' && signaling && !signaling.hasMedia(callId)) {
+        log.warn({ callId, status: e.status }, 'answered without usable media: hung up');
+        await apply(callId, { type: 'FAILED', reason: 'no_media' }, undefined, sip);
+        if (signaling.active().includes(callId)) await signaling.hangup(callId);
+        return;
+      }
+      await apply(callId, callEventOf(await judge(callId, e)), pickedUp, sip);
+    }, e.type);
   };
 
   const open = async (listen: string): Promise<SipSignaling> => {
@@ -345,6 +368,29 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       .finally(() => { beating = null; });
   }, every);
   beat.unref();
+  // An answered call whose far end sends nothing (no RTP, no RTCP: gone without a BYE) for
+  // TOLK_MEDIA_TIMEOUT_SECONDS is hung up: completed, media_timeout (operator.md).
+  let watching: Promise<unknown> | null = null;
+  const watchMedia = async () => {
+    const limit = s.config.mediaTimeoutSeconds * 1000;
+    for (const callId of [...talking.keys()]) {
+      const st = await media.stats(callId);
+      if (!st) continue;
+      const quietFor = Date.now() - (st.heardAt ?? st.openedAt);
+      if (quietFor < limit) continue;
+      talking.delete(callId);
+      log.warn({ callId, quietMs: quietFor }, 'no media from the far end: hung up');
+      chains.run(callId, async () => {
+        await apply(callId, { type: 'MEDIA_TIMEOUT' });
+        if (sip.active().includes(callId)) await sip.hangup(callId);
+      }, 'media_timeout');
+    }
+  };
+  const mediaWatch = setInterval(() => {
+    if (talking.size === 0) return;
+    watching ??= watchMedia().catch((err) => log.error({ err }, 'media watch failed')).finally(() => { watching = null; });
+  }, Math.min(1000, s.config.mediaTimeoutSeconds * 250));
+  mediaWatch.unref();
   const sweeper = setInterval(() => {
     sweeping ??= sweep()
       .catch((err) => log.error({ err }, 'sweep of lost gateways failed'))
@@ -404,6 +450,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     stop: async () => {
       clearInterval(beat);
       clearInterval(sweeper);
+      clearInterval(mediaWatch);
       await beating;
       await sweeping;
       await listener.close();

@@ -20,6 +20,8 @@ export const Call = z
     ended_at: z.string().nullable().optional(),
     end_reason: z.string().nullable().optional(),
     livemode: z.boolean(),
+    sip_code: z.int().nullable().describe('The final SIP answer to the call\'s INVITE (200, 486, 487, 503...); null before there is one, or when none came (unreachable, blocked)'),
+    sip_reason: z.string().nullable().describe('Its reason phrase, as the far end sent it'),
     // Additions of ours beside api.md's fields.
     from: z.string().describe('The caller id it was placed from (E.164)'),
     agent_lang: z.string().describe('The language the agent hears the callee in, and speaks'),
