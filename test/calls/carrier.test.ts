@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { callSuite } from '../helpers/call-suite.ts';
 import { finished, startSipp, wire, type Sipp } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import type { Config } from '../../src/config.ts';
@@ -14,34 +15,20 @@ import type { Config } from '../../src/config.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
-const clock = () => new Date(Date.now() + offset);
-
-let db: TestDb;
-let key: string;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  db = await createTestDatabase();
-  const t = await startTestApp({ db });
-  key = (await t.key({ rpm: 100_000 })).secret;
-  await t.close();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => { await db?.drop(); });
+const suite = callSuite();
+const { clock, cleanups } = suite;
 
 async function rig(name: string, config: Partial<Config> = {}): Promise<{ sipp: Sipp; t: TestApp }> {
   const sipp = await startSipp({ scenario: new URL(`../../gateway/sipp/${name}.xml`, import.meta.url).pathname });
   cleanups.push(() => sipp.stop());
-  const t = await startTestApp({ db, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}`, ...config } });
+  const t = await startTestApp({ db: suite.db, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}`, ...config } });
   cleanups.push(() => t.close());
   return { sipp, t };
 }
 
 async function place(t: TestApp): Promise<any> {
   const res = await t.request('POST', '/v1/calls', {
-    key, headers: { 'idempotency-key': crypto.randomUUID() },
+    key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
     body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: 'en' },
   });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -51,7 +38,7 @@ async function place(t: TestApp): Promise<any> {
 const untilEnded = (t: TestApp, id: string, ms = 20_000) => {
   let last: any;
   return until('the call to end', async () => {
-    last = await (await t.request('GET', `/v1/calls/${id}`, { key })).json();
+    last = await (await t.request('GET', `/v1/calls/${id}`, { key: suite.key })).json();
     return ['completed', 'failed', 'busy', 'no_answer', 'voicemail'].includes(last.status) ? last : null;
   }, { timeoutMs: ms, detail: () => JSON.stringify(last) });
 };
@@ -107,10 +94,10 @@ describe('the final SIP answer is on the call', () => {
   }
 
   it('a call that has no answer yet has none', async () => {
-    const t = await startTestApp({ db, clock });
+    const t = await startTestApp({ db: suite.db, clock });
     cleanups.push(() => t.close());
     const res = await t.request('POST', '/v1/calls', {
-      key, headers: { 'idempotency-key': crypto.randomUUID() },
+      key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
       body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' } },
     });
     const c = await res.json();

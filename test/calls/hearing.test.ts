@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { callSuite } from '../helpers/call-suite.ts';
 import { finished, startSipp, type Sipp } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import { startOpenAITranscription } from '../helpers/fake-speech.ts';
@@ -18,22 +19,8 @@ import type { RecognizeEngine } from '../../src/config.ts';
 
 vi.setConfig({ testTimeout: 90_000 });
 
-const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
-const clock = () => new Date(Date.now() + offset);
-
-let db: TestDb;
-let key: string;
-const cleanups: Array<() => Promise<void>> = [];
-beforeAll(async () => {
-  db = await createTestDatabase();
-  const t = await startTestApp({ db });
-  key = (await t.key({ rpm: 100_000 })).secret;
-  await t.close();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => { await db?.drop(); });
+const suite = callSuite();
+const { clock, cleanups } = suite;
 
 async function evenFreePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
@@ -47,10 +34,10 @@ async function echoCall(recognize: RecognizeEngine[], recognizeTimeoutMs = 10_00
   const mediaPort = await evenFreePort();
   const sipp = await startSipp({ scenario: new URL('../../gateway/sipp/answer-wait-bye.xml', import.meta.url).pathname, extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
   cleanups.push(() => sipp.stop());
-  const t = await startTestApp({ db, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}`, recognize, recognizeTimeoutMs } });
+  const t = await startTestApp({ db: suite.db, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}`, recognize, recognizeTimeoutMs } });
   cleanups.push(() => t.close());
   const res = await t.request('POST', '/v1/calls', {
-    key, headers: { 'idempotency-key': crypto.randomUUID() },
+    key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
     body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: 'en', agent_lang: 'en' },
   });
   expect(res.status).toBe(201);
@@ -61,7 +48,7 @@ async function echoCall(recognize: RecognizeEngine[], recognizeTimeoutMs = 10_00
 /** The callee's first phrase on the session (what the echo brought back). */
 async function heard(t: TestApp, sessionId: string): Promise<any> {
   return until('the callee heard', async () => {
-    const all = await (await t.request('GET', `/v1/sessions/${sessionId}/events?cursor=0`, { key })).json();
+    const all = await (await t.request('GET', `/v1/sessions/${sessionId}/events?cursor=0`, { key: suite.key })).json();
     return all.events.find((e: { speaker: string }) => e.speaker === 'Callee') ?? null;
   }, { timeoutMs: 30_000, intervalMs: 200 });
 }
@@ -78,7 +65,7 @@ describe('a call hears its callee for real', () => {
     expect(said).toBeGreaterThan(0.3);
     expect(e.untrusted_content.text_in_hear_lang).toBe(e.untrusted_content.text);
     expect(e.meta.audio_ms).toBeGreaterThan(1000);
-    expect((await (await t.request('POST', `/v1/calls/${callId}/hangup`, { key })).json()).status).toBe('completed');
+    expect((await (await t.request('POST', `/v1/calls/${callId}/hangup`, { key: suite.key })).json()).status).toBe('completed');
     expect((await finished(sipp)).code).toBe(0);
   });
 
@@ -90,9 +77,9 @@ describe('a call hears its callee for real', () => {
     const e = await heard(t, sessionId);
     expect(words(e.untrusted_content.text ?? '').length, JSON.stringify(e)).toBeGreaterThan(3);
     expect(stuck.requests.length).toBeGreaterThan(0);
-    const call = await (await t.request('GET', `/v1/calls/${callId}`, { key })).json();
+    const call = await (await t.request('GET', `/v1/calls/${callId}`, { key: suite.key })).json();
     expect(call.status).toBe('answered');
-    await t.request('POST', `/v1/calls/${callId}/hangup`, { key });
+    await t.request('POST', `/v1/calls/${callId}/hangup`, { key: suite.key });
     expect((await finished(sipp)).code).toBe(0);
   });
 });

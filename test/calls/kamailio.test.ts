@@ -1,5 +1,6 @@
-import { afterEach, afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { callSuite } from '../helpers/call-suite.ts';
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
 import { startKamailio, type Kamailio } from '../helpers/kamailio.ts';
 import { until } from '../helpers/wait.ts';
@@ -11,39 +12,22 @@ import { until } from '../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
-const clock = () => new Date(Date.now() + offset);
-
-let db: TestDb;
-let key: string;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  const t = await startTestApp({ db });
-  key = (await t.key({ rpm: 100_000 })).secret;
-  await t.close();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const suite = callSuite();
+const { clock, cleanups } = suite;
 
 async function rig(scenario: string): Promise<{ sipp: Sipp; proxy: Kamailio; t: TestApp }> {
   const sipp = await startSipp({ scenario: new URL(`../../gateway/sipp/${scenario}.xml`, import.meta.url).pathname });
   cleanups.push(() => sipp.stop());
   const proxy = await startKamailio({ next: sipp.address });
   cleanups.push(() => proxy.stop());
-  const t = await startTestApp({ db, workers: true, clock, config: { simSipPeer: `sip:${proxy.address}` } });
+  const t = await startTestApp({ db: suite.db, workers: true, clock, config: { simSipPeer: `sip:${proxy.address}` } });
   cleanups.push(() => t.close());
   return { sipp, proxy, t };
 }
 
 async function place(t: TestApp) {
   const res = await t.request('POST', '/v1/calls', {
-    key, headers: { 'idempotency-key': crypto.randomUUID() },
+    key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
     body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, agent_lang: 'en', remote_lang: 'es' },
   });
   const c = await res.json();
@@ -51,7 +35,7 @@ async function place(t: TestApp) {
   return c;
 }
 
-const status = async (t: TestApp, id: string) => (await (await t.request('GET', `/v1/calls/${id}`, { key })).json());
+const status = async (t: TestApp, id: string) => (await (await t.request('GET', `/v1/calls/${id}`, { key: suite.key })).json());
 const untilStatus = (t: TestApp, id: string, statuses: string[]) =>
   until(`call in ${statuses.join('/')}`, async () => { const c = await status(t, id); return statuses.includes(c.status) ? c : null; }, { timeoutMs: 15_000, intervalMs: 100 });
 
@@ -63,7 +47,7 @@ describe('calls through a record-routing proxy', () => {
     const { sipp, proxy, t } = await rig('proxied-answer-wait-bye');
     const c = await place(t);
     await untilStatus(t, c.id, ['answered']);
-    const ended = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    const ended = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key })).json();
     expect(ended).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
     const r = await finished(sipp);
     expect(r.code, r.errors).toBe(0);
@@ -86,7 +70,7 @@ describe('calls through a record-routing proxy', () => {
     const { sipp, proxy, t } = await rig('ring-until-cancel');
     const c = await place(t);
     await untilStatus(t, c.id, ['ringing']);
-    const ended = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    const ended = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key })).json();
     expect(ended).toMatchObject({ status: 'no_answer', end_reason: 'agent_hangup' });
     const r = await finished(sipp);
     expect(r.code, r.errors).toBe(0);

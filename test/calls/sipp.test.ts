@@ -1,5 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { callSuite } from '../helpers/call-suite.ts';
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/sim/phrasebook.ts';
@@ -15,25 +16,8 @@ import { freeUdpPort } from '../../gateway/sip-stack.ts';
 vi.setConfig({ testTimeout: 60_000 });
 
 // A Wednesday, 17:00 UTC, at real speed: US calling hours are open.
-const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
-const clock = () => new Date(Date.now() + offset);
-
-let db: TestDb;
-let key: string;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  const t = await startTestApp({ db });
-  key = (await t.key({ rpm: 100_000 })).secret;
-  await t.close();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const suite = callSuite();
+const { clock, cleanups } = suite;
 
 const scenario = (name: string) => new URL(`../../gateway/sipp/${name}.xml`, import.meta.url).pathname;
 
@@ -42,7 +26,7 @@ async function rig(name: string, o: { extraArgs?: string[]; ringTimeoutSeconds?:
   const sipp = await startSipp({ scenario: scenario(name), extraArgs: o.extraArgs });
   cleanups.push(() => sipp.stop());
   const t = await startTestApp({
-    db, workers: true, clock,
+    db: suite.db, workers: true, clock,
     config: {
       simSipPeer: `sip:${sipp.address}`,
       ...(o.ringTimeoutSeconds ? { ringTimeoutSeconds: o.ringTimeoutSeconds } : {}),
@@ -66,7 +50,7 @@ async function evenFreePort(): Promise<number> {
 
 async function place(t: TestApp, remoteLang = 'es') {
   const res = await t.request('POST', '/v1/calls', {
-    key, headers: { 'idempotency-key': crypto.randomUUID() },
+    key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
     body: { to: TO, purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: remoteLang },
   });
   expect(res.status, await res.clone().text()).toBe(201);
@@ -74,7 +58,7 @@ async function place(t: TestApp, remoteLang = 'es') {
 }
 
 async function callOf(t: TestApp, id: string) {
-  return (await t.request('GET', `/v1/calls/${id}`, { key })).json();
+  return (await t.request('GET', `/v1/calls/${id}`, { key: suite.key })).json();
 }
 
 const untilStatus = (t: TestApp, id: string, statuses: string[], ms = 15_000) => {
@@ -120,7 +104,7 @@ describe('calls through the gateway to SIPp', () => {
     expect(await types(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
     // The conversation opened with the AI disclosure, in remote_lang.
     const tr = await t.pool.query(`SELECT t.id FROM transcripts t WHERE t.session_id = $1`, [c.session_id]);
-    const full = await (await t.request('GET', `/v1/transcripts/${tr.rows[0].id}`, { key })).json();
+    const full = await (await t.request('GET', `/v1/transcripts/${tr.rows[0].id}`, { key: suite.key })).json();
     expect(full.room_id).toBeNull();
     expect(full.segments[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'es'));
 
@@ -135,7 +119,7 @@ describe('calls through the gateway to SIPp', () => {
     const { sipp, t } = await rig('answer-wait-bye');
     const c = await place(t);
     await untilStatus(t, c.id, ['answered']);
-    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key })).json();
     expect(hung).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
     expect(await types(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
     const r = await finished(sipp);
@@ -163,18 +147,18 @@ describe('calls through the gateway to SIPp', () => {
     // Paced as RTP must be: back through the far end, every packet in order and in time for the jitter buffer.
     expect(stats.jitter).toMatchObject({ lost: 0, late: 0, reordered: 0, duplicate: 0 });
     // The session's first event is the same disclosure, as text.
-    const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
+    const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key: suite.key })).json();
     expect(ev.events[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'es'));
     // What came back is heard as the far end's speech: no recognizer reads a
     // foreign peer, so a phrase with its length and no text, never invented words.
     const heard = await until('the echo heard', async () => {
-      const all = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
+      const all = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key: suite.key })).json();
       return all.events.find((e: { speaker: string }) => e.speaker === 'Callee') ?? null;
     }, { timeoutMs: 5_000, intervalMs: 200 });
     expect(heard).toMatchObject({ type: 'segment.final', untrusted_content: { text: null, text_in_hear_lang: null } });
     expect(heard.meta.audio_ms).toBeGreaterThan(stats.sent * 20 * 0.6);
     expect(heard.meta.audio_ms).toBeLessThanOrEqual(stats.sent * 20);
-    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key })).json();
     expect(hung.status).toBe('completed');
     const r = await finished(sipp);
     expect(r.code, r.errors).toBe(0);
@@ -187,7 +171,7 @@ describe('calls through the gateway to SIPp', () => {
     const mediaPort = await evenFreePort();
     const { sipp, t } = await rig('answer-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
     // An API process without a gateway: the says it takes reach the gateway holding the dialog through the database.
-    const api = await startTestApp({ db, clock });
+    const api = await startTestApp({ db: suite.db, clock });
     cleanups.push(() => api.close());
     const plane = t.services.gateway!.media;
     const c = await place(t);
@@ -198,7 +182,7 @@ describe('calls through the gateway to SIPp', () => {
     await untilStatus(t, c.id, ['answered']);
     const said: string[] = [];
     for (const text of ['Hello, I am calling about your order.', 'It will arrive on Tuesday.']) {
-      const res = await api.request('POST', `/v1/sessions/${c.session_id}/say`, { key, body: { text, lang: 'en' } });
+      const res = await api.request('POST', `/v1/sessions/${c.session_id}/say`, { key: suite.key, body: { text, lang: 'en' } });
       const body = await res.json();
       expect(res.status, JSON.stringify(body)).toBe(202);
       said.push(body.utterance_id);
@@ -211,7 +195,7 @@ describe('calls through the gateway to SIPp', () => {
     const stats = (await plane.stats(c.id))!;
     expect(stats.sent).toBeGreaterThanOrEqual(200);
     await until('all of it echoed', async () => (await plane.stats(c.id))!.received >= stats.sent, 2_000);
-    await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
+    await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key });
     expect((await finished(sipp)).code).toBe(0);
   });
 
@@ -227,7 +211,7 @@ describe('calls through the gateway to SIPp', () => {
       });
       await untilStatus(t, c.id, ['answered']);
       // The disclosure is the first event either way: the transcript has every word.
-      const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
+      const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key: suite.key })).json();
       expect(ev.events[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'pt'));
       if (engines.length === 1) {
         await new Promise((r) => setTimeout(r, 1500));
@@ -236,7 +220,7 @@ describe('calls through the gateway to SIPp', () => {
         expect(await spoken).toBe(true);
         expect((await plane.stats(c.id))!.sent).toBeGreaterThanOrEqual(100);
       }
-      await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
+      await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key });
       expect((await finished(sipp)).code).toBe(0);
     }
   });
@@ -249,7 +233,7 @@ describe('calls through the gateway to SIPp', () => {
     const c = await place(t);
     await untilStatus(t, c.id, ['answered']);
     const digits = await until('two digits', async () => {
-      const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key })).json();
+      const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key: suite.key })).json();
       const d = ev.events.filter((e: { type: string }) => e.type === 'dtmf');
       return d.length >= 2 ? d : null;
     }, { timeoutMs: 15_000, intervalMs: 200 });
@@ -258,12 +242,12 @@ describe('calls through the gateway to SIPp', () => {
       expect(d.speaker).toBe('Callee');
       expect(d.meta.duration_ms).toBeGreaterThan(0);
     }
-    await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
+    await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key });
     expect((await finished(sipp)).code).toBe(0);
     // Digits are events of the line, not words of its transcript.
     const tr = await until('the transcript', async () =>
       (await t.pool.query<{ id: string }>(`SELECT id FROM transcripts WHERE session_id = $1`, [c.session_id])).rows[0], { timeoutMs: 10_000, intervalMs: 200 });
-    const full = await (await t.request('GET', `/v1/transcripts/${tr.id}`, { key })).json();
+    const full = await (await t.request('GET', `/v1/transcripts/${tr.id}`, { key: suite.key })).json();
     expect(full.segments.map((g: { untrusted_content: { text: string | null } }) => g.untrusted_content.text)).not.toContain('1');
   });
 
@@ -303,7 +287,7 @@ describe('calls through the gateway to SIPp', () => {
     const { sipp, t } = await rig('ring-until-cancel');
     const c = await place(t);
     await untilStatus(t, c.id, ['ringing']);
-    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key })).json();
     expect(hung).toMatchObject({ status: 'no_answer', end_reason: 'agent_hangup', billed_seconds: 0 });
     const r = await finished(sipp);
     expect(r.code, r.errors).toBe(0);
@@ -338,7 +322,7 @@ describe('calls through the gateway to SIPp', () => {
     await untilStatus(t, c.id, ['answered']);
     // SIPp sends the same 200 again 200 ms after our ACK; we wait for it to be ACKed before hanging up.
     await new Promise((r) => setTimeout(r, 400));
-    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
+    const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key })).json();
     expect(hung).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
     const r = await finished(sipp);
     expect(r.code, r.errors).toBe(0);
