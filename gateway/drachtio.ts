@@ -137,12 +137,17 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
       if (!c.dialog && !c.done) cancel(c, 'timeout');
     }, opts.ringTimeoutSeconds * 1000);
     const headers: Record<string, string> = { From: `<sip:${req.from}@${address}>`, ...req.headers };
+    // drachtio-srf calls cbRequest(err, req) (lib/srf.js, 5.0.29), though its
+    // types say (req): the INVITE is the second argument. On err there is no
+    // INVITE; createUAC rejects, and the catch below reports it.
+    const onRequest = (err: Error | null, invite?: Srf.SrfRequest) => {
+      if (err || !invite) return;
+      c.invite = invite;
+      // Hung up while the INVITE was being sent: cancel it now.
+      if (c.canceled === 'hangup') { c.canceled = null; cancel(c, 'hangup'); }
+    };
     srf.createUAC(req.target, { localSdp, headers }, {
-      cbRequest: (invite) => {
-        c.invite = invite;
-        // Hung up while the INVITE was being sent: cancel it now.
-        if (c.canceled === 'hangup') { c.canceled = null; cancel(c, 'hangup'); }
-      },
+      cbRequest: onRequest as unknown as (invite: Srf.SrfRequest) => void,
       cbProvisional: (res) => {
         if (c.rang || c.done || res.status < 180) return;
         c.rang = true;

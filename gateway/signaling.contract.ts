@@ -23,8 +23,9 @@ export function signalingContract(name: string, make: MakeSignaling): void {
   });
 
   async function rig(scenarioName: string, o: { ringTimeoutSeconds?: number; media?: boolean; sippArgs?: string[] } = {}) {
-    const sipp: Sipp = await startSipp({ scenario: scenario(scenarioName), extraArgs: o.sippArgs });
-    cleanups.push(() => sipp.stop());
+    // SIPp is stopped last, after the signaling has hung up what it still holds.
+    let sipp: Sipp | undefined;
+    cleanups.push(async () => { await sipp?.stop(); });
     const plane = o.media ? await MediaPlane.start('127.0.0.1') : undefined;
     if (plane) cleanups.push(() => plane.stop());
     const events: DialogEvent[] = [];
@@ -33,6 +34,10 @@ export function signalingContract(name: string, make: MakeSignaling): void {
       onEvent: (_key, e) => events.push(e),
     });
     cleanups.push(() => sig.close());
+    // SIPp on the host the signaling sends from (its address: drachtio-server's
+    // SIP address for the drachtio adapter), not a fixed 127.0.0.1.
+    const host = sig.address.slice(0, sig.address.lastIndexOf(':'));
+    sipp = await startSipp({ scenario: scenario(scenarioName), listen: `${host}:${await freeUdpPort(host)}`, extraArgs: o.sippArgs });
     const key = `call_${Math.random().toString(36).slice(2)}`;
     await sig.place({ key, target: sipp.uri('+14155550142'), from: '+15550001111' });
     const waitFor = (n: number, ms = 10_000) => until(`${n} dialog events`, async () => events.length >= n && events, { timeoutMs: ms, detail: () => JSON.stringify(events) });
