@@ -18,8 +18,8 @@ type Snap = SnapshotFrom<typeof callMachine>;
 
 const EVENTS: CallEvent[] = [
   { type: 'PLACE' }, { type: 'BLOCK' }, { type: 'RINGING' }, { type: 'ANSWERED' }, { type: 'VOICEMAIL' }, { type: 'BUSY' },
-  { type: 'NO_ANSWER' }, { type: 'FAILED', reason: 'failed' }, { type: 'FAILED', reason: 'gateway_lost' }, { type: 'HANGUP' },
-  { type: 'REMOTE_HANGUP' }, { type: 'MAX_DURATION' },
+  { type: 'NO_ANSWER' }, { type: 'FAILED', reason: 'failed' }, { type: 'FAILED', reason: 'gateway_lost' },
+  { type: 'FAILED', reason: 'no_media' }, { type: 'HANGUP' }, { type: 'REMOTE_HANGUP' }, { type: 'MAX_DURATION' }, { type: 'MEDIA_TIMEOUT' },
 ];
 
 const FINAL = ['completed', 'busy', 'voicemail', 'no_answer', 'failed', 'blocked'];
@@ -47,6 +47,7 @@ const TABLE: Record<string, Partial<Record<string, Step>>> = {
     HANGUP: { to: 'completed', reason: 'agent_hangup', emits: ['call.completed', ENDED] },
     REMOTE_HANGUP: { to: 'completed', reason: 'remote_hangup', emits: ['call.completed', ENDED] },
     MAX_DURATION: { to: 'completed', reason: 'max_duration', emits: ['call.completed', ENDED] },
+    MEDIA_TIMEOUT: { to: 'completed', reason: 'media_timeout', emits: ['call.completed', ENDED] },
     FAILED: { to: 'failed', emits: ['call.failed', ENDED] },
   },
 };

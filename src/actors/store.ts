@@ -1,4 +1,4 @@
-import { createActor, type AnyStateMachine, type EventObject } from 'xstate';
+import { initialTransition, transition as pureTransition, type AnyStateMachine, type EventObject } from 'xstate';
 import { machines, type MachineName } from '../../machines/index.ts';
 import type { Client } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
@@ -35,21 +35,27 @@ function statusOf(value: unknown): string {
   return typeof value === 'string' ? value : Object.keys(value as object)[0]!;
 }
 
+/**
+ * The event applied to the stored snapshot with XState's pure transition()
+ * (no actor is started and stopped per event): the next snapshot, and the
+ * domain events its actions emit, in order. The machines are pure (their
+ * actions are assign and emit), so nothing else is to be executed.
+ */
 function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: EventObject) {
-  const emitted: string[] = [];
-  const actor = snapshot === undefined ? createActor(machine) : createActor(machine, { snapshot: snapshot as never });
-  actor.on('*', (e: EventObject) => emitted.push(e.type));
-  actor.start();
-  const before = actor.getSnapshot();
-  // A finished actor (final state) accepts nothing; don't send to it.
-  if (before.status !== 'done') actor.send(event);
-  const after = actor.getSnapshot();
-  const persisted = actor.getPersistedSnapshot();
-  actor.stop();
+  const [before, entry] = snapshot === undefined
+    ? initialTransition(machine)
+    : [machine.resolveState(snapshot as never), [] as Array<{ type: string; params?: unknown }>];
+  const emittedBy = (actions: ReadonlyArray<{ type: string; params?: unknown }>) =>
+    actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: EventObject }).event.type);
+  const emitted = emittedBy(entry as never);
+  // A finished machine (final state) accepts nothing.
+  const [after, actions] = before.status !== 'done' ? pureTransition(machine, before, event) : [before, []];
+  emitted.push(...emittedBy(actions as never));
+  const persisted = machine.getPersistedSnapshot(after);
   return {
     before: stateName(before.value), after: stateName(after.value), status: statusOf(after.value), persisted, emitted,
-    // A self-transition (a booking moved again: rescheduled -> rescheduled) can leave XState's
-    // snapshot object as it was; what it emitted still says the event was taken.
+    // A self-transition (a booking moved again: rescheduled -> rescheduled) can leave the
+    // snapshot as it was; what it emitted still says the event was taken.
     changed: before !== after || emitted.length > 0, done: after.status === 'done', context: after.context as Record<string, unknown>,
   };
 }
