@@ -18,7 +18,8 @@ import { planSegment } from '../sessions/publish.ts';
 import { planSessionEnd } from '../sessions/leave.ts';
 import { startCallee, planStopRobots, lockRobots } from '../sim/robots.ts';
 import type { CallContext, CallEvent } from '../../machines/call.ts';
-import { disclosure } from '../sim/phrasebook.ts';
+import { DISCLOSURE, fixedDisclosure } from './disclosure.ts';
+import { fillName } from '../sim/phrasebook.ts';
 import type { Call } from './schemas.ts';
 
 // Phone calls (api.md: Call, the Phone calls endpoints; operator.md: Calls and
@@ -326,11 +327,14 @@ export async function applyCallEvent(
     if (session) {
       // The AI disclosure: the first thing the callee hears, in remote_lang (EU AI Act art. 50).
       // The agent's first say waits behind it on the line (its queued_ms counts it).
-      const words = disclosure(CALL_AGENT_NAME, row.remote_lang);
+      // In a language it has no fixed wording in, the log keeps the English one (in English): readers of
+      // other languages get it translated like any phrase (sessions/translations.ts), never marked.
+      const fixed = fixedDisclosure(CALL_AGENT_NAME, row.remote_lang);
+      const words = fixed ?? fillName(DISCLOSURE.en!, CALL_AGENT_NAME);
       const speaking = new Date(at.getTime() + (speechOf(s).spokenSeconds(words) * 1000) / s.config.simSpeed);
       planTransition<SessionRow>(w, session, { type: 'JOINED' }, { objectFor: toSession, set: () => ({ speaking_until: speaking }) });
       planSegment(w, s, {
-        roomId: id, kind: 'disclosure', speaker: CALL_AGENT_NAME, participantId: session.id, srcLang: row.remote_lang,
+        roomId: id, kind: 'disclosure', speaker: CALL_AGENT_NAME, participantId: session.id, srcLang: fixed ? row.remote_lang : 'en',
         text: words, announced: CALL_AGENT_NAME, sessionId: session.id, metered: false,
       });
     }

@@ -13,7 +13,8 @@ import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
 import { MediaPlane } from '../../gateway/media/plane.ts';
 import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
 import { startSynthesizers } from '../engines/speech/index.ts';
-import { disclosure } from '../sim/phrasebook.ts';
+import { DISCLOSURE, fixedDisclosure } from './disclosure.ts';
+import { fillName } from '../sim/phrasebook.ts';
 import { CALLEE_NAME, CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall, parseCalleeNotice, parseSayNotice } from './calls.ts';
 
 // The call gateway of one process: its SIP stack (gateway/), the built-in
@@ -199,6 +200,18 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       return t.untranslated || t.text === null ? { text: r.text, lang: r.src_lang } : { text: t.text, lang: r.remote_lang };
     });
 
+  /**
+   * The disclosure as the callee hears it: its fixed wording in their language; else the English
+   * wording translated by the engines, when one covers the pair; else the English wording, in English.
+   */
+  const disclosureOnLine = async (lang: string): Promise<{ text: string; lang: string }> => {
+    const fixed = fixedDisclosure(CALL_AGENT_NAME, lang);
+    if (fixed) return { text: fixed, lang };
+    const english = fillName(DISCLOSURE.en!, CALL_AGENT_NAME);
+    const t = s.translation?.chain.covers('en', lang) ? (await s.translation.chain.translate(english, 'en', [lang]))[lang] : null;
+    return t ? { text: t.text, lang } : { text: english, lang: 'en' };
+  };
+
   const apply = async (callId: string, event: CallEvent, answeredAt?: Date, sip?: { code: number; reason: string }) => {
     const r = await withTx(s.pool, (tx) =>
       applyCallEvent(s, tx, callId, event, {
@@ -218,7 +231,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     if (dialogUp && r.changed && r.row.status === 'answered') {
       const lang = r.row.remote_lang;
       talking.set(callId, { lang });
-      onLine(callId, 'disclosure', async () => ({ text: disclosure(CALL_AGENT_NAME, lang), lang }));
+      onLine(callId, 'disclosure', () => disclosureOnLine(lang));
     }
   };
   /**

@@ -2,7 +2,8 @@ import { prepared } from '../db/pool.ts';
 import { baseLang } from '../engines/translate/engine.ts';
 import type { Translated } from '../engines/translate/chain.ts';
 import type { Services } from '../services.ts';
-import { announcement, disclosure, markUntranslated } from '../sim/phrasebook.ts';
+import { announcement, markUntranslated } from '../sim/phrasebook.ts';
+import { fixedDisclosure } from '../calls/disclosure.ts';
 import { simulatedTranslator } from '../sim/translator.ts';
 import { SESSION_CHANNEL } from './bus.ts';
 
@@ -73,8 +74,9 @@ export async function renderPhrases(s: Services, roomId: string, livemode: boole
       if (out.has(k)) continue;
       if (p.text === null || p.kind === 'dtmf') { out.set(k, { text: p.text, untranslated: false }); continue; }
       if (p.announced !== null) {
-        out.set(k, { text: p.kind === 'disclosure' ? disclosure(p.announced, lang) : announcement(p.announced, lang), untranslated: false });
-        continue;
+        // A call's disclosure has a fixed wording in some languages; in the others it is translated like any phrase.
+        const fixed = p.kind === 'disclosure' ? fixedDisclosure(p.announced, lang) : announcement(p.announced, lang);
+        if (fixed !== null) { out.set(k, { text: fixed, untranslated: false }); continue; }
       }
       if (baseLang(p.src_lang) === baseLang(lang)) { out.set(k, { text: p.text, untranslated: false }); continue; }
       if (!livemode) {

@@ -370,20 +370,6 @@ export const ANNOUNCEMENT: Readonly<Record<SupportedLang, string>> = Object.free
   nl: 'Een AI-assistent genaamd {name} is de ruimte binnengekomen.',
 });
 
-/**
- * The AI disclosure that opens every call (EU AI Act art. 50; FCC 24-17): the
- * first thing the callee hears, in the call's remote language.
- */
-export const DISCLOSURE: Readonly<Record<SupportedLang, string>> = Object.freeze({
-  en: 'Hello, this is {name}, an AI assistant. You are speaking with an artificial intelligence, not a person.',
-  es: 'Hola, soy {name}, un asistente de IA. Está hablando con una inteligencia artificial, no con una persona.',
-  pt: 'Olá, aqui é {name}, um assistente de IA. Você está falando com uma inteligência artificial, não com uma pessoa.',
-  fr: "Bonjour, ici {name}, un assistant IA. Vous parlez à une intelligence artificielle, pas à une personne.",
-  de: 'Hallo, hier ist {name}, ein KI-Assistent. Sie sprechen mit einer künstlichen Intelligenz, nicht mit einem Menschen.',
-  it: 'Salve, sono {name}, un assistente IA. Sta parlando con un’intelligenza artificiale, non con una persona.',
-  nl: 'Hallo, dit is {name}, een AI-assistent. U spreekt met een kunstmatige intelligentie, niet met een mens.',
-});
-
 /** Puts name in place of `{name}` verbatim (no `$&`-style replacement patterns). */
 export function fillName(template: string, name: string): string {
   return template.split('{name}').join(name);
@@ -400,11 +386,4 @@ export function announcement(name: string, lang: string): string {
   // hasOwn, not `in` or indexing: `constructor` is no language.
   const template = Object.hasOwn(ANNOUNCEMENT, key) ? (ANNOUNCEMENT as Readonly<Record<string, string>>)[key] : undefined;
   return template !== undefined ? fillName(template, name) : markUntranslated(fillName(ANNOUNCEMENT.en, name), 'en', key);
-}
-
-/** The AI disclosure of a call's agent named `name`, in lang (the English sentence, marked, for a language the phrasebook lacks). */
-export function disclosure(name: string, lang: string): string {
-  const key = normaliseLang(lang);
-  const template = Object.hasOwn(DISCLOSURE, key) ? (DISCLOSURE as Readonly<Record<string, string>>)[key] : undefined;
-  return template !== undefined ? fillName(template, name) : markUntranslated(fillName(DISCLOSURE.en, name), 'en', key);
 }

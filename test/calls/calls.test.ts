@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
-import { PHRASES, disclosure } from '../../src/sim/phrasebook.ts';
+import { PHRASES } from '../../src/sim/phrasebook.ts';
+import { disclosure } from '../../src/calls/disclosure.ts';
 
 // Calls end to end over HTTP: POST /v1/calls → the policy table → the call
 // actor → this process's SIP gateway → the built-in simulated callee (a SIP
@@ -70,6 +71,18 @@ async function outbox(objectId: string) {
 }
 
 describe('an answered call', () => {
+  it('in a language the disclosure has no wording in: the English wording, in English, never a marked form', async () => {
+    const c = await placed({ to: US('0142'), ...SUPPORT, agent_lang: 'de', remote_lang: 'ja' });
+    await untilStatus(c.id, ['answered']);
+    const first = await events(c.session_id, 0, 5);
+    expect(first.events[0]).toMatchObject({
+      type: 'segment.final', src_lang: 'en',
+      untrusted_content: { text: disclosure('Tolk Assistant', 'en'), text_in_hear_lang: disclosure('Tolk Assistant', 'de') },
+    });
+    expect(first.events[0].untrusted_content.text).not.toMatch(/\[/);
+    await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
+  });
+
   it('rings, answers, opens with the AI disclosure, talks, hears say, hangs up, bills and keeps a transcript', async () => {
     const c = await placed({ to: US('0142'), ...SUPPORT, agent_lang: 'de', remote_lang: 'pt' });
     expect(c).toMatchObject({

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
-import { disclosure } from '../../src/sim/phrasebook.ts';
+import { disclosure } from '../../src/calls/disclosure.ts';
 import { existsSync } from 'node:fs';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
 
