@@ -503,7 +503,7 @@ describe('the stack itself', () => {
     expect(h.sig.address).toBe(`127.0.0.1:${port}`);
   });
 
-  test('incoming requests: OPTIONS 200, BYE of an unknown dialog 481, other methods 405', async () => {
+  test('incoming requests: OPTIONS 200, BYE of an unknown dialog 481, other methods 405, an INVITE 403, an unknown method 501', async () => {
     const h = await signaling();
     const raw = await rawSip();
     raw.send(h.sig.address, 'OPTIONS');
@@ -514,12 +514,20 @@ describe('the stack itself', () => {
     await raw.waitFor(3);
     raw.send(h.sig.address, 'INFO', { toTag: ';tag=nope' });
     await raw.waitFor(4);
+    raw.send(h.sig.address, 'INVITE');
+    await raw.waitFor(5);
+    raw.send(h.sig.address, 'FROBNICATE');
+    await raw.waitFor(6);
     expect(raw.lines()).toEqual([
       'SIP/2.0 200 OK',
       'SIP/2.0 481 Call/Transaction Does Not Exist',
       'SIP/2.0 405 Method Not Allowed',
       'SIP/2.0 481 Call/Transaction Does Not Exist',
+      'SIP/2.0 403 Forbidden',
+      'SIP/2.0 501 Not Implemented',
     ]);
+    expect(raw.received[0]).toMatch(/^Allow: INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE$/m);
+    expect(raw.received[2]).toMatch(/^Allow: INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE$/m);
   });
 
   test('place() refuses a key already active and header values that are not ASCII', async () => {
