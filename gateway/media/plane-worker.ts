@@ -107,9 +107,14 @@ function tick(): void {
         s.playing = item.utterance;
         post({ type: 'started', key: s.key, utterance: item.utterance });
       }
-      s.rtp.send(s.sender.packet(item.frame), s.to.port, s.to.address);
-      lateness.push(performance.now() - due);
-      s.stats.sent++;
+      // On hold (the far end's SDP says sendonly or inactive: it takes no audio), the frame is
+      // played out in time, and not sent.
+      const held = s.remote?.direction === 'sendonly' || s.remote?.direction === 'inactive';
+      if (!held) {
+        s.rtp.send(s.sender.packet(item.frame), s.to.port, s.to.address);
+        lateness.push(performance.now() - due);
+        s.stats.sent++;
+      }
       if (item.last) {
         s.playing = null;
         post({ type: 'finished', key: s.key, utterance: item.utterance });
