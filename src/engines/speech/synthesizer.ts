@@ -1,4 +1,6 @@
 import { LRUCache } from 'lru-cache';
+import { Breaker, type BreakerOptions } from '../breaker.ts';
+import { EngineError } from '../translate/engine.ts';
 
 // Speech for the line: text in, 8 kHz 16-bit mono PCM out, ready for G.711.
 // An engine is a provider behind this interface; the gateway speaks what
@@ -77,10 +79,13 @@ export class CachedSynthesizer implements SpeechSynthesizer {
 export class FirstThatSpeaks implements SpeechSynthesizer {
   readonly name: string;
   private readonly engines: SpeechSynthesizer[];
+  private readonly breakers = new Map<SpeechSynthesizer, Breaker>();
 
-  constructor(engines: SpeechSynthesizer[]) {
+  constructor(engines: SpeechSynthesizer[], o: Partial<BreakerOptions> = {}) {
     this.engines = engines;
     this.name = engines.map((e) => e.name).join('+');
+    const b: BreakerOptions = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
+    for (const e of engines) this.breakers.set(e, new Breaker(`speech engine ${e.name}`, b));
   }
 
   speaks(lang: string): boolean {
@@ -92,10 +97,33 @@ export class FirstThatSpeaks implements SpeechSynthesizer {
     return this.engines.find((e) => e.speaks(lang));
   }
 
-  synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
-    const engine = this.engineFor(lang);
-    if (!engine) return Promise.reject(new SpeechError(`no speech engine speaks ${lang} (engines: ${this.name})`));
-    return engine.synthesize(text, lang, voice);
+  /**
+   * The text spoken by the first engine that speaks `lang` and answers, as
+   * translation's chain does: an engine whose breaker is open is passed
+   * over, a failure (a provider down, 429, a timeout: each engine has its
+   * own limit) counts against its breaker and falls through to the next.
+   * Nothing left: SpeechError (the line then stays silent for that phrase).
+   */
+  async synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
+    let last: unknown = null;
+    let speakers = 0;
+    for (const e of this.engines) {
+      if (!e.speaks(lang)) continue;
+      speakers++;
+      const breaker = this.breakers.get(e)!;
+      if (!breaker.allow()) continue;
+      try {
+        const speech = await e.synthesize(text, lang, voice);
+        breaker.success();
+        return speech;
+      } catch (err) {
+        last = err;
+        const cause = (err as { cause?: unknown }).cause;
+        breaker.failure(cause instanceof EngineError ? cause : new EngineError(String((err as Error)?.message ?? err)));
+      }
+    }
+    if (last) throw last instanceof SpeechError ? last : new SpeechError(String((last as Error)?.message ?? last));
+    throw new SpeechError(speakers > 0 ? `every speech engine that speaks ${lang} is failing; retried after a pause` : `no speech engine speaks ${lang} (engines: ${this.name})`);
   }
 
   async close(): Promise<void> {
