@@ -1,3 +1,4 @@
+import { addressOf, joinPages, type Creds } from './pages.ts';
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -57,9 +58,6 @@ import { envNumber, machineBusy, round, sleep, stats, type LatencyStats } from '
 export const ROOM_PAGE_TARGETS = { p99_ms: 250 } as const;
 
 const LANGS = ['pt', 'de', 'es', 'fr'] as const;
-/** The pages' client addresses (loopback): 127.0.0.10 up to 127.0.0.(10 + ADDRESSES - 1). */
-const ADDRESSES = 64;
-const addressOf = (i: number) => `127.0.0.${10 + (i % ADDRESSES)}`;
 const PHRASES = [
   'Good morning, everyone.',
   'Can everyone hear me well?',
@@ -104,7 +102,6 @@ export type RoomPageResult = {
   met: { p99: boolean };
 };
 
-type Creds = { id: string; secret: string };
 type ParentMsg =
   | { type: 'setup'; base: string; roomId: string; n: number; concurrency: number }
   | { type: 'open'; upto: number }
@@ -132,33 +129,9 @@ async function client(): Promise<void> {
     sample ||= why;
   };
 
-  // --- Joins, `concurrency` at a time, each worker over its own keep-alive connection.
-  const creds: Creds[] = new Array(n);
-  const started = Date.now();
-  let next = 0;
-  const post = (agent: http.Agent, body: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request(`${base}/r/${roomId}/participants`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: addressOf(w) });
-    for (let i = next++; i < n; i = next++) {
-      const res = await post(agent, JSON.stringify({ name: `Page ${i}`, speak: 'en', hear: LANGS[i % LANGS.length] })).catch((err: unknown) => err as Error);
-      if (res instanceof Error) { fail(`join: ${String(res)}`); continue; }
-      if (res.status !== 201) { fail(`join ${res.status}: ${res.body.slice(0, 200)}`); continue; }
-      const p = JSON.parse(res.body) as Creds;
-      creds[i] = { id: p.id, secret: p.secret };
-    }
-    agent.destroy();
-  }));
-  process.send!({ type: 'joined', ms: Date.now() - started, failures, sample, speaker: creds[0]! } satisfies ClientMsg);
+  // --- Joins (bench/pages.ts).
+  const { creds, ms: joinMs } = await joinPages({ base, roomId, n, concurrency, langs: LANGS, fail });
+  process.send!({ type: 'joined', ms: joinMs, failures, sample, speaker: creds[0]! } satisfies ClientMsg);
 
   // --- Streams.
   const sockets: net.Socket[] = [];

@@ -1,3 +1,4 @@
+import { addressOf, joinPages, type Creds } from './pages.ts';
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
@@ -58,8 +59,6 @@ import { envNumber, round, sleep, stats, type LatencyStats } from './stats.ts';
 export const TRANSLATE_TARGETS = { p99_over_apy_ms: 100, requests_per_phrase: 4 } as const;
 
 const LANGS = ['es', 'pt', 'fr', 'it'] as const;
-const ADDRESSES = 64;
-const addressOf = (i: number) => `127.0.0.${10 + (i % ADDRESSES)}`;
 
 // Ordinary sentences from a small list: subject i % 7, what they did i % 6, when i % 5 (7, 6, 5
 // pairwise coprime: the first 210 are distinct, and consecutive ones differ in every part).
@@ -75,7 +74,6 @@ export function sentence(i: number): string {
 const MAX_PHRASES = SUBJECTS.length * DID.length * WHEN.length;
 const WARMUP = 'The weather was very pleasant in the mountains.';
 
-type Creds = { id: string; secret: string };
 type ParentMsg =
   | { type: 'setup'; base: string; roomId: string; n: number; concurrency: number }
   | { type: 'open' }
@@ -99,33 +97,9 @@ async function client(): Promise<void> {
     sample ||= why;
   };
 
-  // --- Joins, `concurrency` at a time, each worker over its own keep-alive connection.
-  const creds: Creds[] = new Array(n);
-  const started = Date.now();
-  let next = 0;
-  const post = (agent: http.Agent, body: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request(`${base}/r/${roomId}/participants`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: addressOf(w) });
-    for (let i = next++; i < n; i = next++) {
-      const res = await post(agent, JSON.stringify({ name: `Page ${i}`, speak: 'en', hear: LANGS[i % LANGS.length] })).catch((err: unknown) => err as Error);
-      if (res instanceof Error) { fail(`join: ${String(res)}`); continue; }
-      if (res.status !== 201) { fail(`join ${res.status}: ${res.body.slice(0, 200)}`); continue; }
-      const p = JSON.parse(res.body) as Creds;
-      creds[i] = { id: p.id, secret: p.secret };
-    }
-    agent.destroy();
-  }));
-  process.send!({ type: 'joined', ms: Date.now() - started, failures, sample, speaker: creds[0]! } satisfies ClientMsg);
+  // --- Joins (bench/pages.ts).
+  const { creds, ms: joinMs } = await joinPages({ base, roomId, n, concurrency, langs: LANGS, fail });
+  process.send!({ type: 'joined', ms: joinMs, failures, sample, speaker: creds[0]! } satisfies ClientMsg);
 
   // --- Streams.
   const sockets: net.Socket[] = [];
