@@ -58,12 +58,13 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   private n = 0;
   private closed = false;
 
-  /** `processes`: decoders running side by side (default: the machine's cores, at most 4). */
+  /** `processes`: decoders running side by side (default: the machine's cores less one, at least 1, at most 4). */
   constructor(o: { processes?: number } = {}) {
     if (!pocketsphinxInstalled()) {
       throw new Error('pocketsphinx is not installed: apt-get install pocketsphinx pocketsphinx-en-us (or name another recognizer in TOLK_RECOGNIZE)');
     }
-    this.size = Math.max(1, o.processes ?? Math.min(4, os.availableParallelism()));
+    // One core left to the rest (the media thread, the event loop), up to 4 decoders.
+    this.size = Math.max(1, o.processes ?? Math.min(4, os.availableParallelism() - 1));
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'tolk-ps-'));
   }
 
@@ -75,7 +76,9 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     // The decoder opens its -ctl and -hyp by name, which Node's stdio (socket pairs) does not
     // allow ("/dev/stdin: No such device or address"): `cat` on each side makes them pipes.
     // Its own process group: close() ends the three together.
-    const child = spawn('sh', ['-c', 'cat | "$0" "$@" | cat', BATCH, '-adcin', 'yes', '-cepdir', this.dir, '-cepext', '.raw', '-ctl', '/dev/stdin', '-hyp', '/dev/stdout', '-logfn', '/dev/null'], {
+    // At low priority (nice 10): decoding at full tilt on every core must not take the CPU from
+    // the media thread (packet lateness, bench/hearing.ts), which it did at 2 decoders on 2 cores.
+    const child = spawn('sh', ['-c', 'cat | nice -n 10 "$0" "$@" | cat', BATCH, '-adcin', 'yes', '-cepdir', this.dir, '-cepext', '.raw', '-ctl', '/dev/stdin', '-hyp', '/dev/stdout', '-logfn', '/dev/null'], {
       stdio: ['pipe', 'pipe', 'ignore'],
       detached: true,
     });
