@@ -184,6 +184,7 @@ describe('what reaches a mail or a page is one line', () => {
       ['POST', '/v1/rooms', { title: 'Stand\nup' }, 'title'],
       ['POST', '/v1/meetings', { title: 'A\u0007', starts_at: free[2] }, 'title'],
       ['POST', '/v1/voices', { name: 'V', language: 'en', person: { name: 'P\u202eevil', email: 'p@mail.example' } }, 'person.name'],
+      ['POST', '/v1/voices', { name: 'V', language: 'en', person: { name: 'P', email: 'p@mail.example' }, purpose: 'Support\r\nBcc: x@mail.example' }, 'purpose'],
     ];
     for (const [method, path, body, field] of checks) {
       const res = await t.request(method, path, { key: secret, headers: idem(), body });

@@ -14,7 +14,7 @@ export const CloneVoiceBody = z.object({
     name: OneLine((s) => s.min(1).max(80)),
     email: Email.describe('The consent link and a one-time code go to this address; answers show it masked'),
   }),
-  purpose: z.string().min(1).max(300).optional().describe('Why you ask for this voice, in your words: shown to the person on the consent page and in the mail'),
+  purpose: OneLine((s) => s.min(1).max(300)).optional().describe('Why you ask for this voice, in your words, on one line: shown to the person on the consent page and in the mail'),
 });
 
 export default function register(app: FastifyInstance, s: Services) {
