@@ -76,6 +76,21 @@ describe('npx tolk engines', () => {
   });
 });
 
+describe('a start whose apertium-apy cannot run', () => {
+  it('starts anyway and says so, in its log and its banner', async () => {
+    // A PATH without apertium-apy (the server's own node is found by its absolute path).
+    const server = await startServerProcess(db.url, { TOLK_TRANSLATE: 'apertium', PATH: '/nonexistent', LOG_LEVEL: 'warn' });
+    try {
+      const r = await fetch(`${server.base}/v1/openapi.json`);
+      expect(r.status).toBe(200);
+      expect(server.output()).toMatch(/translation engine apertium left out: .*apertium-apy is not installed/);
+      expect(server.stderr()).toMatch(/translation: none/);
+    } finally {
+      await server.kill();
+    }
+  });
+});
+
 describe('a plain start on a machine with Apertium', () => {
   it('translates for real with nothing configured, and its apertium-apy goes with it, even when it is killed', async () => {
     const before = new Set(apys());

@@ -58,8 +58,17 @@ export async function loadEngine(e: TranslationEngine): Promise<boolean> {
 
 export async function startTranslation(config: Pick<Config, 'translate' | 'translateTimeoutMs' | 'engineKeys'>, log: Log, o: Pick<ChainOptions, 'now'> = {}): Promise<Translation> {
   let apy: ApyProcess | null = null;
-  if (config.translate.some((e) => e.name === 'apertium' && !e.url)) apy = await startApy();
-  const engines = config.translate.map((e) => makeEngine(e, config, apy?.url));
+  let specs = config.translate;
+  if (specs.some((e) => e.name === 'apertium' && !e.url)) {
+    try {
+      apy = await startApy();
+    } catch (err) {
+      // The server starts anyway, without it: what it would have translated passes untranslated and flagged.
+      log.warn({ engine: 'apertium' }, `translation engine apertium left out: ${(err as Error).message}`);
+      specs = specs.filter((e) => !(e.name === 'apertium' && !e.url));
+    }
+  }
+  const engines = specs.map((e) => makeEngine(e, config, apy?.url));
   const loaded = new Set<TranslationEngine>();
   const load = async (e: TranslationEngine) => {
     if (await loadEngine(e)) {
