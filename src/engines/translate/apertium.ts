@@ -1,4 +1,4 @@
-import { baseLang, EngineError, httpError, type TranslationEngine } from './engine.ts';
+import { baseLang, eachTarget, EngineError, httpError, type TranslationEngine } from './engine.ts';
 
 // Apertium through its HTTP server, APY (apertium-apy; Debian packages it
 // with the language pairs: apertium-eng-spa, apertium-es-pt, ...). Rule-based,
@@ -87,14 +87,8 @@ export class ApertiumEngine implements TranslationEngine {
     return baseLang(from) !== baseLang(to) && this.langpair(from, to) !== undefined;
   }
 
-  async translate(text: string, from: string, to: readonly string[], signal: AbortSignal): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    await Promise.all(to.map(async (lang) => {
-      const langpair = this.langpair(from, lang);
-      if (!langpair) throw new EngineError(`apertium has no pair ${from}→${lang}`, { permanent: true });
-      out[lang] = await this.one(text, langpair, signal);
-    }));
-    return out;
+  translate(text: string, from: string, to: readonly string[], signal: AbortSignal): Promise<Record<string, string>> {
+    return eachTarget(this.name, from, to, (lang) => this.langpair(from, lang), (langpair) => this.one(text, langpair, signal));
   }
 
   private async one(text: string, langpair: string, signal: AbortSignal): Promise<string> {

@@ -1,4 +1,4 @@
-import { baseLang, EngineError, httpError, type TranslationEngine } from './engine.ts';
+import { baseLang, eachTarget, EngineError, httpError, type TranslationEngine } from './engine.ts';
 
 // DeepL API v2 (https://developers.deepl.com/docs/api-reference/translate):
 // POST /v2/translate with `Authorization: DeepL-Auth-Key <key>` and JSON
@@ -105,14 +105,8 @@ export class DeepLEngine implements TranslationEngine {
     return this.pair(from, to) !== undefined;
   }
 
-  async translate(text: string, from: string, to: readonly string[], signal: AbortSignal): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    await Promise.all(to.map(async (lang) => {
-      const pair = this.pair(from, lang);
-      if (!pair) throw new EngineError(`deepl has no pair ${from}→${lang}`, { permanent: true });
-      out[lang] = await this.one(text, pair[0], pair[1], signal);
-    }));
-    return out;
+  translate(text: string, from: string, to: readonly string[], signal: AbortSignal): Promise<Record<string, string>> {
+    return eachTarget(this.name, from, to, (lang) => this.pair(from, lang), ([source, target]) => this.one(text, source, target, signal));
   }
 
   private async one(text: string, source: string, target: string, signal: AbortSignal): Promise<string> {

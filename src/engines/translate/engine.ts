@@ -76,3 +76,20 @@ export function httpError(engine: string, res: { status: number; headers: { get(
     status: res.status, retryAfterMs: retryAfterMs(res.headers.get('retry-after')), permanent,
   });
 }
+
+/**
+ * translate() of an engine that takes one target language per request
+ * (Apertium, LibreTranslate, DeepL): each target of `to` in parallel, by its
+ * pair (`pairOf`); a target it has no pair for is a permanent EngineError.
+ */
+export async function eachTarget<P>(
+  engine: string, from: string, to: readonly string[], pairOf: (lang: string) => P | undefined, one: (pair: P) => Promise<string>,
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  await Promise.all(to.map(async (lang) => {
+    const pair = pairOf(lang);
+    if (pair === undefined) throw new EngineError(`${engine} has no pair ${from}→${lang}`, { permanent: true });
+    out[lang] = await one(pair);
+  }));
+  return out;
+}

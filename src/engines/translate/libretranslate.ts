@@ -1,4 +1,4 @@
-import { baseLang, EngineError, httpError, type TranslationEngine } from './engine.ts';
+import { baseLang, eachTarget, EngineError, httpError, type TranslationEngine } from './engine.ts';
 
 // LibreTranslate (self-hosted or libretranslate.com), Argos models behind a
 // small JSON API (https://docs.libretranslate.com/guides/api_usage/):
@@ -116,14 +116,8 @@ export class LibreTranslateEngine implements TranslationEngine {
     return this.pair(from, to) !== undefined;
   }
 
-  async translate(text: string, from: string, to: readonly string[], signal: AbortSignal): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    await Promise.all(to.map(async (lang) => {
-      const pair = this.pair(from, lang);
-      if (!pair) throw new EngineError(`libretranslate has no pair ${from}→${lang}`, { permanent: true });
-      out[lang] = await this.one(text, pair[0], pair[1], signal);
-    }));
-    return out;
+  translate(text: string, from: string, to: readonly string[], signal: AbortSignal): Promise<Record<string, string>> {
+    return eachTarget(this.name, from, to, (lang) => this.pair(from, lang), ([source, target]) => this.one(text, source, target, signal));
   }
 
   private async one(q: string, source: string, target: string, signal: AbortSignal): Promise<string> {
