@@ -1,4 +1,4 @@
-import { baseLang, EngineError, httpError } from '../translate/engine.ts';
+import { baseLang, EngineError, httpError, openaiBase } from '../translate/engine.ts';
 import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
 import { encodeWav } from './wav.ts';
 
@@ -44,8 +44,7 @@ export class OpenAIRecognizer implements SpeechRecognizer {
   private readonly timeoutMs: number;
 
   constructor(o: OpenAIRecognizerOptions) {
-    this.url = o.url.replace(/\/+$/, '');
-    this.api = /\/v1$/.test(this.url) ? this.url : `${this.url}/v1`;
+    ({ url: this.url, api: this.api } = openaiBase(o.url));
     this.apiKey = o.apiKey || undefined;
     this.model = o.model;
     this.langs = o.langs ? new Set(o.langs.map(baseLang)) : null;

@@ -1,4 +1,4 @@
-import { baseLang, EngineError, httpError } from '../translate/engine.ts';
+import { baseLang, EngineError, httpError, openaiBase } from '../translate/engine.ts';
 import { loadResampler, toLineRate } from './resample.ts';
 import { SpeechError, type Speech, type SpeechSynthesizer } from './synthesizer.ts';
 import { decodeWav } from './wav.ts';
@@ -53,8 +53,7 @@ export class OpenAISynthesizer implements SpeechSynthesizer {
   private readonly timeoutMs: number;
 
   constructor(o: OpenAISynthesizerOptions) {
-    this.url = o.url.replace(/\/+$/, '');
-    this.api = /\/v1$/.test(this.url) ? this.url : `${this.url}/v1`;
+    ({ url: this.url, api: this.api } = openaiBase(o.url));
     this.apiKey = o.apiKey || undefined;
     this.model = o.model;
     this.voice = o.voice ?? 'alloy';

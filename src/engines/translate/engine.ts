@@ -93,3 +93,13 @@ export async function eachTarget<P>(
   }));
   return out;
 }
+
+/**
+ * An OpenAI-compatible server's address as the operator wrote it (with or
+ * without `/v1`, a trailing slash or not): `url` for logs, `api` the base
+ * the paths hang from, ending in /v1.
+ */
+export function openaiBase(raw: string): { url: string; api: string } {
+  const url = raw.replace(/\/+$/, '');
+  return { url, api: /\/v1$/.test(url) ? url : `${url}/v1` };
+}

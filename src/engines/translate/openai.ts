@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { baseLang, EngineError, httpError, type TranslationEngine } from './engine.ts';
+import { baseLang, EngineError, httpError, openaiBase, type TranslationEngine } from './engine.ts';
 
 // Any OpenAI-compatible chat-completions server as a translation engine
 // (https://platform.openai.com/docs/api-reference/chat/create): OpenAI itself,
@@ -135,8 +135,7 @@ export class OpenAIEngine implements TranslationEngine {
    * model has no list of its own, and covers() answers for any language.
    */
   constructor(o: { url: string; apiKey?: string; model: string; langs?: readonly string[] }) {
-    this.url = o.url.replace(/\/+$/, '');
-    this.api = /\/v1$/.test(this.url) ? this.url : `${this.url}/v1`;
+    ({ url: this.url, api: this.api } = openaiBase(o.url));
     this.apiKey = o.apiKey || undefined;
     this.model = o.model;
     this.langs = o.langs ?? [];
