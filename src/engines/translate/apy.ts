@@ -27,15 +27,19 @@ export async function findApy(env: NodeJS.ProcessEnv = process.env): Promise<str
   return null;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
+/** A free loopback port, none of `avoid` (the server's own PORT, which it binds after this: it must not find it taken). */
+async function freePort(avoid: readonly number[] = []): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = net.createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
     });
-  });
+    if (!avoid.includes(port)) return port;
+  }
 }
 
 /** Runs apertium-apy ($1 -p $2 $3) while process $4 lives; its process group is what stop() ends. */
@@ -53,12 +57,12 @@ export type ApyProcess = { url: string; stop: () => Promise<void> };
  * pairs. Rejects with a sentence for the operator when it is not installed
  * or does not come up within timeoutMs.
  */
-export async function startApy(o: { timeoutMs?: number; modes?: string } = {}): Promise<ApyProcess> {
+export async function startApy(o: { timeoutMs?: number; modes?: string; avoidPorts?: readonly number[] } = {}): Promise<ApyProcess> {
   const bin = await findApy();
   if (!bin) {
     throw new Error('TOLK_TRANSLATE names apertium without a URL, and apertium-apy is not installed: install Debian\'s apertium-apy and pairs (apt-get install apertium-apy apertium-eng-spa apertium-es-pt), or give its address: TOLK_TRANSLATE=apertium=http://HOST:2737');
   }
-  const port = await freePort();
+  const port = await freePort(o.avoidPorts);
   const modes = o.modes ?? APERTIUM_MODES;
   // -j1: one HTTP process (it forks its translation pipelines per pair as they are used); -t: its own
   // per-request limit. A small shell watches this process: a server killed outright (kill -9) leaves

@@ -56,12 +56,13 @@ export async function loadEngine(e: TranslationEngine): Promise<boolean> {
   }
 }
 
-export async function startTranslation(config: Pick<Config, 'translate' | 'translateTimeoutMs' | 'engineKeys'>, log: Log, o: Pick<ChainOptions, 'now'> = {}): Promise<Translation> {
+export async function startTranslation(config: Pick<Config, 'translate' | 'translateTimeoutMs' | 'engineKeys'> & Partial<Pick<Config, 'port'>>, log: Log, o: Pick<ChainOptions, 'now'> = {}): Promise<Translation> {
   let apy: ApyProcess | null = null;
   let specs = config.translate;
   if (specs.some((e) => e.name === 'apertium' && !e.url)) {
     try {
-      apy = await startApy();
+      // Never on the API's own port, which the server binds once this is done.
+      apy = await startApy({ avoidPorts: config.port ? [config.port] : [] });
     } catch (err) {
       // The server starts anyway, without it: what it would have translated passes untranslated and flagged.
       log.warn({ engine: 'apertium' }, `translation engine apertium left out: ${(err as Error).message}`);
