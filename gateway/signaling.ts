@@ -25,7 +25,18 @@ export type DialogEvent =
   /** No answer at all to the INVITE (Timer B, 32 s at T1 = 500 ms), or a transport error. */
   | { type: 'no_response' }
   /** The callee sent BYE on an answered dialog (answered 200 OK). */
-  | { type: 'remote_hangup' };
+  | { type: 'remote_hangup' }
+  /**
+   * A 2xx whose answer has no media we can use (no SDP, or no codec in
+   * common: G.729 or Opus only): the stack ACKed it and sent BYE at once.
+   * Reported instead of `answered` (operator.md: failed, no_media).
+   */
+  | { type: 'no_media'; status: number; reason: string }
+  /**
+   * An answered dialog whose far end sent no RTP and no RTCP for
+   * `mediaTimeoutSeconds`: the stack sent BYE (operator.md: completed, media_timeout).
+   */
+  | { type: 'media_timeout' };
 
 export type PlaceRequest = {
   /** Our key for the dialog (the call id); events are reported with it. */
@@ -76,6 +87,12 @@ export type SignalingOptions = {
    * `no_response` (default 32, SIP's Timer B at T1 = 500 ms); tests shorten it.
    */
   noResponseSeconds?: number;
+  /**
+   * Seconds an answered dialog's far end may send no RTP and no RTCP before
+   * the stack hangs it up and reports `media_timeout` (TOLK_MEDIA_TIMEOUT_SECONDS);
+   * only with a media plane. Unset: never.
+   */
+  mediaTimeoutSeconds?: number;
   /**
    * The RTP streams of this process (gateway/media/plane.ts). Given, each
    * dialog offers a real media port and connects its stream to the answer's

@@ -82,6 +82,8 @@ export function callEventOf(e: DialogEvent): CallEvent {
     case 'ringing': return { type: 'RINGING' };
     case 'answered': return e.voicemail ? { type: 'VOICEMAIL' } : { type: 'ANSWERED' };
     case 'remote_hangup': return { type: 'REMOTE_HANGUP' };
+    case 'no_media': return { type: 'FAILED', reason: 'no_media' };
+    case 'media_timeout': return { type: 'MEDIA_TIMEOUT' };
     case 'ring_timeout': return { type: 'NO_ANSWER' };
     case 'no_response': return { type: 'FAILED', reason: 'failed' };
     case 'rejected':
@@ -96,6 +98,7 @@ export function callEventOf(e: DialogEvent): CallEvent {
 export function sipAnswerOf(e: DialogEvent): { code: number; reason: string } | undefined {
   switch (e.type) {
     case 'answered': return { code: e.status, reason: e.reason ?? 'OK' };
+    case 'no_media': return { code: e.status, reason: e.reason };
     case 'rejected': return { code: e.status, reason: e.reason };
     // We CANCELed it: the INVITE's final answer is the 487 the far end owes us (RFC 3261 9.2).
     case 'ring_timeout': return { code: 487, reason: 'Request Terminated' };
