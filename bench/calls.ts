@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { startWorkers, type Workers } from '../src/jobs/workers.ts';
+import { startCallGateway } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { TEST_DAILY_LIMIT } from '../src/http/auth.ts';
@@ -752,7 +753,11 @@ export async function runCallsBench(databaseUrl: string, log: (m: string) => voi
     const workerLog = {
       error: (o: object, m: string) => { if (errors.length < 20) errors.push(m); log(`calls worker: ${m} ${String((o as { err?: unknown }).err ?? '')}`); },
       warn: (o: object, m: string) => log(`calls worker (warn): ${m} ${JSON.stringify(o).slice(0, 200)}`),
+      info: () => {},
     };
+    const gateway = await startCallGateway(services, databaseUrl, workerLog);
+    services.gateway = gateway;
+    cleanup.push(() => gateway.stop());
     const workers: Workers = await startWorkers(services, databaseUrl, workerLog);
     cleanup.push(() => workers.stop());
     const app: FastifyInstance = await buildApp({ ...services, databaseUrl });

@@ -10,6 +10,8 @@ import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { startWorkers, type Workers } from '../src/jobs/workers.ts';
+import { startCallGateway } from '../src/platform.ts';
+import type { Services } from '../src/services.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { CALL_AGENT_NAME } from '../src/calls/calls.ts';
@@ -566,13 +568,18 @@ async function runPhase(databaseUrl: string, recognize: 'pocketsphinx' | '', voi
     cleanup.push(() => pool.end());
     const boss: Boss = await startBoss(databaseUrl, { workers: true, monitorSeconds: config.jobMonitorSeconds, onError: (e) => log(`hearing pg-boss: ${String(e)}`) });
     cleanup.push(() => boss.stop({ graceful: false, timeout: 2000 }));
-    const services = { config, pool, boss, clock, recognizer };
+    const services: Services = { config, pool, boss, clock, recognizer };
     // The gateway starts its media plane's thread first; the speech engines' threads start at their first phrase.
     const threadsBefore = workerThreads();
-    const workers: Workers = await startWorkers(services, databaseUrl, {
+    const workerLog = {
       error: (ob: object, m: string) => { if (errors.length < 20) errors.push(m); log(`hearing worker: ${m} ${String((ob as { err?: unknown }).err ?? '')}`); },
       warn: (ob: object, m: string) => log(`hearing worker (warn): ${m} ${JSON.stringify(ob).slice(0, 200)}`),
-    });
+      info: () => {},
+    };
+    const gateway = await startCallGateway(services, databaseUrl, workerLog);
+    services.gateway = gateway;
+    cleanup.push(() => gateway.stop());
+    const workers: Workers = await startWorkers(services, databaseUrl, workerLog);
     cleanup.push(() => workers.stop());
     const mediaThreads = [...workerThreads()].filter((t) => !threadsBefore.has(t));
     const app: FastifyInstance = await buildApp({ ...services, databaseUrl });
@@ -591,7 +598,7 @@ async function runPhase(databaseUrl: string, recognize: 'pocketsphinx' | '', voi
     Object.assign(engine, { requests: 0, audioMs: 0, answered: 0, failed: 0 });
 
     // --- What the gateway's media plane hears and plays.
-    const plane = workers.gateway.media;
+    const plane = gateway.media;
     const heard = new Map<string, Heard[]>();
     type Line = { index: number; sessionId: string; said: string[]; utterances: string[]; finished: Set<string>; spokeAt: number | null };
     const calls = new Map<string, Line>();

@@ -10,7 +10,28 @@ import { createPool, quietOutages, type Pool } from './db/pool.ts';
 import { startBoss, type Boss } from './jobs/boss.ts';
 import { startWorkers } from './jobs/workers.ts';
 import { StartupError, databaseFailure } from './startup.ts';
-import type { CallGateway } from './calls/dialer.ts';
+import type { CallGateway, Services } from './services.ts';
+import { startGateway } from '../gateway/gateway.ts';
+import { bindGateway } from './calls/dialer.ts';
+
+type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
+
+/**
+ * This process's SIP gateway (gateway/gateway.ts), started and bound to the
+ * calls (calls/dialer.ts); its stop unbinds (the calls whose dialog is here
+ * end failed/gateway_lost) and then stops the gateway.
+ */
+export async function startCallGateway(s: Services, databaseUrl: string, log: Log): Promise<CallGateway> {
+  const gw = await startGateway(s.config, { recognizer: s.recognizer, log });
+  let bound: CallGateway;
+  try {
+    bound = await bindGateway(s, gw, databaseUrl, log);
+  } catch (err) {
+    await gw.stop();
+    throw err;
+  }
+  return { ...bound, stop: async () => { await bound.stop(); await gw.stop(); } };
+}
 
 export type Platform = {
   config: Config;
@@ -75,9 +96,14 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     throw await fail(err);
   }
   let workers: Awaited<ReturnType<typeof startWorkers>> | null = null;
+  const services: Services = { config, pool, boss, translation, recognizer };
+  const workerLog = { ...quiet, warn: (o: object, m: string) => log.warn(o, m), info: (o: object, m: string) => log.info(o, m) };
   try {
-    workers = config.workers ? await startWorkers({ config, pool, boss, translation, recognizer }, db.url, { ...quiet, warn: (o, m) => log.warn(o, m), info: (o, m) => log.info(o, m) }) : null;
+    // The gateway first: the call queues the workers take need it in the services.
+    if (config.workers) services.gateway = await startCallGateway(services, db.url, workerLog);
+    workers = config.workers ? await startWorkers(services, db.url, workerLog) : null;
   } catch (err) {
+    await services.gateway?.stop().catch(() => {});
     await boss.stop({ graceful: false }).catch(() => {});
     await pool.end().catch(() => {});
     await translation.close().catch(() => {});
@@ -91,10 +117,11 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     pool,
     boss,
     log,
-    gateway: workers?.gateway,
+    gateway: services.gateway,
     translation,
     recognizer,
     close: async () => {
+      await services.gateway?.stop().catch(() => {});
       await workers?.stop().catch(() => {});
       await translation.close().catch(() => {});
       await recognizer.close().catch(() => {});

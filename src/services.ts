@@ -7,7 +7,7 @@ import type { Translation } from './engines/translate/index.ts';
 import type { RecognizerChain } from './engines/speech/recognizers.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
-import type { CallGateway } from './calls/dialer.ts';
+import type { MediaPlane } from '../gateway/media/plane.ts';
 
 /** What every use case needs: configuration, the pool, the job queue and the providers. */
 export type Services = {
@@ -29,8 +29,25 @@ export type Services = {
   recognizer?: RecognizerChain;
   /** How long text takes to say; our speaking-rate estimate unless replaced (src/providers/speech.ts). */
   speech?: Speech;
-  /** This process's call gateway (SIP stack and simulated callee), when it runs workers (jobs/workers.ts). */
+  /** This process's call gateway bound to the calls (calls/dialer.ts), when it runs one (the platform starts it). */
   gateway?: CallGateway;
+};
+
+/** A gateway bound to the calls: it dials the calls this process claims (calls/dialer.ts bindGateway). */
+export type CallGateway = {
+  id: string;
+  /** The SIP address the gateway's signaling bound. */
+  address: string;
+  /** Claims the queued calls no gateway has claimed yet and dials them. */
+  dial: (...callIds: string[]) => Promise<void>;
+  /** The calls whose SIP dialog this gateway holds now. */
+  active: () => string[];
+  /** Ends the calls of lost gateways and dials the calls left unclaimed; returns how many calls it ended or dialed. */
+  sweep: () => Promise<number>;
+  /** The RTP streams of this gateway's calls, by call id. */
+  media: MediaPlane;
+  /** Ends the calls whose dialog is here (failed/gateway_lost) and unbinds; the gateway itself is stopped by whoever started it. */
+  stop: () => Promise<void>;
 };
 
 export type Caller = Credential;

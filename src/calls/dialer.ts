@@ -2,24 +2,19 @@ import { randomBase62 } from '../ids.ts';
 import { prepared, withTx, type Client } from '../db/pool.ts';
 import { PgListener } from '../db/listener.ts';
 import { inTx } from '../jobs/in-tx.ts';
-import { now, type Services } from '../services.ts';
-import { phraseIn } from '../sessions/translations.ts';
+import { now, type CallGateway, type Services } from '../services.ts';
 import type { CallEvent } from '../../machines/call.ts';
-import { createSipSignaling } from '../../gateway/sip-stack.ts';
-import { startSimulatedCallee, type SimulatedCallee } from '../../gateway/callee.ts';
-import { NoRecognizer, type SpeechRecognizer } from '../engines/speech/recognizer.ts';
-import { publishSegment, type Segment } from '../sessions/publish.ts';
-import type { DialogEvent, SipSignaling } from '../../gateway/signaling.ts';
-import { MediaPlane } from '../../gateway/media/plane.ts';
-import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
-import { startSynthesizers } from '../engines/speech/index.ts';
-import { DISCLOSURE, fixedDisclosure } from './disclosure.ts';
-import { fillName } from '../sim/phrasebook.ts';
-import { CALLEE_NAME, CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, endCall, parseCalleeNotice, parseSayNotice } from './calls.ts';
+import type { DialogEvent } from '../../gateway/signaling.ts';
+import type { Gateway } from '../../gateway/gateway.ts';
+import { ENDED } from './calls.ts';
+import { applyCallEvent, endCall } from './events.ts';
+import { CALLS_CHANNEL, decodeNotice } from './channel.ts';
+import { openLine } from './line.ts';
+import { perKey } from './per-key.ts';
 
-// The call gateway of one process: its SIP stack (gateway/), the built-in
-// simulated callee (unless TOLK_SIM_SIP_PEER sends test calls elsewhere), and
-// what ties them to the call actors.
+// The calls' side of this process's SIP gateway (gateway/gateway.ts, which the
+// platform starts): which calls it dials, what SIP's answers mean for them,
+// and the calls of gateways that died.
 //
 // - A call is dialed by the process that claims it (calls.gateway_id): the
 //   API process right after POST /v1/calls commits. If that process died
@@ -28,11 +23,11 @@ import { CALLEE_NAME, CALLS_CHANNEL, CALL_AGENT_NAME, ENDED, applyCallEvent, end
 //   one of them claims and dials it. A process that runs no gateway writes a
 //   dial job instead, in the call's transaction, for any gateway to take. A
 //   committed call is always dialed, and only once.
-// - Dialog events become the call machine's events, applied one call at a
-//   time in the order SIP reported them.
-// - A call ended elsewhere (the API's hangup, the per-call limit) is
-//   announced on CALLS_CHANNEL; the process holding its dialog sends BYE or
-//   CANCEL.
+// - Dialog events become the call machine's events (events.ts), applied one
+//   call at a time in the order SIP reported them.
+// - What the service tells the gateway holding a call's dialog comes on
+//   CALLS_CHANNEL (channel.ts): hang up, say a phrase on the line (line.ts),
+//   the built-in callee's words.
 // - Each gateway beats in `gateways`; every gateway sweeps the calls of
 //   gateways that stopped beating, which end failed/gateway_lost: a call is
 //   never left ringing or answered by a process that died.
@@ -42,21 +37,6 @@ export const MAX_DURATION_QUEUE = 'call-max-duration';
 
 /** How long after it was placed an unclaimed call is dialed by any gateway's sweep (its own process normally dials it at once). */
 export const DIAL_FALLBACK_SECONDS = 3;
-
-export type CallGateway = {
-  id: string;
-  /** The SIP address this gateway's stack bound. */
-  address: string;
-  /** Dials the queued calls no gateway has claimed yet. */
-  dial: (...callIds: string[]) => Promise<void>;
-  /** The calls whose SIP dialog this gateway holds now. */
-  active: () => string[];
-  /** Ends the calls of lost gateways and dials the calls left unclaimed; returns how many calls it ended or dialed. */
-  sweep: () => Promise<number>;
-  /** The RTP streams of this gateway's calls (gateway/media/plane.ts), by call id. */
-  media: MediaPlane;
-  stop: () => Promise<void>;
-};
 
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
@@ -106,136 +86,39 @@ export function sipAnswerOf(e: DialogEvent): { code: number; reason: string } | 
   }
 }
 
-/** The user part of the Request-URI: the number, as SIP trunks expect it. */
-function targetOf(peer: string | null, calleeAddress: string | null, e164: string): string {
-  if (peer) {
-    const hostPort = peer.replace(/^sips?:/, '').replace(/^[^@]*@/, '');
-    return `sip:${e164}@${hostPort}`;
-  }
-  return `sip:${e164}@${calleeAddress}`;
-}
-
-/**
- * Tasks run one after another per key (a call), each after the one before it
- * has settled; a failing task is reported to onError and does not stop the
- * next. `pending()` is what is still under way (to wait for at stop).
- */
-function perKey(onError: (err: unknown, key: string, what?: string) => void) {
-  const tails = new Map<string, Promise<void>>();
-  return {
-    /** Queues `task` behind the key's others; `what` names it in onError. */
-    run(key: string, task: () => Promise<void>, what?: string): void {
-      const next = (tails.get(key) ?? Promise.resolve())
-        .then(task)
-        .catch((err) => onError(err, key, what))
-        .finally(() => { if (tails.get(key) === next) tails.delete(key); });
-      tails.set(key, next);
-    },
-    pending: (): Array<Promise<void>> => [...tails.values()],
-  };
-}
-
 /** How long a 2xx's far end may send no audio at all before the call is taken as answered by a person. */
 const AMD_NO_MEDIA_MS = 1000;
 
-export async function startCallGateway(s: Services, databaseUrl: string, log: Log): Promise<CallGateway> {
+/**
+ * Binds a started gateway to the calls: from here the gateway dials the calls
+ * this process claims, and its dialog events move the call actors. Stopping
+ * the binding ends the calls whose dialog is here (failed/gateway_lost); the
+ * platform stops the gateway itself after it.
+ */
+export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string, log: Log): Promise<CallGateway> {
   const id = `gw_${randomBase62(16)}`;
-  const peer = s.config.simSipPeer ?? null;
-  // The calls' audio: RTP in a thread of its own, on the SIP stack's host;
-  // speech by the engines of TOLK_SPEECH_ENGINES, a language by the first that
-  // speaks it (their threads start at their first phrase). An engine that is
-  // not installed stops the start here, before anything is opened.
-  const speech: SpeechSynthesizer = startSynthesizers(s.config);
-  const mediaHost = s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':'));
-  const media = await MediaPlane.start(mediaHost);
-  let callee: SimulatedCallee | null = null;
-  try {
-    callee = peer ? null : await startSimulatedCallee({ listen: '127.0.0.1:0', speed: s.config.simSpeed, log, media: { plane: media, speech } });
-  } catch (err) {
-    await media.stop();
-    throw err;
-  }
-  // What the far end says: the simulated callee knows its own words (test
-  // mode's recognizer); a real peer's (TOLK_SIM_SIP_PEER, a trunk) is read by
-  // the recognizers of TOLK_RECOGNIZE, the first that hears the call's
-  // remote_lang; none: it is reported with its length and no text.
-  const recognizer: SpeechRecognizer = callee?.recognizer ?? s.recognizer ?? new NoRecognizer();
+  const { signaling: sip, media } = gw;
+  const line = openLine(s, gw, log);
   // One chain per call: its events are applied in the order SIP reported them.
   const chains = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
-  let signaling: SipSignaling | null = null;
-  /** Calls answered (status answered) whose dialog is here: what is heard on their line goes to their session. */
-  const talking = new Map<string, { lang: string }>();
-  const unspoken = new Set<string>();
-  /** Says `text` on the call's line in `lang`; a language no engine speaks stays text (logged once per language). */
-  const speak = async (callId: string, utterance: string, text: string, lang: string) => {
-    if (!speech.speaks(lang)) {
-      if (!unspoken.has(lang)) log.warn({ lang, engine: speech.name }, 'no speech engine for this language: calls in it are silent on the line');
-      unspoken.add(lang);
-      return;
-    }
-    const { pcm } = await speech.synthesize(text, lang);
-    await signaling?.play(callId, utterance, pcm);
-  };
-  // What is said on a line is queued in the order it was asked for (the
-  // disclosure first): one chain per call, each link synthesizing its phrase
-  // and queueing it on the stream, where the plane plays them one after another.
-  const lines = perKey((err, callId, utterance) => log.warn({ err: String(err), callId, utterance }, 'a phrase could not be spoken on the line'));
-  const onLine = (callId: string, utterance: string, what: () => Promise<{ text: string; lang: string } | null>) =>
-    lines.run(callId, async () => {
-      // A peer whose answer had no usable SDP hears nothing (the stack logged it once).
-      if (!signaling?.hasMedia(callId)) return;
-      const w = await what();
-      if (w && signaling.active().includes(callId)) await speak(callId, utterance, w.text, w.lang);
-    }, utterance);
-  /** A `say` on the call's session (its log number `seq`): spoken to the callee in the call's remote language. */
-  const sayOnLine = (callId: string, seq: number, utteranceId: string) =>
-    onLine(callId, utteranceId, async () => {
-      const { rows } = await s.pool.query<{ text: string; src_lang: string; remote_lang: string; livemode: boolean; kind: string; announced: string | null; created_at: Date }>(prepared(
-        `SELECT g.text, g.src_lang, g.kind, g.announced, g.created_at, c.remote_lang, c.livemode
-           FROM calls c JOIN room_segments g ON g.room_id = c.id AND g.seq = $2 WHERE c.id = $1`,
-        [callId, seq],
-      ));
-      const r = rows[0];
-      if (!r) return null;
-      // The say in the callee's language, translated once (the session's listeners read the same); what no
-      // engine could translate is spoken as it was written, in its own language: never a marked form aloud.
-      const t = await phraseIn(s, callId, r.livemode, { seq, kind: r.kind, text: r.text, src_lang: r.src_lang, announced: r.announced, created_at: r.created_at }, r.remote_lang);
-      return t.untranslated || t.text === null ? { text: r.text, lang: r.src_lang } : { text: t.text, lang: r.remote_lang };
-    });
 
-  /**
-   * The disclosure as the callee hears it: its fixed wording in their language; else the English
-   * wording translated by the engines, when one covers the pair; else the English wording, in English.
-   */
-  const disclosureOnLine = async (lang: string): Promise<{ text: string; lang: string }> => {
-    const fixed = fixedDisclosure(CALL_AGENT_NAME, lang);
-    if (fixed) return { text: fixed, lang };
-    const english = fillName(DISCLOSURE.en!, CALL_AGENT_NAME);
-    const t = s.translation?.chain.covers('en', lang) ? (await s.translation.chain.translate(english, 'en', [lang]))[lang] : null;
-    return t ? { text: t.text, lang } : { text: english, lang: 'en' };
-  };
-
-  const apply = async (callId: string, event: CallEvent, answeredAt?: Date, sip?: { code: number; reason: string }) => {
+  const apply = async (callId: string, event: CallEvent, answeredAt?: Date, answer?: { code: number; reason: string }) => {
     const r = await withTx(s.pool, (tx) =>
       applyCallEvent(s, tx, callId, event, {
-        simulatedCallee: callee !== null,
+        simulatedCallee: gw.callee !== null,
         answeredAt,
-        ...(sip ? { sip } : {}),
+        ...(answer ? { sip: answer } : {}),
         maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
         last: true,
       }));
     // The call ended with this event (a voicemail answered, a failure), or had
     // ended before SIP got this far (hung up while the INVITE was on its way,
     // before this gateway held the dialog): the dialog goes too.
-    const dialogUp = signaling?.active().includes(callId) ?? false;
-    if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await signaling?.hangup(callId);
-    if (ENDED.has(r.row.status)) talking.delete(callId);
+    const dialogUp = sip.active().includes(callId);
+    if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await sip.hangup(callId);
+    if (ENDED.has(r.row.status)) line.ended(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
-    if (dialogUp && r.changed && r.row.status === 'answered') {
-      const lang = r.row.remote_lang;
-      talking.set(callId, { lang });
-      onLine(callId, 'disclosure', () => disclosureOnLine(lang));
-    }
+    if (dialogUp && r.changed && r.row.status === 'answered') line.answered(callId, r.row.remote_lang);
   };
   /**
    * A 2xx is a person or a machine: the first seconds of the far end's audio
@@ -253,73 +136,20 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const onEvent = (callId: string, e: DialogEvent) => {
     // The moment the far end picked up, before answering-machine detection listens.
     const pickedUp = e.type === 'answered' ? now(s) : undefined;
-    const sip = sipAnswerOf(e);
+    const answer = sipAnswerOf(e);
     chains.run(callId, async () => {
       // A 2xx whose answer has no audio we can use (no SDP, no codec in common): ended at once with a
       // BYE, failed/no_media, billed 0, and no disclosure said (operator.md).
-      if (e.type === 'answered' && signaling && !signaling.hasMedia(callId)) {
+      if (e.type === 'answered' && !sip.hasMedia(callId)) {
         log.warn({ callId, status: e.status }, 'answered without usable media: hung up');
-        await apply(callId, { type: 'FAILED', reason: 'no_media' }, undefined, sip);
-        if (signaling.active().includes(callId)) await signaling.hangup(callId);
+        await apply(callId, { type: 'FAILED', reason: 'no_media' }, undefined, answer);
+        if (sip.active().includes(callId)) await sip.hangup(callId);
         return;
       }
-      await apply(callId, callEventOf(await judge(callId, e)), pickedUp, sip);
+      await apply(callId, callEventOf(await judge(callId, e)), pickedUp, answer);
     }, e.type);
   };
-
-  const open = async (listen: string): Promise<SipSignaling> => {
-    const o = { listen, ringTimeoutSeconds: s.config.ringTimeoutSeconds, onEvent, log, media };
-    if (!s.config.drachtio) return createSipSignaling(o);
-    // With DRACHTIO_HOST the SIP goes through that drachtio-server; the media stays here.
-    // Its client library is loaded only then.
-    const { createDrachtioSignaling } = await import('../../gateway/drachtio.ts');
-    return createDrachtioSignaling({ ...o, drachtio: s.config.drachtio, mediaHost });
-  };
-  try {
-    try {
-      signaling = await open(s.config.sipListen);
-    } catch (err) {
-      // Several server processes on one machine: the first has the default
-      // port; the others take a free one (calls are outbound: the callee
-      // answers to the address in Via, whatever its port).
-      if (!s.config.sipListenIsDefault || !/in use/i.test((err as Error).message)) throw err;
-      const host = s.config.sipListen.slice(0, s.config.sipListen.lastIndexOf(':'));
-      signaling = await open(`${host}:0`);
-      log.warn({ wanted: s.config.sipListen, bound: signaling.address }, 'the default SIP port is taken; the gateway listens on a free one (set TOLK_SIP_LISTEN to choose)');
-    }
-  } catch (err) {
-    await callee?.close();
-    await media.stop();
-    throw err;
-  }
-  const sip = signaling;
-
-  // What the far end says on an answered call becomes a phrase of its log
-  // (segment.final on its session), in the order heard; a DTMF digit an
-  // event of its own. Heard before the call is answered (the greeting that
-  // answering-machine detection listens to) is not part of the conversation.
-  const hearing = perKey((err, callId) => log.warn({ err: String(err), callId }, 'what was heard on the line was not published'));
-  const publishHeard = (callId: string, what: (lang: string) => Promise<Segment | null>) =>
-    hearing.run(callId, async () => {
-      const line = talking.get(callId);
-      const seg = await what(line?.lang ?? 'en');
-      if (!seg || !talking.has(callId)) return;
-      await withTx(s.pool, (tx) => publishSegment(s, tx, seg));
-    });
-  media.on('heard', (callId, u) => {
-    if (!sip.active().includes(callId)) return;
-    publishHeard(callId, async (lang) => {
-      // Recognized even when it will not be published: the recognizer keeps its place in the conversation.
-      const { text } = await recognizer.recognize({ key: callId, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at });
-      return { roomId: callId, kind: 'person', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text, audioMs: u.audioMs, metered: false };
-    });
-  });
-  media.on('dtmf', (callId, digit, durationMs) => {
-    if (!sip.active().includes(callId)) return;
-    publishHeard(callId, async (lang) => ({
-      roomId: callId, kind: 'dtmf', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text: digit, audioMs: durationMs, metered: false,
-    }));
-  });
+  gw.onDialog(onEvent);
   await s.pool.query(`INSERT INTO gateways (id, sip_address) VALUES ($1, $2)`, [id, sip.address]);
 
   // Calls ended elsewhere: hang up the ones whose dialog is here. On
@@ -332,16 +162,13 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   };
   const listener = new PgListener(databaseUrl, CALLS_CHANNEL, {
     onNotify: (payload) => {
-      const said = parseSayNotice(payload);
-      const callee_ = parseCalleeNotice(payload);
-      if (said) {
-        if (sip.active().includes(said.callId)) sayOnLine(said.callId, said.seq, said.utteranceId);
-      } else if (callee_) {
-        // The simulator gives the built-in callee its words; the one holding the call says them.
-        if (callee && sip.active().includes(callee_.callId)) {
-          callee.say(callee_.callId, callee_.text, callee_.lang).catch((err) => log.warn({ err: String(err), callId: callee_.callId }, 'the callee could not speak'));
-        }
-      } else if (sip.active().includes(payload)) void sip.hangup(payload);
+      const n = decodeNotice(payload);
+      if (!n) return log.warn({ payload: payload.slice(0, 80) }, 'a notice on the calls channel this version does not know');
+      if (!sip.active().includes(n.call)) return;
+      if (n.type === 'hangup') void sip.hangup(n.call);
+      else if (n.type === 'say') line.say(n);
+      // The simulator gives the built-in callee its words; the one holding the call says them.
+      else gw.callee?.say(n.call, n.text, n.lang).catch((err) => log.warn({ err: String(err), callId: n.call }, 'the callee could not speak'));
     },
     onUp: () => { hangUpEnded().catch((err) => log.error({ err }, 'cannot check ended calls')); },
   });
@@ -374,9 +201,10 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   let sweeping: Promise<unknown> | null = null;
   const beat = setInterval(() => {
     // Calls whose dialog went without an event here (hung up through another process) stop being heard.
-    if (talking.size > 0) {
+    const heard = line.talking();
+    if (heard.length > 0) {
       const up = new Set(sip.active());
-      for (const k of talking.keys()) if (!up.has(k)) talking.delete(k);
+      for (const k of heard) if (!up.has(k)) line.ended(k);
     }
     beating ??= s.pool
       .query(`UPDATE gateways SET heartbeat_at = now() WHERE id = $1`, [id])
@@ -389,12 +217,12 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   let watching: Promise<unknown> | null = null;
   const watchMedia = async () => {
     const limit = s.config.mediaTimeoutSeconds * 1000;
-    for (const callId of [...talking.keys()]) {
+    for (const callId of line.talking()) {
       const st = await media.stats(callId);
       if (!st) continue;
       const quietFor = Date.now() - (st.heardAt ?? st.openedAt);
       if (quietFor < limit) continue;
-      talking.delete(callId);
+      line.ended(callId);
       log.warn({ callId, quietMs: quietFor }, 'no media from the far end: hung up');
       chains.run(callId, async () => {
         await apply(callId, { type: 'MEDIA_TIMEOUT' });
@@ -403,7 +231,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     }
   };
   const mediaWatch = setInterval(() => {
-    if (talking.size === 0) return;
+    if (line.talking().length === 0) return;
     watching ??= watchMedia().catch((err) => log.error({ err }, 'media watch failed')).finally(() => { watching = null; });
   }, Math.min(1000, s.config.mediaTimeoutSeconds * 250));
   mediaWatch.unref();
@@ -446,9 +274,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const place = async (rows: Claimed[]): Promise<void> => {
     for (const call of rows) {
       try {
-        // The built-in callee is told which call it is and the language to speak (never sent to a real peer).
-        const headers = callee ? { 'X-Tolk-Call': call.id, 'X-Tolk-Lang': call.remote_lang } : undefined;
-        await sip.place({ key: call.id, target: targetOf(peer, callee?.address ?? null, call.to_e164), from: call.from_e164, headers });
+        await sip.place({ key: call.id, target: gw.target(call.to_e164), from: call.from_e164, headers: gw.inviteHeaders(call.id, call.remote_lang) });
       } catch (err) {
         log.error({ err, callId: call.id }, 'cannot place call');
         onEvent(call.id, { type: 'no_response' });
@@ -474,13 +300,8 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       for (const callId of sip.active()) {
         await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, { type: 'FAILED', reason: 'gateway_lost' })).catch(() => {});
       }
-      await sip.close();
-      await Promise.allSettled([...chains.pending(), ...lines.pending(), ...hearing.pending()]);
-      await callee?.close();
-      await media.stop();
-      await speech.close();
-      // The service's recognizers outlive the gateway (the platform closes them); the callee's go with it.
-      if (recognizer !== s.recognizer) await recognizer.close();
+      await Promise.allSettled(sip.active().map((callId) => sip.hangup(callId)));
+      await Promise.allSettled([...chains.pending(), ...line.pending()]);
       await s.pool.query(`DELETE FROM gateways WHERE id = $1`, [id]).catch(() => {});
     },
   };

@@ -1,10 +1,9 @@
-import { fillName, normaliseLang } from '../sim/phrasebook.ts';
-
 // The AI disclosure that opens every call, with the call (not the
 // simulator): its fixed wording in the languages it has been written in.
 // A call in another language hears the English wording translated by the
 // engines (TOLK_TRANSLATE) when one covers it, else the English wording as
-// it is: never the simulator's marked form (dialer.ts, calls.ts).
+// it is: never the simulator's marked form (line.ts). The call's log keeps
+// the wording it was given in (events.ts), never a translation of it.
 
 /**
  * The AI disclosure that opens every call (EU AI Act art. 50; FCC 24-17): the
@@ -20,14 +19,22 @@ export const DISCLOSURE: Readonly<Record<string, string>> = Object.freeze({
   nl: 'Hallo, dit is {name}, een AI-assistent. U spreekt met een kunstmatige intelligentie, niet met een mens.',
 });
 
+const withName = (template: string, name: string) => template.split('{name}').join(name);
+
 /** The disclosure's fixed wording in lang (any tag: `pt-BR` reads pt), or null where it has none. */
 export function fixedDisclosure(name: string, lang: string): string | null {
-  const key = normaliseLang(lang);
+  const key = lang.trim().toLowerCase().split(/[-_]/, 1)[0] ?? '';
   // hasOwn, not `in` or indexing: `constructor` is no language.
-  return Object.hasOwn(DISCLOSURE, key) ? fillName(DISCLOSURE[key]!, name) : null;
+  return Object.hasOwn(DISCLOSURE, key) ? withName(DISCLOSURE[key]!, name) : null;
 }
 
 /** The disclosure in lang where it has a fixed wording, else in English (never marked). */
 export function disclosure(name: string, lang: string): string {
-  return fixedDisclosure(name, lang) ?? fillName(DISCLOSURE.en!, name);
+  return fixedDisclosure(name, lang) ?? withName(DISCLOSURE.en!, name);
+}
+
+/** The disclosure as the call's log keeps it: its fixed wording in lang, else the English one, with the language it is in. */
+export function disclosureOfRecord(name: string, lang: string): { text: string; lang: string } {
+  const fixed = fixedDisclosure(name, lang);
+  return fixed ? { text: fixed, lang } : { text: withName(DISCLOSURE.en!, name), lang: 'en' };
 }

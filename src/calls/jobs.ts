@@ -1,6 +1,6 @@
 import { withTx } from '../db/pool.ts';
 import { deleteWhere, type CapabilityJobs } from '../jobs/registry.ts';
-import { endCall } from './calls.ts';
+import { endCall } from './events.ts';
 import { DIAL_QUEUE, MAX_DURATION_QUEUE } from './dialer.ts';
 
 /**

@@ -2,25 +2,21 @@ import type { Services } from '../services.ts';
 import { MAINTENANCE_CRON, MAINTENANCE_QUEUE, allQueues, pruneExpired } from './registry.ts';
 import { startDispatcher } from '../webhooks/dispatcher.ts';
 import { startSimulator, type Simulator } from '../sim/engine.ts';
-import { startCallGateway, type CallGateway } from '../calls/dialer.ts';
 
 export { pruneExpired };
 
 type Log = { error: (o: object, m: string) => void; warn?: (o: object, m: string) => void; info?: (o: object, m: string) => void };
-const noop = () => {};
 
-export type Workers = { stop: () => Promise<void>; kickDispatcher: () => Promise<void>; simulator: Simulator; gateway: CallGateway };
+export type Workers = { stop: () => Promise<void>; kickDispatcher: () => Promise<void>; simulator: Simulator };
 
 /**
  * Works every capability's queues (jobs/registry.ts), runs the hourly
  * maintenance (retention), and starts the two loops that pg-boss's polling
- * is too slow for: the outbox dispatcher and the test-mode simulator. It also
- * starts this process's call gateway (calls/dialer.ts) and puts it in
- * s.gateway, so the API in this process dials the calls it accepts at once.
+ * is too slow for: the outbox dispatcher and the test-mode simulator. The
+ * call gateway is not theirs: the platform starts it (platform.ts) and gives
+ * it to the services before the workers, so the call queues find it there.
  */
 export async function startWorkers(s: Services, databaseUrl: string, log: Log): Promise<Workers> {
-  const gateway = await startCallGateway(s, databaseUrl, { error: (o, m) => log.error(o, m), warn: log.warn ?? noop, info: log.info ?? noop });
-  s.gateway = gateway;
   for (const q of allQueues()) await s.boss.work(q.name, q.work ?? {}, (jobs) => q.handle(s, jobs));
   await s.boss.work(MAINTENANCE_QUEUE, async () => {
     await pruneExpired(s);
@@ -34,12 +30,10 @@ export async function startWorkers(s: Services, databaseUrl: string, log: Log): 
   const simulator = startSimulator(s, log);
   return {
     stop: async () => {
-      await gateway.stop();
       await simulator.stop();
       await dispatcher.stop();
     },
     kickDispatcher: dispatcher.kick,
     simulator,
-    gateway,
   };
 }

@@ -8,7 +8,7 @@ import { planTranscript } from '../transcripts/transcripts.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertTestMode, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
 import { SESSION_CHANNEL } from './bus.ts';
-import { endCall } from '../calls/calls.ts';
+import { endCall } from '../calls/events.ts';
 
 /**
  * POST /v1/sessions/{id}/leave: the session ends and its conversation becomes

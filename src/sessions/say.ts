@@ -10,7 +10,7 @@ import { ApiError } from '../errors.ts';
 import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
 import { publishSegment } from './publish.ts';
 import { voiceInUse } from '../voices/voices.ts';
-import { CALLS_CHANNEL, sayNotice } from '../calls/calls.ts';
+import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
 
 /**
  * Distinct languages the room's other listeners hear in: the robots' and the
@@ -76,8 +76,15 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
       roomId: session.log_id, kind: 'agent', speaker: session.name, participantId: session.id, srcLang: lang,
       text: input.text, sessionId: session.id, utteranceId, metered: !onCall,
     });
-    // On a call, the gateway holding its dialog (in whichever process) speaks it on the line, once committed.
-    if (onCall) await tx.query(prepared(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, sayNotice(session.call_id!, seq, utteranceId)]));
+    // On a call, the gateway holding its dialog (in whichever process) speaks it on the line, once committed:
+    // the notice carries the phrase (calls/channel.ts).
+    if (onCall) {
+      const notice = encodeNotice({
+        type: 'say', call: session.call_id!, utterance: utteranceId, livemode: session.livemode,
+        phrase: { seq, kind: 'agent', text: input.text, src_lang: lang, announced: null, created_at: new Date().toISOString() },
+      });
+      await tx.query(prepared(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, notice]));
+    }
     await scheduleReply(s, tx, session.log_id, lang);
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode, voice_id: voiceId };

@@ -2,7 +2,7 @@ import { withTx, type Client } from '../db/pool.ts';
 import type { Services } from '../services.ts';
 import { publishSegment } from '../sessions/publish.ts';
 import { robotPauseSeconds } from './robots.ts';
-import { CALLS_CHANNEL, calleeNotice } from '../calls/calls.ts';
+import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
 import { robotPhrase, robotReply } from './translator.ts';
 
 // The test-mode robots (operator.md, Test-mode simulator): in every room with
@@ -91,7 +91,7 @@ export async function pass(s: Services): Promise<number> {
  */
 async function say(s: Services, tx: Client, roomId: string, robot: 'a' | 'b', speaker: string, onCall: boolean, lang: string, text: string) {
   if (onCall) {
-    await tx.query(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, calleeNotice(roomId, lang, text)]);
+    await tx.query(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, encodeNotice({ type: 'callee', call: roomId, lang, text })]);
     return;
   }
   await publishSegment(s, tx, {

@@ -5,6 +5,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
 import { startBoss, type Boss } from '../../src/jobs/boss.ts';
 import { startWorkers, type Workers } from '../../src/jobs/workers.ts';
+import { startCallGateway } from '../../src/platform.ts';
 import { buildApp } from '../../src/app.ts';
 import { startTranslation } from '../../src/engines/translate/index.ts';
 import { startRecognizers } from '../../src/engines/speech/index.ts';
@@ -77,7 +78,9 @@ export async function startTestApp(
   const translation = config.translate.length > 0 ? await startTranslation(config, { warn: () => {}, info: () => {} }) : undefined;
   const recognizer = config.recognize.length > 0 ? startRecognizers(config) : undefined;
   const services: Services = { config, pool, boss, clock: opts.clock, dnsLookup: opts.dnsLookup, translation, recognizer };
-  const workers = config.workers ? await startWorkers(services, db.url, { error: () => {} }) : null;
+  const quiet = { error: () => {}, warn: () => {}, info: () => {} };
+  if (config.workers) services.gateway = await startCallGateway(services, db.url, quiet);
+  const workers = config.workers ? await startWorkers(services, db.url, quiet) : null;
   const app = await buildApp({ ...services, databaseUrl: db.url });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   config.publicBaseUrl = address;
@@ -107,6 +110,7 @@ export async function startTestApp(
     workers,
     services,
     close: async () => {
+      await services.gateway?.stop();
       await workers?.stop();
       await app.close();
       await translation?.close();

@@ -6,7 +6,7 @@ import { caller, zapp } from '../../http/route.ts';
 import { idempotent, type Once } from '../../http/idempotency.ts';
 import type { Credential } from '../../credentials.ts';
 import type { FastifyBaseLogger } from 'fastify';
-import { placeCall } from '../calls.ts';
+import { placeCall } from '../place.ts';
 import { writeDialJob } from '../dialer.ts';
 import type { Services } from '../../services.ts';
 

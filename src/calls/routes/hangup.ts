@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { Call } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
-import { hangupCall } from '../calls.ts';
+import { hangupCall } from '../events.ts';
 import type { Services } from '../../services.ts';
 
 export default function register(app: FastifyInstance, s: Services) {

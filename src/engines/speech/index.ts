@@ -19,7 +19,7 @@ import { VoskRecognizer } from './vosk.ts';
 
 type Log = { warn: (o: object, m: string) => void; info: (o: object, m: string) => void };
 
-type SpeechConfig = Pick<Config, 'recognize' | 'recognizeTimeoutMs' | 'speechEngines' | 'speechKeys'>;
+export type SpeechConfig = Pick<Config, 'recognize' | 'recognizeTimeoutMs' | 'speechEngines' | 'speechKeys'>;
 
 export function makeRecognizer(e: Config['recognize'][number], c: SpeechConfig): SpeechRecognizer {
   const k = c.speechKeys;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PathId } from '../../http/schemas.ts';
 import { Call } from '../../calls/schemas.ts';
-import { hangupCall } from '../../calls/calls.ts';
+import { hangupCall } from '../../calls/events.ts';
 import { defineTool, json } from '../tool.ts';
 
 export default defineTool({

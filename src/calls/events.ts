@@ -1,0 +1,159 @@
+import { withTx, type Client } from '../db/pool.ts';
+import { ApiError } from '../errors.ts';
+import { lockObjects, planTransition } from '../actors/store.ts';
+import { Writes } from '../db/writes.ts';
+import { now, speechOf, type Caller, type Services } from '../services.ts';
+import { afterUsage, planUsage } from '../billing/ledger.ts';
+import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from '../sessions/sessions.ts';
+import { planSegment } from '../sessions/publish.ts';
+import { planSessionEnd } from '../sessions/leave.ts';
+import { startCallee, planStopRobots, lockRobots } from '../sim/robots.ts';
+import type { CallContext, CallEvent } from '../../machines/call.ts';
+import { disclosureOfRecord } from './disclosure.ts';
+import { CALL_AGENT_NAME, CALLEE_NAME, CALL_COLUMNS, ENDED, eventObject, loadCall, toCall, type CallRow } from './calls.ts';
+import { CALLS_CHANNEL, encodeNotice } from './channel.ts';
+
+// What happens to a placed call: the call machine's events (machines/call.ts),
+// from the gateway (SIP's answers), the API (hangup) and the timers (the
+// per-call limit), each applied with what follows from it (the session, the
+// line's speakers, the bill) in the transaction of the transition.
+
+export type Applied = {
+  row: CallRow;
+  changed: boolean;
+  /** The call ended with this event and its SIP dialog may still be up: the gateway hangs it up. */
+  hangUp: boolean;
+};
+
+/**
+ * Sends the call machine an event and does what follows from it, in tx: on
+ * the answer, the session is seated, the AI disclosure is the first thing on
+ * the line (in remote_lang) and, with the built-in callee, the simulated
+ * callee starts talking; on any end, the session ends (its transcript is
+ * written), the callee stops, and the answered time is billed. An event the
+ * current state refuses (the call ended meanwhile) changes nothing.
+ */
+export async function applyCallEvent(
+  s: Services, tx: Client, id: string, event: CallEvent,
+  opts: {
+    simulatedCallee?: boolean;
+    maxDurationJob?: (tx: Client, id: string, seconds: number) => Promise<void>;
+    /** When the call ended, if earlier than now (a lost gateway's last heartbeat); never before its answer. */
+    endedAt?: Date;
+    /** Tell the gateways to hang up the call's dialog if this event ends it and it may still be up (endCall). */
+    notifyHangUp?: boolean;
+    /** The final SIP answer to the INVITE this event reports (operator.md: sip_code, sip_reason). */
+    sip?: { code: number; reason: string };
+    /**
+     * For ANSWERED: when the far end picked up (its 2xx), if earlier than now.
+     * The gateway listens a moment before it tells a person from a machine;
+     * the call was answered, and is billed, from the pick-up.
+     */
+    answeredAt?: Date;
+    /**
+     * Nothing follows in tx (a withTx of its own): the last statement goes
+     * out with COMMIT (pool.ts commitWith) when nothing of this function
+     * comes after it either.
+     */
+    last?: boolean;
+  } = {},
+): Promise<Applied> {
+  // The line's speaker row first, then the call's and the session's rows:
+  // the simulator locks in that order too (sim/robots.ts lockRobots). With
+  // TOLK_SIM_SIP_PEER nobody simulated speaks on calls' lines: no such row.
+  const simulatedLine = !s.config.simSipPeer;
+  if (simulatedLine) await lockRobots(tx, id);
+  const at = opts.endedAt && opts.endedAt < now(s) ? opts.endedAt : now(s);
+  const answeredAt = opts.answeredAt && opts.answeredAt < at ? opts.answeredAt : at;
+  // Two round trips whatever the event: the call's row and actor and its
+  // session's, locked and read in one statement (ringing needs no session);
+  // then every write that follows in one statement (store.ts planTransition,
+  // db/writes.ts).
+  const withSession = event.type !== 'RINGING';
+  const { first: call, second: session } = await lockObjects<CallRow, SessionRow>(
+    tx, { machine: 'call', id, returning: CALL_COLUMNS },
+    withSession ? { machine: 'session', via: 'session_id', returning: SESSION_COLUMNS } : undefined,
+  );
+  if (!call) throw new ApiError('not_found', `No such call: '${id}'`);
+  const w = new Writes();
+  const t = planTransition<CallRow>(w, call, event, {
+    objectFor: (r) => eventObject(r),
+    // What the events of this transition carry: the answer's time, and on
+    // the end its reason and its bill: answered seconds (each second begun
+    // counts) times the destination's minute factor.
+    set: (after, before) => {
+      const sip = opts.sip ? { sip_code: opts.sip.code, sip_reason: opts.sip.reason } : {};
+      if (after.state === 'answered') return { answered_at: answeredAt, ...sip };
+      if (!after.done) return {};
+      const end = before.answered_at && at < before.answered_at ? before.answered_at : at;
+      const answered = before.answered_at ? Math.ceil((end.getTime() - before.answered_at.getTime()) / 1000) : 0;
+      return {
+        end_reason: (after.context as CallContext).endReason,
+        ended_at: end,
+        billed_seconds: Math.round(answered * Number(before.minute_factor)),
+        ...sip,
+      };
+    },
+  });
+  const row = t.row;
+  if (!t.changed) return { row, changed: false, hangUp: false };
+  if (t.state === 'answered') {
+    if (session) {
+      // The AI disclosure: the first thing the callee hears, in remote_lang (EU AI Act art. 50).
+      // The agent's first say waits behind it on the line (its queued_ms counts it).
+      // In a language it has no fixed wording in, the log keeps the English one (in English): readers of
+      // other languages get it translated like any phrase (sessions/translations.ts), never marked.
+      const { text: words, lang: wordsLang } = disclosureOfRecord(CALL_AGENT_NAME, row.remote_lang);
+      const speaking = new Date(at.getTime() + (speechOf(s).spokenSeconds(words) * 1000) / s.config.simSpeed);
+      planTransition<SessionRow>(w, session, { type: 'JOINED' }, { objectFor: toSession, set: () => ({ speaking_until: speaking }) });
+      planSegment(w, s, {
+        roomId: id, kind: 'disclosure', speaker: CALL_AGENT_NAME, participantId: session.id, srcLang: wordsLang,
+        text: words, announced: CALL_AGENT_NAME, sessionId: session.id, metered: false,
+      });
+    }
+    const callee = session !== null && opts.simulatedCallee === true;
+    const timer = row.max_answered_seconds !== null && opts.maxDurationJob !== undefined;
+    await (opts.last && !callee && !timer ? w.runAndCommit(tx) : w.run(tx));
+    if (callee) await startCallee(s, tx, id, CALLEE_NAME, row.remote_lang);
+    // The per-call limit counts from the pick-up.
+    if (timer) await opts.maxDurationJob!(tx, id, Number(row.max_answered_seconds) - (at.getTime() - answeredAt.getTime()) / 1000);
+    return { row, changed: true, hangUp: false };
+  }
+  if (!ENDED.has(t.state)) {
+    await (opts.last ? w.runAndCommit(tx) : w.run(tx));
+    return { row, changed: true, hangUp: false };
+  }
+  const billed = Number(row.billed_seconds);
+  const usage = billed > 0
+    ? planUsage(w, { orgId: row.org_id, credentialId: row.credential_id, livemode: row.livemode, kind: 'call', seconds: billed, ref: row.id }, at)
+    : null;
+  if (simulatedLine) planStopRobots(w, row.id);
+  // The call's session ends with it: what was said on the line becomes a transcript (room_id null).
+  if (session) planSessionEnd(w, session, 'CALL_ENDED');
+  // Ended by us (hangup, the per-call limit, the gateway lost) or answered by
+  // a voicemail system: the dialog may still be up, so the gateway hangs up.
+  const hangUp = event.type === 'HANGUP' || event.type === 'MAX_DURATION' || event.type === 'VOICEMAIL' || event.type === 'FAILED';
+  if (hangUp && opts.notifyHangUp) w.out(`pg_notify(${w.p(CALLS_CHANNEL)}, ${w.p(encodeNotice({ type: 'hangup', call: id }))})`, 'hangup');
+  // The usage.threshold check comes after the statement (when the key has a limit): no COMMIT with it then.
+  const outputs = await (opts.last && !usage ? w.runAndCommit(tx) : w.run(tx));
+  if (usage) await afterUsage(tx, usage, outputs, at);
+  return { row, changed: true, hangUp };
+}
+
+/**
+ * POST /v1/calls/{id}/hangup (and a call session's leave): ends the call,
+ * idempotently (an ended call is returned as it is); the gateway holding its
+ * dialog is told to send BYE (or CANCEL while it rings).
+ */
+export async function hangupCall(s: Services, cred: Caller, id: string) {
+  if (cred.livemode) throw new ApiError('not_available_yet', 'Calls are coming soon in live mode; they work with a test key');
+  return withTx(s.pool, async (tx) => {
+    await loadCall(tx, cred, id);
+    return toCall(await endCall(s, tx, id));
+  });
+}
+
+/** Ends the call in tx (nothing when it has ended) and tells the gateways, on commit, to hang up its dialog. */
+export async function endCall(s: Services, tx: Client, id: string, event: CallEvent = { type: 'HANGUP' }, opts: { endedAt?: Date } = {}): Promise<CallRow> {
+  return (await applyCallEvent(s, tx, id, event, { ...opts, notifyHangUp: true })).row;
+}

@@ -1,0 +1,157 @@
+import type { z } from 'zod';
+import { prepared, type Client } from '../db/pool.ts';
+import { ID_PATTERN, newId } from '../ids.ts';
+import { usableVoice } from '../voices/voices.ts';
+import { ApiError, invalid } from '../errors.ts';
+import { planCreate } from '../actors/store.ts';
+import { Writes } from '../db/writes.ts';
+import { now, type Caller, type Services } from '../services.ts';
+import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
+import { assertCanSpend } from '../billing/limits.ts';
+import { destinationOf, evaluate } from '../../policies/evaluate.ts';
+import { POLICIES } from '../../policies/index.ts';
+import type { ConsentKind, Purpose } from '../../policies/types.ts';
+import { SHARED_NUMBER } from '../catalog/numbers.ts';
+import { toSession, type SessionRow } from '../sessions/sessions.ts';
+import { CALL_AGENT_NAME, eventObject, toCall, type CallRow } from './calls.ts';
+import type { Call } from './schemas.ts';
+
+// POST /v1/calls: a call placed (queued, with its agent session) or blocked
+// by the policy table, in the request's idempotency transaction.
+
+/**
+ * The language the callee is spoken to in when remote_lang is not given: the
+ * destination country's main language (a client that knows better says so).
+ */
+const COUNTRY_LANG: Record<string, string> = {
+  US: 'en', CA: 'en', GB: 'en', AU: 'en', IN: 'en', DE: 'de', FR: 'fr', ES: 'es', MX: 'es', PT: 'pt', BR: 'pt', IT: 'it', NL: 'nl', JP: 'ja',
+};
+
+export type PlaceInput = {
+  to: string; from?: string; purpose: Purpose; consent?: { kind: ConsentKind; ref?: string };
+  agent_lang: string; remote_lang?: string; voice_id?: string;
+};
+
+/** The caller id: one of the organization's numbers by id, or its default (the shared number when it has none). */
+async function callerId(tx: Client, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }> {
+  if (from === undefined || from === '') {
+    const { rows } = await tx.query<{ id: string; e164: string }>(prepared(
+      `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND is_default LIMIT 1`, [cred.orgId]));
+    return rows[0] ?? { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
+  }
+  if (from === SHARED_NUMBER.id) return { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
+  if (ID_PATTERN.test(from)) {
+    const { rows } = await tx.query<{ id: string; e164: string }>(
+      `SELECT id, e164 FROM phone_numbers WHERE id = $1 AND org_id = $2`, [from, cred.orgId]);
+    if (rows[0]) return rows[0];
+  }
+  throw invalid('from', `'${from.slice(0, 40)}' is not one of your numbers; send the id of a number GET /v1/numbers lists, or omit it for your default`);
+}
+
+/** How long the key's per-call limit lets the call be answered, in seconds (null: no limit). */
+function maxAnsweredSeconds(cred: Caller, minuteFactor: number): number | null {
+  if (cred.perCallMinutes === null) return null;
+  return minuteFactor > 0 ? (cred.perCallMinutes * 60) / minuteFactor : null;
+}
+
+export type Placed = { call: z.infer<typeof Call>; dial: boolean };
+
+/**
+ * POST /v1/calls, in the idempotency transaction: the key's restrictions,
+ * then the live-mode refusal, the caller id, the spending limits (402 when
+ * one is already reached), and the policy table. A call the table refuses is
+ * created `blocked` (call.blocked, call.ended). An allowed one is `queued`
+ * with its agent session, and `dialJob` writes in the same transaction
+ * what gets it dialed (dialer.ts writeDialJob); `dial` tells the route to
+ * dial at once after commit.
+ */
+export async function placeCall(s: Services, tx: Client, cred: Caller, input: PlaceInput, dialJob: (tx: Client, callId: string) => Promise<void>): Promise<Placed> {
+  const dest = destinationOf(input.to);
+  if (!dest) throw invalid('to', 'not a phone number; send it in international format, + then the country code and number, e.g. +14155550123');
+  assertDestinationAllowed(cred, 'to', dest.country === 'ZZ' ? null : dest.country);
+  if (input.from) assertNumberAllowed(cred, 'from', input.from);
+  const remoteLang = input.remote_lang ?? COUNTRY_LANG[dest.country] ?? 'en';
+  assertLanguagesAllowed(cred, 'agent_lang', [input.agent_lang]);
+  assertLanguagesAllowed(cred, 'remote_lang', [remoteLang]);
+  assertVoiceAllowed(cred, 'voice_id', input.voice_id);
+  if (cred.livemode) {
+    throw new ApiError('not_available_yet', 'Calls are coming soon in live mode; they work with a test key, on the simulated callee');
+  }
+  const voiceId = await usableVoice(tx, cred, 'voice_id', input.voice_id);
+  const from = await callerId(tx, cred, input.from);
+  // The default number (the organization's, or the shared one) is a caller id too: a key limited to some numbers uses no other.
+  if (!input.from) assertNumberAllowed(cred, 'from', from.id);
+  const at = now(s);
+  // Placing spends nothing yet (the answered time is billed at the end), so
+  // no spending lock: only a limit already reached refuses the call.
+  await assertCanSpend(tx, { cred, seconds: 0, callSeconds: 0 }, at);
+
+  // Attempts per number (FR: marketing, 4 in 30 days) are the caller's: this
+  // organization's calls to the number, counted under a lock on the number,
+  // so two calls placed at once cannot both be the 4th.
+  const rule = POLICIES[dest.country]?.purposes[input.purpose]?.maxAttempts;
+  let attempts = 0;
+  if (rule) {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('call-attempts:' || $1::text))`, [dest.e164]);
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM calls
+        WHERE to_e164 = $1 AND purpose = $2 AND org_id = $5 AND status <> 'blocked' AND created_at > $3::timestamptz - make_interval(days => $4)`,
+      [dest.e164, input.purpose, at, rule.days, cred.orgId],
+    );
+    attempts = rows[0]!.n;
+  }
+  const verdict = evaluate(dest, input.purpose, input.consent?.kind ?? null, at, { attempts: () => attempts });
+
+  const id = newId('call');
+  const allowed = verdict.allowed && verdict.purpose?.allowed !== false;
+  const sessionId = allowed ? newId('ses') : null;
+  const row: CallRow = {
+    id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, to_e164: dest.e164, from_number_id: from.id,
+    from_e164: from.e164, country: verdict.country, kind: verdict.kind, purpose: input.purpose,
+    consent_kind: input.consent?.kind ?? null, consent_ref: input.consent?.ref ?? null, agent_lang: input.agent_lang,
+    remote_lang: remoteLang, voice_id: voiceId, minute_factor: String(verdict.minute_factor),
+    max_answered_seconds: null, status: allowed ? 'queued' : 'blocked', end_reason: allowed ? null : 'blocked',
+    blocked_code: allowed ? null : verdict.code, blocked_reason: allowed ? null : verdict.reason,
+    session_id: sessionId, billed_seconds: '0', gateway_id: null, created_at: at, answered_at: null, ended_at: allowed ? null : at,
+    sip_code: null, sip_reason: null,
+  };
+  const max = allowed ? maxAnsweredSeconds(cred, verdict.minute_factor) : null;
+  row.max_answered_seconds = max === null ? null : String(max);
+
+  // The session and the call in one statement.
+  const w = new Writes();
+  if (sessionId) {
+    // The conversation: an agent session on the call's line, hearing in
+    // agent_lang, `joining` until the callee answers.
+    const session: SessionRow = {
+      id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
+      name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, status: 'joining', billed_seconds: 0,
+      from_seq: 0, to_seq: null, speaking_until: null, started_at: at, ended_at: null,
+    };
+    planCreate(w, {
+      id: sessionId, machine: 'session', owner: { orgId: cred.orgId, livemode: cred.livemode }, event: { type: 'JOIN' },
+      objectFor: () => toSession(session),
+      row: {
+        id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
+        name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, voice_id: voiceId,
+        from_seq: 0, metered_seq: 0,
+      },
+    });
+  }
+  planCreate(w, {
+    id, machine: 'call', owner: { orgId: cred.orgId, livemode: cred.livemode },
+    event: allowed ? { type: 'PLACE' } : { type: 'BLOCK' },
+    objectFor: () => eventObject(row),
+    row: {
+      id, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, to_e164: row.to_e164, from_number_id: row.from_number_id,
+      from_e164: row.from_e164, country: row.country, kind: row.kind, purpose: row.purpose, consent_kind: row.consent_kind,
+      consent_ref: row.consent_ref, agent_lang: row.agent_lang, remote_lang: row.remote_lang, voice_id: row.voice_id,
+      minute_factor: row.minute_factor, max_answered_seconds: row.max_answered_seconds, end_reason: row.end_reason,
+      blocked_code: row.blocked_code, blocked_reason: row.blocked_reason, session_id: sessionId, created_at: at,
+      ended_at: row.ended_at,
+    },
+  });
+  await w.run(tx);
+  if (allowed) await dialJob(tx, id);
+  return { call: toCall(row), dial: allowed };
+}
