@@ -8,6 +8,7 @@ import type { RecognizerChain } from './engines/speech/recognizers.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
 import type { MediaPlane } from '../gateway/media/plane.ts';
+import type { CallState } from './calls/events.ts';
 
 /** What every use case needs: configuration, the pool, the job queue and the providers. */
 export type Services = {
@@ -40,6 +41,12 @@ export type CallGateway = {
   address: string;
   /** Claims the queued calls no gateway has claimed yet and dials them. */
   dial: (...callIds: string[]) => Promise<void>;
+  /**
+   * Dials a call this process just placed with this gateway's id, given as
+   * written (the call and its session: calls/events.ts CallState, kept to
+   * apply its ringing and answer in one statement each).
+   */
+  dialPlaced: (state: CallState) => Promise<void>;
   /** The calls whose SIP dialog this gateway holds now. */
   active: () => string[];
   /** Ends the calls of lost gateways and dials the calls left unclaimed; returns how many calls it ended or dialed. */

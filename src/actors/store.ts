@@ -21,6 +21,8 @@ export type TransitionResult = {
   changed: boolean;
   /** The machine's context after the transition (as it was, when the event was refused). */
   context: Record<string, unknown>;
+  /** The persisted snapshot after the transition, as stored with `version` (a writer that keeps it can plan the next transition without reading it back). */
+  snapshot: unknown;
 };
 
 /** Builds data.object for an emitted event, after the transition. */
@@ -140,7 +142,7 @@ export function planCreate(w: Writes, args: CreateArgs): TransitionResult {
   w.with(w.name('history'), `INSERT INTO actor_history (actor_id, version, event, from_state, to_state, emitted)
      SELECT id, 1, ${w.p(JSON.stringify(args.event))}::jsonb, ${w.p(r.before)}::text, ${state}, ${w.p(r.emitted)}::text[] FROM ${actor}`);
   outboxPart(w, () => [org, livemode], events);
-  return { state: r.after, version: 1, emitted: r.emitted, changed: true, context: r.context };
+  return { state: r.after, version: 1, emitted: r.emitted, changed: true, context: r.context, snapshot: r.persisted };
 }
 
 /**
@@ -303,7 +305,7 @@ export function planTransition<Row extends Record<string, unknown>>(
   const before = locked.row;
   const machine = machines[locked.machine] as AnyStateMachine;
   const r = run(machine, actor.snapshot, event);
-  if (!r.changed) return { state: r.after, version: actor.version, emitted: [], changed: false, context: r.context, row: before };
+  if (!r.changed) return { state: r.after, version: actor.version, emitted: [], changed: false, context: r.context, row: before, snapshot: actor.snapshot };
   const version = actor.version + 1;
   const extra = opts.set?.({ state: r.after, done: r.done, context: r.context }, before) ?? {};
   // The row after the transition: status, ended_at on reaching a final state
@@ -336,7 +338,16 @@ export function planTransition<Row extends Record<string, unknown>>(
   const conflict = () => new ApiError('conflict', `'${id}' was changed concurrently; retry`);
   w.expectRows(actorCte, 1, conflict);
   w.expectRows(objCte, 1, conflict);
-  return { state: r.after, version, emitted: r.emitted, changed: true, context: r.context, row };
+  return { state: r.after, version, emitted: r.emitted, changed: true, context: r.context, row, snapshot: r.persisted };
+}
+
+/**
+ * The object as it is after a transition planned on `locked` (once that
+ * transition is committed): what a writer keeps to plan the next one
+ * without reading it back (its version check guards it).
+ */
+export function lockedAfter<Row>(locked: Locked<Row>, t: Transition<Row>, now: Date): Locked<Row> {
+  return { ...locked, row: t.row, actor: { ...locked.actor, snapshot: t.snapshot, version: t.version }, now };
 }
 
 export type ActorRecord = {

@@ -7,7 +7,7 @@ import type { CallEvent } from '../../machines/call.ts';
 import type { DialogEvent } from '../../gateway/signaling.ts';
 import type { Gateway } from '../../gateway/gateway.ts';
 import { ENDED } from './calls.ts';
-import { applyCallEvent, endCall } from './events.ts';
+import { applyCallEvent, applyCallEventAlone, endCall, type ApplyOpts, type CallState } from './events.ts';
 import { CALLS_CHANNEL, decodeNotice } from './channel.ts';
 import { openLine } from './line.ts';
 import { perKey } from './per-key.ts';
@@ -102,21 +102,33 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   // One chain per call: its events are applied in the order SIP reported them.
   const chains = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
 
+  /**
+   * Each call this gateway holds, as this process last wrote it (events.ts
+   * CallState): its next ringing or answer is applied in one statement on
+   * it. A cache: an entry lost, or stale (checked by version), only costs
+   * the event the usual locked transaction.
+   */
+  const known = new Map<string, CallState>();
   const apply = async (callId: string, event: CallEvent, answeredAt?: Date, answer?: { code: number; reason: string }) => {
-    const r = await withTx(s.pool, (tx) =>
-      applyCallEvent(s, tx, callId, event, {
-        simulatedCallee: gw.callee !== null,
-        answeredAt,
-        ...(answer ? { sip: answer } : {}),
-        maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
-        last: true,
-      }));
+    const opts: ApplyOpts = {
+      simulatedCallee: gw.callee !== null,
+      answeredAt,
+      ...(answer ? { sip: answer } : {}),
+      maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
+      last: true,
+    };
+    const cached = known.get(callId);
+    const r = (cached ? await applyCallEventAlone(s, cached, event, opts) : undefined)
+      ?? await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, event, opts));
+    if (r.state) known.set(callId, r.state);
+    else known.delete(callId);
     // The call ended with this event (a voicemail answered, a failure), or had
     // ended before SIP got this far (hung up while the INVITE was on its way,
     // before this gateway held the dialog): the dialog goes too.
     const dialogUp = sip.active().includes(callId);
     if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await sip.hangup(callId);
     if (ENDED.has(r.row.status)) line.ended(callId);
+    if (!dialogUp) known.delete(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
     if (dialogUp && r.changed && r.row.status === 'answered') line.answered(callId, r.row.remote_lang);
   };
@@ -175,12 +187,12 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   await listener.start();
 
   const sweep = async (): Promise<number> => {
-    const dialed = await dialUnclaimed();
+    const dialed = await dialUnclaimed() + await dialOrphans();
     // silent_s: how long ago the lost gateway last beat (null: its row is gone).
     const { rows } = await s.pool.query<{ id: string; silent_s: number | null }>(
       `SELECT c.id, extract(epoch FROM now() - g.heartbeat_at)::float8 AS silent_s
          FROM calls c LEFT JOIN gateways g ON g.id = c.gateway_id
-        WHERE c.status IN ('queued', 'ringing', 'answered') AND c.gateway_id IS NOT NULL AND c.gateway_id <> $1
+        WHERE c.status IN ('ringing', 'answered') AND c.gateway_id IS NOT NULL AND c.gateway_id <> $1
           AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
         ORDER BY c.created_at LIMIT 100`,
       [id, s.config.gatewayLostSeconds],
@@ -271,6 +283,33 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     await place(rows);
     return rows.length;
   };
+  /**
+   * Calls still queued whose gateway was lost: accepted by a process that
+   * died before its INVITE got an answer, most often before it was sent at
+   * all (it is sent right after the commit). Claimed by one gateway (SKIP
+   * LOCKED) and dialed again; should the lost one's INVITE have gone out,
+   * the far end may be rung twice, which beats a call accepted and never made.
+   */
+  const dialOrphans = async (): Promise<number> => {
+    const { rows } = await s.pool.query<Claimed>(prepared(
+      `UPDATE calls SET gateway_id = $1
+        WHERE id IN (SELECT c.id FROM calls c LEFT JOIN gateways g ON g.id = c.gateway_id
+                      WHERE c.status = 'queued' AND c.gateway_id IS NOT NULL AND c.gateway_id <> $1
+                        AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
+                      ORDER BY c.created_at LIMIT 100 FOR UPDATE OF c SKIP LOCKED)
+          AND status = 'queued'
+        RETURNING id, to_e164, from_e164, remote_lang`,
+      [id, s.config.gatewayLostSeconds],
+    ));
+    await place(rows);
+    return rows.length;
+  };
+  /** A call this process placed (POST /v1/calls) and committed with this gateway's id: dialed at once, with what was written. */
+  const dialPlaced = async (state: CallState): Promise<void> => {
+    known.set(state.call.id, state);
+    const r = state.call.row;
+    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang }]);
+  };
   const place = async (rows: Claimed[]): Promise<void> => {
     for (const call of rows) {
       try {
@@ -287,6 +326,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     address: sip.address,
     active: () => sip.active(),
     dial,
+    dialPlaced,
     sweep,
     media,
     stop: async () => {

@@ -3,7 +3,7 @@ import { prepared, type Client } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { usableVoice } from '../voices/voices.ts';
 import { ApiError, invalid } from '../errors.ts';
-import { planCreate } from '../actors/store.ts';
+import { planCreate, type TransitionResult } from '../actors/store.ts';
 import { Writes } from '../db/writes.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
@@ -14,6 +14,7 @@ import type { ConsentKind, Purpose } from '../../policies/types.ts';
 import { SHARED_NUMBER } from '../catalog/numbers.ts';
 import { toSession, type SessionRow } from '../sessions/sessions.ts';
 import { CALL_AGENT_NAME, eventObject, toCall, type CallRow } from './calls.ts';
+import type { CallState } from './events.ts';
 import type { Call } from './schemas.ts';
 
 // POST /v1/calls: a call placed (queued, with its agent session) or blocked
@@ -54,7 +55,12 @@ function maxAnsweredSeconds(cred: Caller, minuteFactor: number): number | null {
   return minuteFactor > 0 ? (cred.perCallMinutes * 60) / minuteFactor : null;
 }
 
-export type Placed = { call: z.infer<typeof Call>; dial: boolean };
+export type Placed = {
+  call: z.infer<typeof Call>;
+  dial: boolean;
+  /** An allowed call as written, with its session: this process's gateway dials it with them (dialer.ts dialPlaced). */
+  state?: CallState;
+};
 
 /**
  * POST /v1/calls, in the idempotency transaction: the key's restrictions,
@@ -112,7 +118,9 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
     remote_lang: remoteLang, voice_id: voiceId, minute_factor: String(verdict.minute_factor),
     max_answered_seconds: null, status: allowed ? 'queued' : 'blocked', end_reason: allowed ? null : 'blocked',
     blocked_code: allowed ? null : verdict.code, blocked_reason: allowed ? null : verdict.reason,
-    session_id: sessionId, billed_seconds: '0', gateway_id: null, created_at: at, answered_at: null, ended_at: allowed ? null : at,
+    session_id: sessionId, billed_seconds: '0',
+    // This process's gateway dials the call once committed: it is the call's from the start (dialer.ts).
+    gateway_id: allowed ? s.gateway?.id ?? null : null, created_at: at, answered_at: null, ended_at: allowed ? null : at,
     sip_code: null, sip_reason: null,
   };
   const max = allowed ? maxAnsweredSeconds(cred, verdict.minute_factor) : null;
@@ -120,25 +128,28 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
 
   // The session and the call in one statement.
   const w = new Writes();
+  let session: SessionRow | null = null;
+  let sessionActor: TransitionResult | null = null;
   if (sessionId) {
     // The conversation: an agent session on the call's line, hearing in
     // agent_lang, `joining` until the callee answers.
-    const session: SessionRow = {
+    const created: SessionRow = {
       id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
-      name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, status: 'joining', billed_seconds: 0,
+      name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, voice_id: voiceId, status: 'joining', billed_seconds: 0,
       from_seq: 0, to_seq: null, speaking_until: null, started_at: at, ended_at: null,
     };
-    planCreate(w, {
+    session = created;
+    sessionActor = planCreate(w, {
       id: sessionId, machine: 'session', owner: { orgId: cred.orgId, livemode: cred.livemode }, event: { type: 'JOIN' },
-      objectFor: () => toSession(session),
+      objectFor: () => toSession(created),
       row: {
         id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
         name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, voice_id: voiceId,
-        from_seq: 0, metered_seq: 0,
+        from_seq: 0, metered_seq: 0, started_at: at,
       },
     });
   }
-  planCreate(w, {
+  const callActor = planCreate(w, {
     id, machine: 'call', owner: { orgId: cred.orgId, livemode: cred.livemode },
     event: allowed ? { type: 'PLACE' } : { type: 'BLOCK' },
     objectFor: () => eventObject(row),
@@ -148,10 +159,18 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
       consent_ref: row.consent_ref, agent_lang: row.agent_lang, remote_lang: row.remote_lang, voice_id: row.voice_id,
       minute_factor: row.minute_factor, max_answered_seconds: row.max_answered_seconds, end_reason: row.end_reason,
       blocked_code: row.blocked_code, blocked_reason: row.blocked_reason, session_id: sessionId, created_at: at,
-      ended_at: row.ended_at,
+      ended_at: row.ended_at, gateway_id: row.gateway_id,
     },
   });
   await w.run(tx);
-  if (allowed) await dialJob(tx, id);
-  return { call: toCall(row), dial: allowed };
+  if (!allowed) return { call: toCall(row), dial: false };
+  await dialJob(tx, id);
+  const owner = { org_id: cred.orgId, livemode: cred.livemode };
+  const state: CallState = {
+    call: { machine: 'call', id, row: { ...row, status: callActor.state as CallRow['status'] }, actor: { ...owner, snapshot: callActor.snapshot, version: callActor.version }, now: at },
+    session: session && sessionActor
+      ? { machine: 'session', id: session.id, row: session, actor: { ...owner, snapshot: sessionActor.snapshot, version: sessionActor.version }, now: at }
+      : null,
+  };
+  return { call: toCall(row), dial: true, state };
 }

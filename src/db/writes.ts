@@ -1,5 +1,10 @@
 import { commitWith, prepared, type Client, type Queryable } from './pool.ts';
 
+/** Whether err is a statement that runAlone failed because a row changed concurrently (or any serialization failure). */
+export function isConcurrentChange(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === '40001';
+}
+
 /** An SQL expression written by our code (never input), given where a value is expected (a column a part sets). */
 export class Sql {
   readonly text: string;
@@ -30,7 +35,7 @@ export class Writes {
   readonly values: unknown[] = [];
   private readonly ctes: string[] = [];
   private readonly outputs: string[] = [];
-  private readonly checks: Array<{ alias: string; want: number; fail: () => Error }> = [];
+  private readonly checks: Array<{ alias: string; cte: string; want: number; fail: () => Error }> = [];
   private n = 0;
 
   /** The placeholder of a new parameter holding value (with an optional cast such as '::text[]'). */
@@ -63,7 +68,9 @@ export class Writes {
 
   /** The statement fails with fail() (after it ran: the caller's transaction rolls it back) unless `cte` returned `want` rows. */
   expectRows(cte: string, want: number, fail: () => Error): void {
-    this.checks.push({ alias: this.out(`(SELECT count(*)::int FROM ${cte})`, 'rows'), want, fail });
+    const alias = this.name('rows');
+    this.outputs.push(`(SELECT count(*)::int FROM ${cte}) AS ${alias}`);
+    this.checks.push({ alias, cte, want, fail });
   }
 
   get isEmpty(): boolean {
@@ -84,8 +91,23 @@ export class Writes {
     return this.checked(rows[0] as Record<string, unknown>);
   }
 
-  private query() {
-    const select = `SELECT ${this.outputs.length > 0 ? this.outputs.join(', ') : 'true AS done'}`;
+  /**
+   * Runs the statement on its own, outside any transaction (one round trip, no
+   * BEGIN or COMMIT): PostgreSQL commits it whole or not at all. Its checks run
+   * inside it (tolk_expect_rows): one that does not hold fails the statement,
+   * and so every write of it, with SQLSTATE 40001 (isConcurrentChange). For
+   * writes guarded by optimistic versions alone, with no lock held.
+   */
+  async runAlone(db: Queryable): Promise<Record<string, unknown>> {
+    return (await db.query(this.query(true))).rows[0] as Record<string, unknown>;
+  }
+
+  private query(checkInside = false) {
+    const outputs = this.outputs.map((o) => {
+      const c = checkInside ? this.checks.find((k) => o.endsWith(` AS ${k.alias}`)) : undefined;
+      return c ? `tolk_expect_rows((SELECT count(*)::int FROM ${c.cte}), ${c.want}) AS ${c.alias}` : o;
+    });
+    const select = `SELECT ${outputs.length > 0 ? outputs.join(', ') : 'true AS done'}`;
     return prepared(this.ctes.length > 0 ? `WITH ${this.ctes.join(',\n')}\n${select}` : select, this.values);
   }
 

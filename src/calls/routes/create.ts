@@ -6,7 +6,7 @@ import { caller, zapp } from '../../http/route.ts';
 import { idempotent, type Once } from '../../http/idempotency.ts';
 import type { Credential } from '../../credentials.ts';
 import type { FastifyBaseLogger } from 'fastify';
-import { placeCall } from '../place.ts';
+import { placeCall, type Placed } from '../place.ts';
 import { writeDialJob } from '../dialer.ts';
 import type { Services } from '../../services.ts';
 
@@ -25,15 +25,16 @@ export const PlaceCallBody = z.object({
 
 /** POST /v1/calls and the place_call tool: the call, placed once per key, then dialed by this process's gateway. */
 export async function placeAndDial(s: Services, cred: Credential, body: z.output<typeof PlaceCallBody>, once: Once<z.output<typeof Call>>, log: FastifyBaseLogger) {
-  let dial: string | null = null;
+  let dial: Placed['state'];
   const call = await once(async (tx) => {
     const placed = await placeCall(s, tx, cred, body, (t, id) => writeDialJob(s, t, id));
-    if (placed.dial) dial = placed.call.id;
+    dial = placed.state;
     return { status: 201, body: placed.call };
   });
-  // Committed: this process's gateway dials it now (the gateways' sweep is the fallback).
+  // Committed with this process's gateway as its own: dialed now (should this process die first, another gateway's sweep dials it).
   if (dial && s.gateway) {
-    s.gateway.dial(dial).catch((err) => log.error({ err, callId: dial }, 'dial failed; the gateways\' sweep will dial it'));
+    const callId = dial.call.id;
+    s.gateway.dialPlaced(dial).catch((err) => log.error({ err, callId }, 'dial failed'));
   }
   return call;
 }
