@@ -149,10 +149,13 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     // The moment the far end picked up, before answering-machine detection listens.
     const pickedUp = e.type === 'answered' ? now(s) : undefined;
     const answer = sipAnswerOf(e);
+    // Whether the answer brought audio we can use, asked now: by the time the chain gets to it the
+    // dialog may be over (the far end's BYE), which would make any call look answered without media.
+    const usable = e.type !== 'answered' || sip.hasMedia(callId);
     chains.run(callId, async () => {
       // A 2xx whose answer has no audio we can use (no SDP, no codec in common): ended at once with a
       // BYE, failed/no_media, billed 0, and no disclosure said (operator.md).
-      if (e.type === 'answered' && !sip.hasMedia(callId)) {
+      if (!usable) {
         log.warn({ callId, status: e.status }, 'answered without usable media: hung up');
         await apply(callId, { type: 'FAILED', reason: 'no_media' }, undefined, answer);
         if (sip.active().includes(callId)) await sip.hangup(callId);
