@@ -1,26 +1,38 @@
 import Srf from 'drachtio-srf';
 import { saysVoicemail, type DialogEvent, type PlaceRequest, type SignalingOptions, type SipSignaling } from './signaling.ts';
-import { negotiate, offer as sdpOffer } from './media/sdp.ts';
+import { answerOffer, holds, negotiate, offer as sdpOffer, readOffer, streamAfter, type Negotiated } from './media/sdp.ts';
+import type { MediaPlane } from './media/plane.ts';
+import { ALLOW, sessionRequest } from './session-timer.ts';
 import { audioSdp } from './sip-stack.ts';
 
 // The gateway's signaling on drachtio-server (a SIP server our process drives
 // over TCP, drachtio-srf): the SipSignaling interface of signaling.ts, so the
 // gateway picks it by configuration (DRACHTIO_HOST) instead of the embedded
 // stack. drachtio-server does the SIP transactions (retransmissions, ACKs,
-// CANCEL matching); this adapter places each call with srf.createUAC, hears
-// its 1xx through cbProvisional, keeps the INVITE from cbRequest to CANCEL
-// it, and ends an answered call with Dialog.destroy (BYE). Media is ours, as
-// with the embedded stack: the offer names the call's RTP port on the media
-// plane, and the answer's SDP connects it.
+// CANCEL matching, CSeq order in the dialog); this adapter places each call
+// with srf.createUAC, hears its 1xx through cbProvisional, keeps the INVITE
+// from cbRequest to CANCEL it, and ends an answered call with Dialog.destroy
+// (BYE). Media is ours, as with the embedded stack: the offer names the
+// call's RTP port on the media plane, and the answer's SDP connects it.
+//
+// What the dialog decides is shared with the embedded stack rather than
+// written again: the SDP of an in-dialog offer and its answer, and the hold
+// (media/sdp.ts readOffer, answerOffer, streamAfter), and the session timer
+// and refusals of a re-INVITE or UPDATE (session-timer.ts).
 //
 // drachtio-server itself has no npm or Debian package: the adapter's tests
-// run against one only when DRACHTIO_HOST names it (README, Operating).
+// run against one only when DRACHTIO_HOST names it (README, Testing).
 
 export type DrachtioOptions = SignalingOptions & {
   drachtio: { host: string; port: number; secret: string; connectTimeoutMs?: number };
   /** The address our SDP offers media on (the media plane's host). */
   mediaHost: string;
 };
+
+/** How long our offer in a 2xx (to an offerless re-INVITE) waits for the ACK that answers it (64*T1). */
+const OFFER_WAIT_MS = 32_000;
+/** Media port put in our SDP without a media plane: the discard port stands in. */
+const PLACEHOLDER_MEDIA_PORT = 9;
 
 type Call = {
   key: string;
@@ -33,14 +45,57 @@ type Call = {
   /** Why we CANCELed: the ring timeout reports ring_timeout, a hangup the 487. */
   canceled: 'timeout' | 'hangup' | null;
   ringTimer: NodeJS.Timeout | null;
-  media: boolean;
+  /** This call's RTP port on the media plane (opened at place). */
+  mediaPort: number | null;
+  /** The stream is being (or was) connected to the far end's SDP; chained, so each connect follows the last. */
   connecting: Promise<void> | null;
+  /** Where and how the stream sends now (kept through a hold). */
+  remote: Negotiated | undefined;
+  held: boolean;
+  /** Our SDP's o= session id and the version of the last SDP we sent. */
+  sdpSession: string;
+  sdpVersion: number;
+  /** Our offer went in a 2xx to an offerless re-INVITE; its ACK brings the answer. Cleared when it comes or after OFFER_WAIT_MS. */
+  offerPending: NodeJS.Timeout | null;
+  /** Stops the media watch (mediaTimeoutSeconds). */
+  stopWatch: (() => void) | null;
 };
 
 /** The SIP address drachtio-server reports at connect (`udp/10.0.0.1:5060,tcp/...`): the first UDP one, `host:port`. */
 export function drachtioAddress(hostport: string): string {
   const first = hostport.split(',').map((s) => s.trim()).find((s) => s.startsWith('udp/')) ?? hostport.split(',')[0] ?? '';
   return first.replace(/^[a-z]+\//, '');
+}
+
+/**
+ * Watches an answered dialog's stream for silence: once the far end has sent
+ * no RTP and no RTCP for `seconds` (the plane's heardAt, else the moment the
+ * stream opened, and never before `since`, the answer: ringing is not
+ * silence), `onSilent` is called, once. Answers the function that stops it.
+ * It is on its own here, the plane its only input, so that the helper the
+ * embedded stack will share can take its place.
+ */
+export function watchMedia(plane: MediaPlane, key: string, o: { seconds: number; since: number; onSilent: (quietMs: number) => void; onError?: (err: unknown) => void }): () => void {
+  const limitMs = o.seconds * 1000;
+  let stopped = false;
+  let busy = false;
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  const timer = setInterval(() => {
+    if (busy || stopped) return;
+    busy = true;
+    plane.stats(key).then((st) => {
+      if (stopped || !st) return;
+      const quietMs = Date.now() - Math.max(st.heardAt ?? st.openedAt, o.since);
+      if (quietMs < limitMs) return;
+      stop();
+      o.onSilent(quietMs);
+    }).catch((err) => o.onError?.(err)).finally(() => { busy = false; });
+  }, Math.min(1000, limitMs / 4));
+  timer.unref();
+  return stop;
 }
 
 /**
@@ -66,6 +121,24 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
   const calls = new Map<string, Call>();
   const where = `${opts.drachtio.host}:${opts.drachtio.port}`;
   const waitMs = opts.drachtio.connectTimeoutMs ?? 10_000;
+  /** Sources of INVITEs from outside our dialogs, when last logged: one line a minute each (a scanner sends thousands). */
+  const strangers = new Map<string, number>();
+
+  // Nobody calls us (yet): an INVITE from outside our dialogs is refused 403,
+  // as the embedded stack does. drachtio-server's transaction answers its
+  // retransmissions with the same 403. Registered before the connection, so
+  // drachtio-server routes INVITEs to us from the start.
+  srf.invite((req, res) => {
+    const source = `${req.source_address}:${req.source_port}`;
+    const now = Date.now();
+    if (now - (strangers.get(req.source_address) ?? 0) > 60_000) {
+      if (strangers.size >= 4096) strangers.clear();
+      strangers.set(req.source_address, now);
+      log.info({ from: source, callId: req.get('Call-ID'), status: 403 }, 'drachtio: INVITE from outside our dialogs refused');
+    }
+    res.send(403);
+  });
+
   let lastError = '';
   const address = await new Promise<string>((ok, fail) => {
     const refuse = () => new Error(`drachtio: no connection to drachtio-server at ${where}${lastError ? ` (${lastError})` : ''}; check DRACHTIO_HOST, DRACHTIO_PORT and DRACHTIO_SECRET`);
@@ -97,6 +170,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
       c.done = true;
       release(c);
     }
+    log.info({ key: c.key, event: e }, `drachtio: ${e.type}`);
     try {
       opts.onEvent(c.key, e);
     } catch (err) {
@@ -104,13 +178,26 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     }
   };
 
+  /** Out of active(): its watch stopped, its stream closed (once). */
   const release = (c: Call) => {
-    calls.delete(c.key);
-    if (c.media && opts.media) {
-      c.media = false;
+    if (calls.get(c.key) === c) calls.delete(c.key);
+    c.stopWatch?.();
+    c.stopWatch = null;
+    if (c.offerPending) clearTimeout(c.offerPending);
+    c.offerPending = null;
+    if (c.mediaPort !== null && opts.media) {
+      c.mediaPort = null;
       opts.media.close(c.key).catch((err) => log.warn({ key: c.key, err: String(err) }, 'media: close failed'));
     }
   };
+
+  /** BYE on the dialog; resolves once it is answered (or failed: logged). */
+  const bye = (c: Call, dialog: Srf.Dialog) => new Promise<void>((ok) => {
+    dialog.destroy(undefined, (err) => {
+      if (err) log.warn({ key: c.key, err: String(err) }, 'drachtio: BYE failed');
+      ok();
+    });
+  });
 
   const cancel = (c: Call, why: 'timeout' | 'hangup') => {
     if (!c.invite || c.canceled) return;
@@ -118,25 +205,156 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     c.invite.cancel((err) => { if (err) log.warn({ key: c.key, err: String(err) }, 'drachtio: CANCEL failed'); });
   };
 
+  /** (Re)connects the call's stream, after any connect still under way. */
+  const connectStream = (c: Call, remote: Negotiated) => {
+    const media = opts.media;
+    if (c.mediaPort === null || !media) return;
+    const before = c.connecting?.catch(() => {}) ?? Promise.resolve();
+    const connecting = before.then(() => media.connect(c.key, remote));
+    c.connecting = connecting;
+    connecting.catch((err) => log.warn({ key: c.key, err: String(err) }, 'media: connect failed'));
+  };
+
+  /** The far end's new SDP applied to the stream: on hold it keeps its destination and only learns the direction. */
+  const applyOffer = (c: Call, offered: Negotiated) => {
+    const held = holds(offered);
+    if (held !== c.held) log.info({ key: c.key, direction: offered.direction }, held ? 'drachtio: the far end holds the call' : 'drachtio: the far end resumed the call');
+    c.held = held;
+    const next = streamAfter(c.remote, offered);
+    if (!next) return;
+    c.remote = next;
+    connectStream(c, next);
+  };
+
+  const side = (c: Call) => ({ host: opts.mediaHost, port: c.mediaPort ?? PLACEHOLDER_MEDIA_PORT, sessionId: c.sdpSession, version: ++c.sdpVersion });
+
+  /**
+   * A re-INVITE or UPDATE from the callee on the answered dialog (RFC 3261
+   * 14.2, RFC 3311): hold and resume, a new media address, or a session
+   * refresh (RFC 4028). Answered 200 with our SDP answer to its offer; a
+   * re-INVITE without one gets our offer, and its ACK brings the answer.
+   */
+  const onSessionRequest = (c: Call, dialog: Srf.Dialog, method: 'INVITE' | 'UPDATE', req: Srf.SrfRequest, res: Srf.SrfResponse) => {
+    const refuse = (status: number, reason: string, headers: Record<string, string> = {}) => {
+      log.info({ key: c.key, method, status }, `drachtio: in-dialog ${method} refused: ${reason}`);
+      res.send(status, reason, { headers });
+    };
+    if (c.done) return refuse(481, 'Call/Transaction Does Not Exist');
+    const session = sessionRequest((name) => req.get(name));
+    if (!session.ok) return refuse(session.status, session.reason, session.headers);
+    const sdp = typeof req.body === 'string' && req.body.trim() !== '' ? req.body : undefined;
+    // Our offer (in a 2xx) still waits for its answer (in the ACK): a new offer crosses it (RFC 3261 14.2).
+    if ((sdp !== undefined || method === 'INVITE') && c.offerPending) return refuse(491, 'Request Pending', { 'Retry-After': '1' });
+    let body: string | undefined;
+    if (sdp !== undefined) {
+      let offered: Negotiated;
+      try {
+        offered = readOffer(sdp, c.remote);
+      } catch (err) {
+        log.warn({ key: c.key, err: String(err) }, 'drachtio: an in-dialog offer without audio we can use');
+        return refuse(488, 'Not Acceptable Here');
+      }
+      body = answerOffer(side(c), offered);
+      applyOffer(c, offered);
+    } else if (method === 'INVITE') {
+      body = sdpOffer(side(c));
+      c.offerPending = setTimeout(() => {
+        c.offerPending = null;
+        log.warn({ key: c.key }, 'drachtio: no ACK to our 2xx to a re-INVITE');
+      }, OFFER_WAIT_MS);
+      c.offerPending.unref();
+    }
+    const headers: Record<string, string> = { Contact: (dialog as unknown as { local: { contact: string } }).local.contact, ...session.headers };
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/sdp';
+      // drachtio-srf answers some requests itself from it (an UPDATE nobody listens to).
+      dialog.local.sdp = body;
+    }
+    log.info({ key: c.key, method, offer: sdp !== undefined, held: c.held, sessionExpires: session.sessionExpires }, `drachtio: in-dialog ${method} answered 200`);
+    res.send(200, 'OK', { headers, ...(body !== undefined ? { body } : {}) });
+  };
+
+  /** The ACK of our 2xx to an offerless re-INVITE brings the answer to our offer. */
+  const onAck = (c: Call, ack: Srf.SrfRequest) => {
+    if (!c.offerPending) return;
+    clearTimeout(c.offerPending);
+    c.offerPending = null;
+    try {
+      applyOffer(c, readOffer(ack.body ?? '', c.remote));
+    } catch (err) {
+      log.warn({ key: c.key, err: String(err) }, 'drachtio: the answer in the ACK has no audio we can use; the media stays as it was');
+    }
+  };
+
+  function answered(c: Call, dialog: Srf.Dialog): void {
+    const res = (dialog as unknown as { res?: Srf.SrfResponse }).res;
+    const status = res?.status ?? 200;
+    const reason = res?.reason ?? 'OK';
+    let remote: Negotiated;
+    try {
+      remote = negotiate(dialog.remote.sdp ?? '');
+    } catch (err) {
+      // Nothing to send audio to, or no codec in common: drachtio-srf ACKed
+      // the 2xx; our BYE follows at once, and the call never counts as answered.
+      log.warn({ key: c.key, err: String(err) }, 'drachtio: the answer has no media we can use: BYE');
+      c.dialog = dialog;
+      report(c, { type: 'no_media', status, reason });
+      void bye(c, dialog);
+      return;
+    }
+    c.dialog = dialog;
+    c.remote = remote;
+    c.held = holds(remote);
+    connectStream(c, remote);
+    dialog.on('destroy', () => {
+      if (c.done) return;
+      report(c, { type: 'remote_hangup' });
+    });
+    dialog.on('modify', (req, r) => onSessionRequest(c, dialog, 'INVITE', req, r));
+    dialog.on('update', (req, r) => onSessionRequest(c, dialog, 'UPDATE', req, r));
+    dialog.on('ack', (ack) => onAck(c, ack));
+    if (opts.media && c.mediaPort !== null && opts.mediaTimeoutSeconds) {
+      c.stopWatch = watchMedia(opts.media, c.key, {
+        seconds: opts.mediaTimeoutSeconds,
+        since: Date.now(),
+        onSilent: (quietMs) => {
+          if (c.done) return;
+          log.warn({ key: c.key, quietMs }, 'drachtio: no media from the far end: BYE');
+          report(c, { type: 'media_timeout' });
+          void bye(c, dialog);
+        },
+        onError: (err) => log.warn({ key: c.key, err: String(err) }, 'media: watch failed'),
+      });
+    }
+    report(c, { type: 'answered', status, voicemail: saysVoicemail(res?.get('X-Tolk-Answered-By')) });
+  }
+
   async function place(req: PlaceRequest): Promise<void> {
     if (calls.has(req.key)) throw new Error(`drachtio: dialog ${req.key} is already placed`);
-    const c: Call = { key: req.key, invite: null, dialog: null, rang: false, done: false, canceled: null, ringTimer: null, media: false, connecting: null };
+    const sdpSession = String(Date.now());
+    const c: Call = {
+      key: req.key, invite: null, dialog: null, rang: false, done: false, canceled: null, ringTimer: null,
+      mediaPort: null, connecting: null, remote: undefined, held: false,
+      // audioSdp writes the session id as its version too.
+      sdpSession, sdpVersion: opts.media ? 1 : Number(sdpSession), offerPending: null, stopWatch: null,
+    };
     calls.set(req.key, c);
     const host = opts.mediaHost;
     let localSdp: string;
     if (opts.media) {
       const { port } = await opts.media.open(req.key, { hear: true });
-      c.media = true;
-      localSdp = sdpOffer({ host, port, sessionId: String(Date.now()) });
+      c.mediaPort = port;
+      localSdp = sdpOffer({ host, port, sessionId: sdpSession });
     } else {
-      localSdp = audioSdp(host, 9, String(Date.now()));
+      localSdp = audioSdp(host, PLACEHOLDER_MEDIA_PORT, sdpSession);
     }
     // The ring timeout starts with the INVITE, as the embedded stack's does.
     c.ringTimer = setTimeout(() => {
       c.ringTimer = null;
       if (!c.dialog && !c.done) cancel(c, 'timeout');
     }, opts.ringTimeoutSeconds * 1000);
-    const headers: Record<string, string> = { From: `<sip:${req.from}@${address}>`, ...req.headers };
+    // UPDATE in Allow: the callee may refresh the session with it (RFC 3311, RFC 4028).
+    const headers: Record<string, string> = { From: `<sip:${req.from}@${address}>`, Allow: ALLOW, ...req.headers };
     // drachtio-srf calls cbRequest(err, req) (lib/srf.js, 5.0.29), though its
     // types say (req): the INVITE is the second argument. On err there is no
     // INVITE; createUAC rejects, and the catch below reports it.
@@ -156,24 +374,10 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     }).then((dialog) => {
       if (c.done) {
         // Hung up as it was answered: the 2xx was ACKed; say goodbye.
-        dialog.destroy();
+        void bye(c, dialog);
         return;
       }
-      c.dialog = dialog;
-      if (c.media && opts.media) {
-        try {
-          c.connecting = opts.media.connect(req.key, negotiate(dialog.remote.sdp));
-          c.connecting.catch((err) => log.warn({ key: req.key, err: String(err) }, 'media: connect failed'));
-        } catch (err) {
-          log.warn({ key: req.key, err: String(err) }, 'media: no usable SDP in the answer; the call has no audio');
-        }
-      }
-      const answeredBy = (dialog as unknown as { res?: Srf.SrfResponse }).res?.get('X-Tolk-Answered-By');
-      dialog.on('destroy', () => {
-        if (c.done) return;
-        report(c, { type: 'remote_hangup' });
-      });
-      report(c, { type: 'answered', status: 200, voicemail: saysVoicemail(answeredBy) });
+      answered(c, dialog);
     }).catch((err: { status?: number; reason?: string; message?: string }) => {
       if (c.done) return;
       if (c.canceled === 'timeout') return report(c, { type: 'ring_timeout' });
@@ -189,7 +393,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     if (c.dialog) {
       c.done = true;
       release(c);
-      await new Promise<void>((ok) => c.dialog!.destroy(undefined, () => ok()));
+      await bye(c, c.dialog);
       return;
     }
     // Not answered: CANCEL (its 487 is reported as rejected); before cbRequest, once it comes.
@@ -204,7 +408,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     active: () => [...calls.keys()],
     hasMedia: (key) => {
       const c = calls.get(key);
-      return Boolean(c && c.media && c.connecting);
+      return Boolean(c && c.mediaPort !== null && c.connecting);
     },
     async play(key, utterance, pcm) {
       const c = calls.get(key);
