@@ -201,6 +201,36 @@ export function signalingContract(name: string, make: MakeSignaling): void {
       expect(events).toHaveLength(2);
     });
 
+    it('mid-call: an offer without our codecs 488, a session interval under Min-SE 422, an extension we lack 420, each leaving the call up; a re-INVITE without SDP gets our offer, its ACK the answer', async () => {
+      const { sipp, waitFor, told } = await rig('reinvite-refusals', { media: true, sippArgs: ['-mp', String(await mediaPort())] });
+      const events = await waitFor(3);
+      expect(events.map((e) => e.type)).toEqual(['ringing', 'answered', 'remote_hangup']);
+      const r = await finished(sipp);
+      expect(r.code, r.errors).toBe(0);
+      const msgs = wire(r.trace);
+      expect(calls(msgs)).toEqual([
+        '> INVITE', '< 180 Ringing', '< 200 OK', '> ACK',
+        '< INVITE', '> 488 Not Acceptable Here', '< ACK',
+        '< UPDATE', '> 422 Session Interval Too Small',
+        '< INVITE', '> 420 Bad Extension', '< ACK',
+        '< INVITE', '> 200 OK', '< ACK',
+        '< BYE', '> 200 OK',
+      ]);
+      const status = (cseq: string) => msgs.find((m) => m.by === 'gateway' && m.header('CSeq') === cseq && !m.startLine.includes(' 100 '));
+      expect(status('2 UPDATE')!.header('Min-SE')).toBe('90');
+      expect(status('3 INVITE')!.header('Unsupported')).toBe('foo');
+      // Asked for an offer: both codecs on our RTP port, sendrecv; a newer version of our one session.
+      const offer = answerTo(msgs, '4 INVITE')!;
+      expect(offer.header('Content-Type')).toBe('application/sdp');
+      expect(sdpLine(offer, 'm=')).toBe(`m=audio ${sdpLine(msgs[0], 'm=')!.split(' ')[1]} RTP/AVP 0 8 101`);
+      expect(offer.body).toMatch(/^a=sendrecv\r?$/m);
+      const [first, later] = [msgs[0], offer].map((m) => sdpLine(m, 'o=')!.split(' '));
+      expect(later![1]).toBe(first![1]);
+      expect(Number(later![2])).toBeGreaterThan(Number(first![2]));
+      // The plane: the 2xx's answer, then the answer in the ACK; nothing from the refused offers.
+      expect(told.map((n) => n.direction)).toEqual(['sendrecv', 'sendrecv']);
+    });
+
     it('a 200 OK without SDP: ACK, then BYE at once; no_media with its status and reason, never answered', async () => {
       const { sipp, sig, key, waitFor } = await rig('answer-no-sdp');
       const events = await waitFor(2);
