@@ -3,7 +3,6 @@ import { saysVoicemail, type DialogEvent, type PlaceRequest, type SignalingOptio
 import { answerOffer, holds, negotiate, offer as sdpOffer, readOffer, streamAfter, type Negotiated } from './media/sdp.ts';
 import type { MediaPlane } from './media/plane.ts';
 import { ALLOW, sessionRequest } from './session-timer.ts';
-import { audioSdp } from './sip-stack.ts';
 
 // The gateway's signaling on drachtio-server (a SIP server our process drives
 // over TCP, drachtio-srf): the SipSignaling interface of signaling.ts, so the
@@ -13,12 +12,20 @@ import { audioSdp } from './sip-stack.ts';
 // with srf.createUAC, hears its 1xx through cbProvisional, keeps the INVITE
 // from cbRequest to CANCEL it, and ends an answered call with Dialog.destroy
 // (BYE). Media is ours, as with the embedded stack: the offer names the
-// call's RTP port on the media plane, and the answer's SDP connects it.
+// call's RTP port on the media plane, and the answer's SDP connects it; an
+// answer with nothing we can speak is ACKed and hung up at once (no_media),
+// and an answered call whose far end goes silent is hung up after
+// mediaTimeoutSeconds (media_timeout). Mid-call, the callee's re-INVITE and
+// UPDATE are ours to answer (Dialog 'modify' and 'update'; the ACK that
+// answers our offer comes as 'ack'). Outside our dialogs, drachtio-server
+// hands us INVITEs (refused 403) and OPTIONS (200), as the embedded stack
+// answers them.
 //
-// What the dialog decides is shared with the embedded stack rather than
-// written again: the SDP of an in-dialog offer and its answer, and the hold
-// (media/sdp.ts readOffer, answerOffer, streamAfter), and the session timer
-// and refusals of a re-INVITE or UPDATE (session-timer.ts).
+// What a dialog decides mid-call lives where every adapter can take it, not
+// in this file, so that a SIP behaviour is written once: the SDP of an
+// in-dialog offer, our answer and the hold (media/sdp.ts readOffer,
+// answerOffer, streamAfter), the session timer and the refusals of a
+// re-INVITE or UPDATE (session-timer.ts).
 //
 // drachtio-server itself has no npm or Debian package: the adapter's tests
 // run against one only when DRACHTIO_HOST names it (README, Testing).
@@ -137,6 +144,11 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
       log.info({ from: source, callId: req.get('Call-ID'), status: 403 }, 'drachtio: INVITE from outside our dialogs refused');
     }
     res.send(403);
+  });
+  // A carrier's keep-alive: without a handler drachtio-server answers 503,
+  // which takes the trunk for down. Answered as the embedded stack does.
+  srf.use('options', (_req, res) => {
+    res.send(200, { headers: { Allow: ALLOW, Accept: 'application/sdp', Supported: 'timer' } });
   });
 
   let lastError = '';
@@ -335,8 +347,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     const c: Call = {
       key: req.key, invite: null, dialog: null, rang: false, done: false, canceled: null, ringTimer: null,
       mediaPort: null, connecting: null, remote: undefined, held: false,
-      // audioSdp writes the session id as its version too.
-      sdpSession, sdpVersion: opts.media ? 1 : Number(sdpSession), offerPending: null, stopWatch: null,
+      sdpSession, sdpVersion: 1, offerPending: null, stopWatch: null,
     };
     calls.set(req.key, c);
     const host = opts.mediaHost;
@@ -346,7 +357,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
       c.mediaPort = port;
       localSdp = sdpOffer({ host, port, sessionId: sdpSession });
     } else {
-      localSdp = audioSdp(host, PLACEHOLDER_MEDIA_PORT, sdpSession);
+      localSdp = sdpOffer({ host, port: PLACEHOLDER_MEDIA_PORT, sessionId: sdpSession });
     }
     // The ring timeout starts with the INVITE, as the embedded stack's does.
     c.ringTimer = setTimeout(() => {

@@ -267,19 +267,35 @@ export function signalingContract(name: string, make: MakeSignaling): void {
       expect(flow(wire(r.trace)).slice(-2)).toEqual(['> BYE', '< 200 OK']);
     });
 
-    it('an INVITE from outside our dialogs: 403, and nothing reported', async () => {
+    /** The signaling, and SIPp as the caller sending to its SIP address. */
+    async function caller(scenarioName: string) {
       const events: DialogEvent[] = [];
       const sig = await make({ listen: '127.0.0.1:0', ringTimeoutSeconds: 10, onEvent: (_k, e) => events.push(e) });
       cleanups.push(() => sig.close());
       const host = sig.address.slice(0, sig.address.lastIndexOf(':'));
-      // SIPp as the caller, to the signaling's SIP address.
-      const sipp = await startSipp({ scenario: scenario('refuse-call'), listen: `${host}:${await freeUdpPort(host)}`, extraArgs: [sig.address] });
+      const sipp = await startSipp({ scenario: scenario(scenarioName), listen: `${host}:${await freeUdpPort(host)}`, extraArgs: [sig.address] });
       cleanups.push(() => sipp.stop());
+      return { sig, sipp, events };
+    }
+
+    it('an INVITE from outside our dialogs: 403, and nothing reported', async () => {
+      const { sig, sipp, events } = await caller('refuse-call');
       const r = await finished(sipp);
       expect(r.code, r.errors).toBe(0);
       expect(calls(wire(r.trace))).toEqual(['< INVITE', '> 403 Forbidden', '< ACK']);
       expect(events).toEqual([]);
       expect(sig.active()).toEqual([]);
+    });
+
+    it('OPTIONS (a carrier\'s keep-alive): 200 OK naming what we take', async () => {
+      const { sipp } = await caller('options-ping');
+      const r = await finished(sipp);
+      expect(r.code, r.errors).toBe(0);
+      const msgs = wire(r.trace);
+      expect(flow(msgs)).toEqual(['< OPTIONS', '> 200 OK']);
+      expect(msgs[1]!.header('Allow')).toMatch(/^INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE$/);
+      expect(msgs[1]!.header('Supported')).toMatch(/\btimer\b/);
+      expect(msgs[1]!.header('Accept')).toBe('application/sdp');
     });
   });
 }
