@@ -310,8 +310,8 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
       // the 2xx; our BYE follows at once, and the call never counts as answered.
       log.warn({ key: c.key, err: String(err) }, 'drachtio: the answer has no media we can use: BYE');
       c.dialog = dialog;
-      report(c, { type: 'no_media', status, reason });
       void bye(c, dialog);
+      report(c, { type: 'no_media', status, reason });
       return;
     }
     c.dialog = dialog;
@@ -332,8 +332,8 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
         onSilent: (quietMs) => {
           if (c.done) return;
           log.warn({ key: c.key, quietMs }, 'drachtio: no media from the far end: BYE');
-          report(c, { type: 'media_timeout' });
           void bye(c, dialog);
+          report(c, { type: 'media_timeout' });
         },
         onError: (err) => log.warn({ key: c.key, err: String(err) }, 'media: watch failed'),
       });
