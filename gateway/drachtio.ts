@@ -64,8 +64,6 @@ type Call = {
   sdpVersion: number;
   /** Our offer went in a 2xx to an offerless re-INVITE; its ACK brings the answer. Cleared when it comes or after OFFER_WAIT_MS. */
   offerPending: NodeJS.Timeout | null;
-  /** Stops the media watch (mediaTimeoutSeconds). */
-  stopWatch: (() => void) | null;
 };
 
 /** The SIP address drachtio-server reports at connect (`udp/10.0.0.1:5060,tcp/...`): the first UDP one, `host:port`. */
@@ -75,34 +73,64 @@ export function drachtioAddress(hostport: string): string {
 }
 
 /**
- * Watches an answered dialog's stream for silence: once the far end has sent
- * no RTP and no RTCP for `seconds` (the plane's heardAt, else the moment the
- * stream opened, and never before `since`, the answer: ringing is not
- * silence), `onSilent` is called, once. Answers the function that stops it.
- * It is on its own here, the plane its only input, so that the helper the
- * embedded stack will share can take its place.
+ * The media timeout of answered dialogs: each watched dialog whose far end
+ * has sent no RTP and no RTCP for `timeoutSeconds` (the plane's heardAt,
+ * else the moment its stream opened, and never before it was watched, at
+ * its answer: ringing is not silence) is reported to `onSilent` once and no
+ * longer watched. It has the shape of the watch the embedded stack is
+ * getting (gateway/media-watch.ts on the dialog branch: watchMedia with
+ * watch, unwatch and stop), so that this copy gives way to an import of it.
  */
-export function watchMedia(plane: MediaPlane, key: string, o: { seconds: number; since: number; onSilent: (quietMs: number) => void; onError?: (err: unknown) => void }): () => void {
-  const limitMs = o.seconds * 1000;
-  let stopped = false;
-  let busy = false;
-  const stop = () => {
-    stopped = true;
-    clearInterval(timer);
+type MediaWatch = { watch(key: string): void; unwatch(key: string): void; stop(): void };
+
+function watchMedia(o: { plane: Pick<MediaPlane, 'stats'>; timeoutSeconds: number; onSilent: (key: string, quietMs: number) => void; log?: { error: (o: object, m: string) => void } }): MediaWatch {
+  const limitMs = o.timeoutSeconds * 1000;
+  // Four checks a timeout (one a second at most): a silent dialog is hung up at most a quarter of it late.
+  const everyMs = Math.min(1000, limitMs / 4);
+  const watched = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let checking: Promise<void> | undefined;
+  const unwatch = (key: string) => {
+    watched.delete(key);
+    if (watched.size === 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
   };
-  const timer = setInterval(() => {
-    if (busy || stopped) return;
-    busy = true;
-    plane.stats(key).then((st) => {
-      if (stopped || !st) return;
-      const quietMs = Date.now() - Math.max(st.heardAt ?? st.openedAt, o.since);
-      if (quietMs < limitMs) return;
-      stop();
-      o.onSilent(quietMs);
-    }).catch((err) => o.onError?.(err)).finally(() => { busy = false; });
-  }, Math.min(1000, limitMs / 4));
-  timer.unref();
-  return stop;
+  const check = async () => {
+    for (const [key, since] of [...watched]) {
+      const st = await o.plane.stats(key).catch((err) => {
+        o.log?.error({ key, err: String(err) }, 'media watch: no stats from the media plane');
+        return null;
+      });
+      // Unwatched meanwhile, or its stream closed: nothing to say.
+      if (!st || watched.get(key) !== since) continue;
+      const quietMs = Date.now() - Math.max(st.heardAt ?? st.openedAt, since);
+      if (quietMs < limitMs) continue;
+      unwatch(key);
+      try {
+        o.onSilent(key, quietMs);
+      } catch (err) {
+        o.log?.error({ key, err: String(err) }, 'media watch: onSilent threw');
+      }
+    }
+  };
+  return {
+    watch(key) {
+      watched.set(key, Date.now());
+      if (timer) return;
+      timer = setInterval(() => {
+        checking ??= check().finally(() => { checking = undefined; });
+      }, everyMs);
+      timer.unref();
+    },
+    unwatch,
+    stop() {
+      watched.clear();
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
 }
 
 /**
@@ -173,6 +201,22 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     throw err;
   });
 
+  // With a media plane and a media timeout: an answered call whose far end
+  // goes silent gets our BYE and is reported media_timeout.
+  const media = opts.media;
+  const mediaWatch = media && opts.mediaTimeoutSeconds ? watchMedia({
+    plane: media,
+    timeoutSeconds: opts.mediaTimeoutSeconds,
+    log,
+    onSilent: (key, quietMs) => {
+      const c = calls.get(key);
+      if (!c || c.done || !c.dialog) return;
+      log.warn({ key, quietMs }, 'drachtio: no media from the far end: BYE');
+      void bye(c, c.dialog);
+      report(c, { type: 'media_timeout' });
+    },
+  }) : undefined;
+
   const report = (c: Call, e: DialogEvent) => {
     if (e.type !== 'ringing') {
       if (c.ringTimer) clearTimeout(c.ringTimer);
@@ -193,8 +237,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
   /** Out of active(): its watch stopped, its stream closed (once). */
   const release = (c: Call) => {
     if (calls.get(c.key) === c) calls.delete(c.key);
-    c.stopWatch?.();
-    c.stopWatch = null;
+    mediaWatch?.unwatch(c.key);
     if (c.offerPending) clearTimeout(c.offerPending);
     c.offerPending = null;
     if (c.mediaPort !== null && opts.media) {
@@ -325,19 +368,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     dialog.on('modify', (req, r) => onSessionRequest(c, dialog, 'INVITE', req, r));
     dialog.on('update', (req, r) => onSessionRequest(c, dialog, 'UPDATE', req, r));
     dialog.on('ack', (ack) => onAck(c, ack));
-    if (opts.media && c.mediaPort !== null && opts.mediaTimeoutSeconds) {
-      c.stopWatch = watchMedia(opts.media, c.key, {
-        seconds: opts.mediaTimeoutSeconds,
-        since: Date.now(),
-        onSilent: (quietMs) => {
-          if (c.done) return;
-          log.warn({ key: c.key, quietMs }, 'drachtio: no media from the far end: BYE');
-          void bye(c, dialog);
-          report(c, { type: 'media_timeout' });
-        },
-        onError: (err) => log.warn({ key: c.key, err: String(err) }, 'media: watch failed'),
-      });
-    }
+    if (c.mediaPort !== null) mediaWatch?.watch(c.key);
     report(c, { type: 'answered', status, voicemail: saysVoicemail(res?.get('X-Tolk-Answered-By')) });
   }
 
@@ -347,7 +378,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     const c: Call = {
       key: req.key, invite: null, dialog: null, rang: false, done: false, canceled: null, ringTimer: null,
       mediaPort: null, connecting: null, remote: undefined, held: false,
-      sdpSession, sdpVersion: 1, offerPending: null, stopWatch: null,
+      sdpSession, sdpVersion: 1, offerPending: null,
     };
     calls.set(req.key, c);
     const host = opts.mediaHost;
@@ -429,6 +460,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     },
     async close() {
       await Promise.allSettled([...calls.keys()].map((k) => hangup(k)));
+      mediaWatch?.stop();
       srf.disconnect();
     },
   };
