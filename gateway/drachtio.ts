@@ -1,26 +1,45 @@
 import Srf from 'drachtio-srf';
 import { saysVoicemail, type DialogEvent, type PlaceRequest, type SignalingOptions, type SipSignaling } from './signaling.ts';
-import { negotiate, offer as sdpOffer } from './media/sdp.ts';
-import { audioSdp } from './sip-stack.ts';
+import { answerOffer, holds, negotiate, offer as sdpOffer, readOffer, streamAfter, type Negotiated } from './media/sdp.ts';
+import type { MediaPlane } from './media/plane.ts';
+import { ALLOW, sessionRequest } from './session-timer.ts';
 
 // The gateway's signaling on drachtio-server (a SIP server our process drives
 // over TCP, drachtio-srf): the SipSignaling interface of signaling.ts, so the
 // gateway picks it by configuration (DRACHTIO_HOST) instead of the embedded
 // stack. drachtio-server does the SIP transactions (retransmissions, ACKs,
-// CANCEL matching); this adapter places each call with srf.createUAC, hears
-// its 1xx through cbProvisional, keeps the INVITE from cbRequest to CANCEL
-// it, and ends an answered call with Dialog.destroy (BYE). Media is ours, as
-// with the embedded stack: the offer names the call's RTP port on the media
-// plane, and the answer's SDP connects it.
+// CANCEL matching, CSeq order in the dialog); this adapter places each call
+// with srf.createUAC, hears its 1xx through cbProvisional, keeps the INVITE
+// from cbRequest to CANCEL it, and ends an answered call with Dialog.destroy
+// (BYE). Media is ours, as with the embedded stack: the offer names the
+// call's RTP port on the media plane, and the answer's SDP connects it; an
+// answer with nothing we can speak is ACKed and hung up at once (no_media),
+// and an answered call whose far end goes silent is hung up after
+// mediaTimeoutSeconds (media_timeout). Mid-call, the callee's re-INVITE and
+// UPDATE are ours to answer (Dialog 'modify' and 'update'; the ACK that
+// answers our offer comes as 'ack'). Outside our dialogs, drachtio-server
+// hands us INVITEs (refused 403) and OPTIONS (200), as the embedded stack
+// answers them.
+//
+// What a dialog decides mid-call lives where every adapter can take it, not
+// in this file, so that a SIP behaviour is written once: the SDP of an
+// in-dialog offer, our answer and the hold (media/sdp.ts readOffer,
+// answerOffer, streamAfter), the session timer and the refusals of a
+// re-INVITE or UPDATE (session-timer.ts).
 //
 // drachtio-server itself has no npm or Debian package: the adapter's tests
-// run against one only when DRACHTIO_HOST names it (README, Operating).
+// run against one only when DRACHTIO_HOST names it (README, Testing).
 
 export type DrachtioOptions = SignalingOptions & {
   drachtio: { host: string; port: number; secret: string; connectTimeoutMs?: number };
   /** The address our SDP offers media on (the media plane's host). */
   mediaHost: string;
 };
+
+/** How long our offer in a 2xx (to an offerless re-INVITE) waits for the ACK that answers it (64*T1). */
+const OFFER_WAIT_MS = 32_000;
+/** Media port put in our SDP without a media plane: the discard port stands in. */
+const PLACEHOLDER_MEDIA_PORT = 9;
 
 type Call = {
   key: string;
@@ -33,14 +52,85 @@ type Call = {
   /** Why we CANCELed: the ring timeout reports ring_timeout, a hangup the 487. */
   canceled: 'timeout' | 'hangup' | null;
   ringTimer: NodeJS.Timeout | null;
-  media: boolean;
+  /** This call's RTP port on the media plane (opened at place). */
+  mediaPort: number | null;
+  /** The stream is being (or was) connected to the far end's SDP; chained, so each connect follows the last. */
   connecting: Promise<void> | null;
+  /** Where and how the stream sends now (kept through a hold). */
+  remote: Negotiated | undefined;
+  held: boolean;
+  /** Our SDP's o= session id and the version of the last SDP we sent. */
+  sdpSession: string;
+  sdpVersion: number;
+  /** Our offer went in a 2xx to an offerless re-INVITE; its ACK brings the answer. Cleared when it comes or after OFFER_WAIT_MS. */
+  offerPending: NodeJS.Timeout | null;
 };
 
 /** The SIP address drachtio-server reports at connect (`udp/10.0.0.1:5060,tcp/...`): the first UDP one, `host:port`. */
 export function drachtioAddress(hostport: string): string {
   const first = hostport.split(',').map((s) => s.trim()).find((s) => s.startsWith('udp/')) ?? hostport.split(',')[0] ?? '';
   return first.replace(/^[a-z]+\//, '');
+}
+
+/**
+ * The media timeout of answered dialogs: each watched dialog whose far end
+ * has sent no RTP and no RTCP for `timeoutSeconds` (the plane's heardAt,
+ * else the moment its stream opened, and never before it was watched, at
+ * its answer: ringing is not silence) is reported to `onSilent` once and no
+ * longer watched. It has the shape of the watch the embedded stack is
+ * getting (gateway/media-watch.ts on the dialog branch: watchMedia with
+ * watch, unwatch and stop), so that this copy gives way to an import of it.
+ */
+type MediaWatch = { watch(key: string): void; unwatch(key: string): void; stop(): void };
+
+function watchMedia(o: { plane: Pick<MediaPlane, 'stats'>; timeoutSeconds: number; onSilent: (key: string, quietMs: number) => void; log?: { error: (o: object, m: string) => void } }): MediaWatch {
+  const limitMs = o.timeoutSeconds * 1000;
+  // Four checks a timeout (one a second at most): a silent dialog is hung up at most a quarter of it late.
+  const everyMs = Math.min(1000, limitMs / 4);
+  const watched = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let checking: Promise<void> | undefined;
+  const unwatch = (key: string) => {
+    watched.delete(key);
+    if (watched.size === 0 && timer) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  const check = async () => {
+    for (const [key, since] of [...watched]) {
+      const st = await o.plane.stats(key).catch((err) => {
+        o.log?.error({ key, err: String(err) }, 'media watch: no stats from the media plane');
+        return null;
+      });
+      // Unwatched meanwhile, or its stream closed: nothing to say.
+      if (!st || watched.get(key) !== since) continue;
+      const quietMs = Date.now() - Math.max(st.heardAt ?? st.openedAt, since);
+      if (quietMs < limitMs) continue;
+      unwatch(key);
+      try {
+        o.onSilent(key, quietMs);
+      } catch (err) {
+        o.log?.error({ key, err: String(err) }, 'media watch: onSilent threw');
+      }
+    }
+  };
+  return {
+    watch(key) {
+      watched.set(key, Date.now());
+      if (timer) return;
+      timer = setInterval(() => {
+        checking ??= check().finally(() => { checking = undefined; });
+      }, everyMs);
+      timer.unref();
+    },
+    unwatch,
+    stop() {
+      watched.clear();
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
 }
 
 /**
@@ -66,6 +156,29 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
   const calls = new Map<string, Call>();
   const where = `${opts.drachtio.host}:${opts.drachtio.port}`;
   const waitMs = opts.drachtio.connectTimeoutMs ?? 10_000;
+  /** Sources of INVITEs from outside our dialogs, when last logged: one line a minute each (a scanner sends thousands). */
+  const strangers = new Map<string, number>();
+
+  // Nobody calls us (yet): an INVITE from outside our dialogs is refused 403,
+  // as the embedded stack does. drachtio-server's transaction answers its
+  // retransmissions with the same 403. Registered before the connection, so
+  // drachtio-server routes INVITEs to us from the start.
+  srf.invite((req, res) => {
+    const source = `${req.source_address}:${req.source_port}`;
+    const now = Date.now();
+    if (now - (strangers.get(req.source_address) ?? 0) > 60_000) {
+      if (strangers.size >= 4096) strangers.clear();
+      strangers.set(req.source_address, now);
+      log.info({ from: source, callId: req.get('Call-ID'), status: 403 }, 'drachtio: INVITE from outside our dialogs refused');
+    }
+    res.send(403);
+  });
+  // A carrier's keep-alive: without a handler drachtio-server answers 503,
+  // which takes the trunk for down. Answered as the embedded stack does.
+  srf.use('options', (_req, res) => {
+    res.send(200, { headers: { Allow: ALLOW, Accept: 'application/sdp', Supported: 'timer' } });
+  });
+
   let lastError = '';
   const address = await new Promise<string>((ok, fail) => {
     const refuse = () => new Error(`drachtio: no connection to drachtio-server at ${where}${lastError ? ` (${lastError})` : ''}; check DRACHTIO_HOST, DRACHTIO_PORT and DRACHTIO_SECRET`);
@@ -88,6 +201,22 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     throw err;
   });
 
+  // With a media plane and a media timeout: an answered call whose far end
+  // goes silent gets our BYE and is reported media_timeout.
+  const media = opts.media;
+  const mediaWatch = media && opts.mediaTimeoutSeconds ? watchMedia({
+    plane: media,
+    timeoutSeconds: opts.mediaTimeoutSeconds,
+    log,
+    onSilent: (key, quietMs) => {
+      const c = calls.get(key);
+      if (!c || c.done || !c.dialog) return;
+      log.warn({ key, quietMs }, 'drachtio: no media from the far end: BYE');
+      void bye(c, c.dialog);
+      report(c, { type: 'media_timeout' });
+    },
+  }) : undefined;
+
   const report = (c: Call, e: DialogEvent) => {
     if (e.type !== 'ringing') {
       if (c.ringTimer) clearTimeout(c.ringTimer);
@@ -97,6 +226,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
       c.done = true;
       release(c);
     }
+    log.info({ key: c.key, event: e }, `drachtio: ${e.type}`);
     try {
       opts.onEvent(c.key, e);
     } catch (err) {
@@ -104,13 +234,25 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     }
   };
 
+  /** Out of active(): its watch stopped, its stream closed (once). */
   const release = (c: Call) => {
-    calls.delete(c.key);
-    if (c.media && opts.media) {
-      c.media = false;
+    if (calls.get(c.key) === c) calls.delete(c.key);
+    mediaWatch?.unwatch(c.key);
+    if (c.offerPending) clearTimeout(c.offerPending);
+    c.offerPending = null;
+    if (c.mediaPort !== null && opts.media) {
+      c.mediaPort = null;
       opts.media.close(c.key).catch((err) => log.warn({ key: c.key, err: String(err) }, 'media: close failed'));
     }
   };
+
+  /** BYE on the dialog; resolves once it is answered (or failed: logged). */
+  const bye = (c: Call, dialog: Srf.Dialog) => new Promise<void>((ok) => {
+    dialog.destroy(undefined, (err) => {
+      if (err) log.warn({ key: c.key, err: String(err) }, 'drachtio: BYE failed');
+      ok();
+    });
+  });
 
   const cancel = (c: Call, why: 'timeout' | 'hangup') => {
     if (!c.invite || c.canceled) return;
@@ -118,25 +260,143 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     c.invite.cancel((err) => { if (err) log.warn({ key: c.key, err: String(err) }, 'drachtio: CANCEL failed'); });
   };
 
+  /** (Re)connects the call's stream, after any connect still under way. */
+  const connectStream = (c: Call, remote: Negotiated) => {
+    const media = opts.media;
+    if (c.mediaPort === null || !media) return;
+    const before = c.connecting?.catch(() => {}) ?? Promise.resolve();
+    const connecting = before.then(() => media.connect(c.key, remote));
+    c.connecting = connecting;
+    connecting.catch((err) => log.warn({ key: c.key, err: String(err) }, 'media: connect failed'));
+  };
+
+  /** The far end's new SDP applied to the stream: on hold it keeps its destination and only learns the direction. */
+  const applyOffer = (c: Call, offered: Negotiated) => {
+    const held = holds(offered);
+    if (held !== c.held) log.info({ key: c.key, direction: offered.direction }, held ? 'drachtio: the far end holds the call' : 'drachtio: the far end resumed the call');
+    c.held = held;
+    const next = streamAfter(c.remote, offered);
+    if (!next) return;
+    c.remote = next;
+    connectStream(c, next);
+  };
+
+  const side = (c: Call) => ({ host: opts.mediaHost, port: c.mediaPort ?? PLACEHOLDER_MEDIA_PORT, sessionId: c.sdpSession, version: ++c.sdpVersion });
+
+  /**
+   * A re-INVITE or UPDATE from the callee on the answered dialog (RFC 3261
+   * 14.2, RFC 3311): hold and resume, a new media address, or a session
+   * refresh (RFC 4028). Answered 200 with our SDP answer to its offer; a
+   * re-INVITE without one gets our offer, and its ACK brings the answer.
+   */
+  const onSessionRequest = (c: Call, dialog: Srf.Dialog, method: 'INVITE' | 'UPDATE', req: Srf.SrfRequest, res: Srf.SrfResponse) => {
+    const refuse = (status: number, reason: string, headers: Record<string, string> = {}) => {
+      log.info({ key: c.key, method, status }, `drachtio: in-dialog ${method} refused: ${reason}`);
+      res.send(status, reason, { headers });
+    };
+    if (c.done) return refuse(481, 'Call/Transaction Does Not Exist');
+    const session = sessionRequest((name) => req.get(name));
+    if (!session.ok) return refuse(session.status, session.reason, session.headers);
+    const sdp = typeof req.body === 'string' && req.body.trim() !== '' ? req.body : undefined;
+    // Our offer (in a 2xx) still waits for its answer (in the ACK): a new offer crosses it (RFC 3261 14.2).
+    if ((sdp !== undefined || method === 'INVITE') && c.offerPending) return refuse(491, 'Request Pending', { 'Retry-After': '1' });
+    let body: string | undefined;
+    if (sdp !== undefined) {
+      let offered: Negotiated;
+      try {
+        offered = readOffer(sdp, c.remote);
+      } catch (err) {
+        log.warn({ key: c.key, err: String(err) }, 'drachtio: an in-dialog offer without audio we can use');
+        return refuse(488, 'Not Acceptable Here');
+      }
+      body = answerOffer(side(c), offered);
+      applyOffer(c, offered);
+    } else if (method === 'INVITE') {
+      body = sdpOffer(side(c));
+      c.offerPending = setTimeout(() => {
+        c.offerPending = null;
+        log.warn({ key: c.key }, 'drachtio: no ACK to our 2xx to a re-INVITE');
+      }, OFFER_WAIT_MS);
+      c.offerPending.unref();
+    }
+    const headers: Record<string, string> = { Contact: (dialog as unknown as { local: { contact: string } }).local.contact, ...session.headers };
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/sdp';
+      // drachtio-srf answers some requests itself from it (an UPDATE nobody listens to).
+      dialog.local.sdp = body;
+    }
+    log.info({ key: c.key, method, offer: sdp !== undefined, held: c.held, sessionExpires: session.sessionExpires }, `drachtio: in-dialog ${method} answered 200`);
+    res.send(200, 'OK', { headers, ...(body !== undefined ? { body } : {}) });
+  };
+
+  /** The ACK of our 2xx to an offerless re-INVITE brings the answer to our offer. */
+  const onAck = (c: Call, ack: Srf.SrfRequest) => {
+    if (!c.offerPending) return;
+    clearTimeout(c.offerPending);
+    c.offerPending = null;
+    try {
+      applyOffer(c, readOffer(ack.body ?? '', c.remote));
+    } catch (err) {
+      log.warn({ key: c.key, err: String(err) }, 'drachtio: the answer in the ACK has no audio we can use; the media stays as it was');
+    }
+  };
+
+  function answered(c: Call, dialog: Srf.Dialog): void {
+    const res = (dialog as unknown as { res?: Srf.SrfResponse }).res;
+    const status = res?.status ?? 200;
+    const reason = res?.reason ?? 'OK';
+    let remote: Negotiated;
+    try {
+      remote = negotiate(dialog.remote.sdp ?? '');
+    } catch (err) {
+      // Nothing to send audio to, or no codec in common: drachtio-srf ACKed
+      // the 2xx; our BYE follows at once, and the call never counts as answered.
+      log.warn({ key: c.key, err: String(err) }, 'drachtio: the answer has no media we can use: BYE');
+      c.dialog = dialog;
+      void bye(c, dialog);
+      report(c, { type: 'no_media', status, reason });
+      return;
+    }
+    c.dialog = dialog;
+    c.remote = remote;
+    c.held = holds(remote);
+    connectStream(c, remote);
+    dialog.on('destroy', () => {
+      if (c.done) return;
+      report(c, { type: 'remote_hangup' });
+    });
+    dialog.on('modify', (req, r) => onSessionRequest(c, dialog, 'INVITE', req, r));
+    dialog.on('update', (req, r) => onSessionRequest(c, dialog, 'UPDATE', req, r));
+    dialog.on('ack', (ack) => onAck(c, ack));
+    if (c.mediaPort !== null) mediaWatch?.watch(c.key);
+    report(c, { type: 'answered', status, voicemail: saysVoicemail(res?.get('X-Tolk-Answered-By')) });
+  }
+
   async function place(req: PlaceRequest): Promise<void> {
     if (calls.has(req.key)) throw new Error(`drachtio: dialog ${req.key} is already placed`);
-    const c: Call = { key: req.key, invite: null, dialog: null, rang: false, done: false, canceled: null, ringTimer: null, media: false, connecting: null };
+    const sdpSession = String(Date.now());
+    const c: Call = {
+      key: req.key, invite: null, dialog: null, rang: false, done: false, canceled: null, ringTimer: null,
+      mediaPort: null, connecting: null, remote: undefined, held: false,
+      sdpSession, sdpVersion: 1, offerPending: null,
+    };
     calls.set(req.key, c);
     const host = opts.mediaHost;
     let localSdp: string;
     if (opts.media) {
       const { port } = await opts.media.open(req.key, { hear: true });
-      c.media = true;
-      localSdp = sdpOffer({ host, port, sessionId: String(Date.now()) });
+      c.mediaPort = port;
+      localSdp = sdpOffer({ host, port, sessionId: sdpSession });
     } else {
-      localSdp = audioSdp(host, 9, String(Date.now()));
+      localSdp = sdpOffer({ host, port: PLACEHOLDER_MEDIA_PORT, sessionId: sdpSession });
     }
     // The ring timeout starts with the INVITE, as the embedded stack's does.
     c.ringTimer = setTimeout(() => {
       c.ringTimer = null;
       if (!c.dialog && !c.done) cancel(c, 'timeout');
     }, opts.ringTimeoutSeconds * 1000);
-    const headers: Record<string, string> = { From: `<sip:${req.from}@${address}>`, ...req.headers };
+    // UPDATE in Allow: the callee may refresh the session with it (RFC 3311, RFC 4028).
+    const headers: Record<string, string> = { From: `<sip:${req.from}@${address}>`, Allow: ALLOW, ...req.headers };
     // drachtio-srf calls cbRequest(err, req) (lib/srf.js, 5.0.29), though its
     // types say (req): the INVITE is the second argument. On err there is no
     // INVITE; createUAC rejects, and the catch below reports it.
@@ -156,24 +416,10 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     }).then((dialog) => {
       if (c.done) {
         // Hung up as it was answered: the 2xx was ACKed; say goodbye.
-        dialog.destroy();
+        void bye(c, dialog);
         return;
       }
-      c.dialog = dialog;
-      if (c.media && opts.media) {
-        try {
-          c.connecting = opts.media.connect(req.key, negotiate(dialog.remote.sdp));
-          c.connecting.catch((err) => log.warn({ key: req.key, err: String(err) }, 'media: connect failed'));
-        } catch (err) {
-          log.warn({ key: req.key, err: String(err) }, 'media: no usable SDP in the answer; the call has no audio');
-        }
-      }
-      const answeredBy = (dialog as unknown as { res?: Srf.SrfResponse }).res?.get('X-Tolk-Answered-By');
-      dialog.on('destroy', () => {
-        if (c.done) return;
-        report(c, { type: 'remote_hangup' });
-      });
-      report(c, { type: 'answered', status: 200, voicemail: saysVoicemail(answeredBy) });
+      answered(c, dialog);
     }).catch((err: { status?: number; reason?: string; message?: string }) => {
       if (c.done) return;
       if (c.canceled === 'timeout') return report(c, { type: 'ring_timeout' });
@@ -189,7 +435,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     if (c.dialog) {
       c.done = true;
       release(c);
-      await new Promise<void>((ok) => c.dialog!.destroy(undefined, () => ok()));
+      await bye(c, c.dialog);
       return;
     }
     // Not answered: CANCEL (its 487 is reported as rejected); before cbRequest, once it comes.
@@ -204,7 +450,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     active: () => [...calls.keys()],
     hasMedia: (key) => {
       const c = calls.get(key);
-      return Boolean(c && c.media && c.connecting);
+      return Boolean(c && c.mediaPort !== null && c.connecting);
     },
     async play(key, utterance, pcm) {
       const c = calls.get(key);
@@ -214,6 +460,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     },
     async close() {
       await Promise.allSettled([...calls.keys()].map((k) => hangup(k)));
+      mediaWatch?.stop();
       srf.disconnect();
     },
   };

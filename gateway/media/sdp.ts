@@ -106,3 +106,50 @@ export function negotiate(remoteSdp: string): Negotiated {
     direction,
   };
 }
+
+// --- Offers in an answered dialog (re-INVITE, UPDATE, the answer in an ACK) ---
+// Written once for every signaling adapter: each reads the far end's offer
+// with readOffer, answers it with answerOffer and tells its media plane what
+// streamAfter says, so a hold is honoured the same way whatever the SIP stack.
+
+export type Direction = Negotiated['direction'];
+
+/** Our direction in an answer, given the peer's in its offer (RFC 3264 6.1). */
+export const MIRROR: Record<Direction, Direction> = { sendrecv: 'sendrecv', sendonly: 'recvonly', recvonly: 'sendonly', inactive: 'inactive' };
+
+/** Whether the peer takes no audio now (its direction sendonly or inactive): on hold, the plane sends nothing. */
+export function holds(n: Negotiated): boolean {
+  return n.direction === 'sendonly' || n.direction === 'inactive';
+}
+
+/**
+ * The peer's new offer in an answered dialog. c=0.0.0.0 says "do not send to
+ * me" (RFC 2543's hold) whatever the direction says; and an offer that still
+ * has the codec the stream speaks (`now`) keeps it, since the stream's RTP
+ * sender keeps its payload type. Throws SdpError, as negotiate does, when
+ * there is nothing we can speak (a 488).
+ */
+export function readOffer(sdp: string, now?: Negotiated): Negotiated {
+  let n = negotiate(sdp);
+  if (n.address === '0.0.0.0') n = { ...n, direction: n.direction === 'sendrecv' ? 'sendonly' : n.direction === 'recvonly' ? 'inactive' : n.direction };
+  if (!now || now.payloadType === n.payloadType) return n;
+  const offered = /^m=audio \d+ \S+ ([\d ]+)/m.exec(sdp)?.[1]?.trim().split(/\s+/).map(Number) ?? [];
+  const mapped = new RegExp(`^a=rtpmap:${now.payloadType} ([^/\\s]+)/8000`, 'mi').exec(sdp)?.[1]?.toUpperCase();
+  const same = offered.includes(now.payloadType) && (mapped ? mapped === now.codec : now.payloadType === PAYLOAD_TYPE[now.codec]);
+  return same ? { ...n, codec: now.codec, payloadType: now.payloadType } : n;
+}
+
+/** Our answer to an in-dialog offer (RFC 3264 8): as answer(), with the direction that mirrors the peer's. */
+export function answerOffer(side: Side, offered: Negotiated): string {
+  return answer(side, offered).replace(/^a=sendrecv$/m, `a=${MIRROR[offered.direction]}`);
+}
+
+/**
+ * What the stream is to be connected with after the peer's new SDP, or
+ * undefined when there is nothing to connect (no destination yet). On hold
+ * the stream keeps its destination and only learns the direction.
+ */
+export function streamAfter(now: Negotiated | undefined, offered: Negotiated): Negotiated | undefined {
+  const next = holds(offered) && now ? { ...now, direction: offered.direction } : offered;
+  return next.address === '0.0.0.0' ? undefined : next;
+}
