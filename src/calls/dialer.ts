@@ -149,18 +149,10 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     // The moment the far end picked up, before answering-machine detection listens.
     const pickedUp = e.type === 'answered' ? now(s) : undefined;
     const answer = sipAnswerOf(e);
-    // Whether the answer brought audio we can use, asked now: by the time the chain gets to it the
-    // dialog may be over (the far end's BYE), which would make any call look answered without media.
-    const usable = e.type !== 'answered' || sip.hasMedia(callId);
+    // A 2xx without usable media never comes as `answered`: the signaling hung it up and reports
+    // no_media (failed, billed 0, no disclosure said); nor does a line gone silent, which it reports
+    // as media_timeout (operator.md). Both are events like the others.
     chains.run(callId, async () => {
-      // A 2xx whose answer has no audio we can use (no SDP, no codec in common): ended at once with a
-      // BYE, failed/no_media, billed 0, and no disclosure said (operator.md).
-      if (!usable) {
-        log.warn({ callId, status: e.status }, 'answered without usable media: hung up');
-        await apply(callId, { type: 'FAILED', reason: 'no_media' }, undefined, answer);
-        if (sip.active().includes(callId)) await sip.hangup(callId);
-        return;
-      }
       await apply(callId, callEventOf(await judge(callId, e)), pickedUp, answer);
     }, e.type);
   };
@@ -227,29 +219,6 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
       .finally(() => { beating = null; });
   }, every);
   beat.unref();
-  // An answered call whose far end sends nothing (no RTP, no RTCP: gone without a BYE) for
-  // TOLK_MEDIA_TIMEOUT_SECONDS is hung up: completed, media_timeout (operator.md).
-  let watching: Promise<unknown> | null = null;
-  const watchMedia = async () => {
-    const limit = s.config.mediaTimeoutSeconds * 1000;
-    for (const callId of line.talking()) {
-      const st = await media.stats(callId);
-      if (!st) continue;
-      const quietFor = Date.now() - (st.heardAt ?? st.openedAt);
-      if (quietFor < limit) continue;
-      line.ended(callId);
-      log.warn({ callId, quietMs: quietFor }, 'no media from the far end: hung up');
-      chains.run(callId, async () => {
-        await apply(callId, { type: 'MEDIA_TIMEOUT' });
-        if (sip.active().includes(callId)) await sip.hangup(callId);
-      }, 'media_timeout');
-    }
-  };
-  const mediaWatch = setInterval(() => {
-    if (line.talking().length === 0) return;
-    watching ??= watchMedia().catch((err) => log.error({ err }, 'media watch failed')).finally(() => { watching = null; });
-  }, Math.min(1000, s.config.mediaTimeoutSeconds * 250));
-  mediaWatch.unref();
   const sweeper = setInterval(() => {
     sweeping ??= sweep()
       .catch((err) => log.error({ err }, 'sweep of lost gateways failed'))
@@ -335,7 +304,6 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     stop: async () => {
       clearInterval(beat);
       clearInterval(sweeper);
-      clearInterval(mediaWatch);
       await beating;
       await sweeping;
       await listener.close();
