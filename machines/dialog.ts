@@ -3,10 +3,11 @@ import type { DialogEvent } from '../gateway/signaling.ts';
 
 // The life of one outbound SIP dialog: our INVITE, its answers, its end
 // (RFC 3261 9, 12, 13, 15). Pure: no I/O, and in memory only (a dialog does
-// not outlive its process). A signaling adapter (gateway/sip-dialog.ts) feeds
-// it what happened on the wire and on its timers, and carries out what the
-// transitions emit: the DialogEvent to report (signaling.ts) and the SIP to
-// send. The adapter keeps the transport's facts (the INVITE as sent, the
+// not outlive its process). A signaling adapter (the embedded stack's is
+// gateway/sip-dialog.ts; drachtio.ts can be one too) feeds it what happened
+// on the wire and on its timers, through stepDialog(), and carries out what
+// the transitions emit: the DialogEvent to report (signaling.ts) and the SIP
+// to send. The adapter keeps the transport's facts (the INVITE as sent, the
 // route set, CSeq numbers, the ACK's branch); the dialog's state lives here.
 //
 //   live.inviting: the INVITE has no final answer yet.
