@@ -263,6 +263,61 @@ describe('2. (the 2xx and errors of a re-INVITE on the wire)', () => {
   });
 });
 
+describe('2. (the refusals of a re-INVITE or UPDATE, each followed by the call going on)', () => {
+  /** Places a call to SIPp playing `name`, waits for its end, and checks the call went on to the callee's BYE. */
+  async function midCall(name: string, number: string) {
+    const s = await callee(name);
+    const h = await signaling();
+    await h.sig.place({ key: 'c1', target: s.uri(number), from: '+15550000000' });
+    const r = await finished(s, 10_000);
+    expect(r.code, r.errors).toBe(0);
+    expect(h.of('c1').map((e) => e.type)).toEqual(['ringing', 'answered', 'remote_hangup']);
+    return wire(r.trace);
+  }
+
+  test('420: a re-INVITE requiring an option tag we do not have is refused, naming it in Unsupported', async () => {
+    const msgs = await midCall('reinvite-420', '+15551230205');
+    expect(flow(msgs)).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '< INVITE', '> 420 Bad Extension', '< ACK', '< BYE', '> 200 OK']);
+    const [bad] = answersTo(msgs, '1 INVITE');
+    expect(bad!.header('Unsupported')).toBe('x-tolk-unknown');
+    expect(bad!.body).toBe('');
+  });
+
+  test('422: a session interval below 90 s is refused with Min-SE: 90; asked again at 90 s, it is taken', async () => {
+    const msgs = await midCall('update-422', '+15551230206');
+    expect(flow(msgs)).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '< UPDATE', '> 422 Session Interval Too Small', '< UPDATE', '> 200 OK', '< BYE', '> 200 OK']);
+    const [small] = answersTo(msgs, '1 UPDATE');
+    expect(small!.header('Min-SE')).toBe('90');
+    const [ok] = answersTo(msgs, '2 UPDATE');
+    expect(ok!.header('Session-Expires')).toBe('90;refresher=uac');
+  });
+
+  test('491: an offer crossing ours (ours in the 200 to an offerless re-INVITE, its answer not yet in the ACK); after the ACK the same offer is taken', async () => {
+    const msgs = await midCall('update-491', '+15551230207');
+    const [offer] = answersTo(msgs, '1 INVITE');
+    expect(offer!.startLine).toBe('SIP/2.0 200 OK');
+    expect(offer!.body).toMatch(/^m=audio 9 RTP\/AVP 0 8 101/m);
+    expect(answersTo(msgs, '2 UPDATE').map((m) => m.startLine)).toEqual(['SIP/2.0 491 Request Pending']);
+    const [taken] = answersTo(msgs, '3 UPDATE');
+    expect(taken!.startLine).toBe('SIP/2.0 200 OK');
+    expect(taken!.body).toMatch(/^a=sendrecv\r?$/m);
+    // Our 200 to the re-INVITE may come again before its ACK (UDP): a retransmission is left out.
+    const once = msgs.filter((m, i) => !msgs.slice(0, i).some((x) => x.text === m.text));
+    expect(flow(once)).toEqual([
+      '> INVITE', '< 180 Ringing', '< 200 OK', '> ACK',
+      '< INVITE', '> 200 OK', '< UPDATE', '> 491 Request Pending', '< ACK', '< UPDATE', '> 200 OK', '< BYE', '> 200 OK',
+    ]);
+  });
+
+  test('500: a request older than the last one of the dialog (an offer in UPDATE CSeq 1 after CSeq 2) is refused with Retry-After', async () => {
+    const msgs = await midCall('update-500', '+15551230208');
+    expect(flow(msgs)).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '< UPDATE', '> 200 OK', '< UPDATE', '> 500 Server Internal Error', '< BYE', '> 200 OK']);
+    const [late] = answersTo(msgs, '1 UPDATE');
+    expect(late!.header('Retry-After')).toBe('1');
+    expect(late!.body).toBe('');
+  });
+});
+
 describe('4. strict parsing, and no response sent twice over TCP', () => {
   test('over TCP the same 488 is written once, whatever the wait for its ACK (Timer G is for UDP)', async () => {
     const s = await runSipp('reinvite-refused', { tcp: true });

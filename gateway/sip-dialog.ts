@@ -1,0 +1,364 @@
+import sip from 'sip';
+import { saysVoicemail, type DialogEvent } from './signaling.ts';
+import { negotiate, type Negotiated } from './media/sdp.ts';
+import type { MediaPlane } from './media/plane.ts';
+import type { MediaWatch } from './media-watch.ts';
+import type { SipEndpoint, SipLog } from './sip-endpoint.ts';
+import { ackOf, byeOf, cancelOf, contactUri, headerText, numberOf, randomToken, tagOf, type RemoteTarget } from './sip-message.ts';
+import { dialogStateName, stepDialog, type DialogEffect, type DialogMachineEvent, type DialogSnapshot } from '../machines/dialog.ts';
+
+// The outbound dialogs of the embedded stack (sip-stack.ts): each one's life
+// is the dialog machine (machines/dialog.ts); this file turns what the wire
+// and the timers say into the machine's events, and carries out what its
+// transitions emit (report a DialogEvent, send a CANCEL, ACK or BYE, connect
+// or close the media, arm or stop a timer). What it keeps besides is the
+// transport's: the INVITE as sent, CSeq numbers, each answering fork's
+// target, route set, ACK branch and BYE transaction.
+//
+// `sip` keeps no timer once a 1xx came (no ring timeout, no guard after our
+// CANCEL), never ACKs a 2xx (it hands every retransmitted 2xx to us) and adds
+// no Max-Forwards: the dialogs do all three.
+
+/** After our CANCEL, how long we wait for the INVITE's final answer before giving up on it. */
+const CANCEL_GUARD_MS = 4_000;
+/** How long a released dialog is remembered, to re-ACK a retransmitted 2xx or answer a late BYE (64*T1). */
+const LINGER_MS = 32_000;
+
+type TimerName = 'noResponse' | 'ring' | 'guard' | 'linger' | 'retransmit2xx';
+
+/** One fork that answered the INVITE with a 2xx (its To tag). */
+export type Peer = RemoteTarget & {
+  /** The branch of our ACK: a retransmitted 2xx gets the very same ACK. */
+  ackBranch: string;
+  /** Our BYE to it: not sent, out, or answered (or theirs came). */
+  bye: 'none' | 'sent' | 'done';
+  /** The CSeq number of the last request it sent in the dialog (RFC 3261 12.2.2). */
+  remoteCseq: number | undefined;
+};
+
+export type Dialog = {
+  key: string;
+  callId: string;
+  localTag: string;
+  /** Our From (with our tag) and the INVITE's To (no tag), as sent. */
+  from: string;
+  to: string;
+  contact: string;
+  /** The INVITE as handed to `sip`, which fills in its Via (the CANCEL copies it); after a redirect, the one to the new target. */
+  invite: sip.Message;
+  /** The last CSeq number we used (1 is the first INVITE). */
+  cseq: number;
+  /** The number dialed (numberOf the first target's user part): a redirect is followed only to the same number. */
+  dialed: string;
+  /** Where the dialog is in its life (machines/dialog.ts); changed by drive() alone. */
+  snapshot: DialogSnapshot;
+  /** Events that came while one was being carried out, taken in order. */
+  queue: DialogMachineEvent[];
+  driving: boolean;
+  /** Every fork that answered, by To tag; the dialog's own is snapshot.context.peerTag. */
+  peers: Map<string, Peer>;
+  /** The answer of the 2xx being handled, for connectMedia. */
+  answer: Negotiated | undefined;
+  /** Where a 3xx being handled sends the INVITE, should the machine follow it. */
+  redirectTo: string | undefined;
+  timers: Map<TimerName, NodeJS.Timeout>;
+  /** This dialog's RTP stream (with a media plane): its port, offered in our SDP. */
+  media: { port: number } | undefined;
+  /** The stream is being (or was) connected to the far end's SDP. */
+  connecting?: Promise<void>;
+  /** Our SDP's o= session id and the version of the last SDP we sent (each new one is the next). */
+  sdpSession: string;
+  sdpVersion: number;
+  /** What the far end's SDP says now: where and how the stream sends (kept through a hold). */
+  remote: Negotiated | undefined;
+  /** Our 2xx to the far end's re-INVITE, retransmitted until its ACK. */
+  pending2xx: { seq: number; rs: sip.Message } | undefined;
+};
+
+/** What the dialogs of one stack share. */
+export type Stack = {
+  endpoint: SipEndpoint;
+  host: string;
+  log: SipLog;
+  media: MediaPlane | undefined;
+  /** Silence of answered dialogs (only with a media plane and a media timeout). */
+  watch: MediaWatch | undefined;
+  noResponseMs: number;
+  onEvent: (key: string, e: DialogEvent) => void;
+  /** Dialogs by key: placed and not released (active()). */
+  active: Map<string, Dialog>;
+  /** Every dialog we still answer for (released ones linger), by Call-ID. */
+  byCallId: Map<string, Dialog>;
+};
+
+/**
+ * Hands an event to the dialog's machine and carries out what it decides.
+ * An event that comes while another is being carried out (a listener that
+ * hangs up from onEvent) waits for it: effects are never interleaved.
+ * Resolves once the requests it sent are on the wire.
+ */
+export function drive(stack: Stack, d: Dialog, event: DialogMachineEvent): Promise<void> {
+  d.queue.push(event);
+  if (d.driving) return Promise.resolve();
+  d.driving = true;
+  const wire: Promise<void>[] = [];
+  try {
+    for (let e = d.queue.shift(); e; e = d.queue.shift()) {
+      const [next, effects] = stepDialog(d.snapshot, e);
+      if (stack.log.debug) stack.log.debug({ key: d.key, event: e.type, from: dialogStateName(d.snapshot), to: dialogStateName(next) }, 'sip: dialog');
+      d.snapshot = next;
+      for (const f of effects) {
+        const sent = carryOut(stack, d, f);
+        if (sent) wire.push(sent);
+      }
+    }
+  } finally {
+    d.driving = false;
+  }
+  return Promise.all(wire).then(() => undefined);
+}
+
+function carryOut(stack: Stack, d: Dialog, f: DialogEffect): Promise<void> | void {
+  switch (f.type) {
+    case 'report': return report(stack, d, f.event);
+    case 'sendCancel': return sendCancel(stack, d);
+    case 'sendAck': return sendAck(stack, d, f.tag);
+    case 'sendBye': return sendBye(stack, d, f.tag);
+    case 'armCancelGuard': return setTimer(d, 'guard', CANCEL_GUARD_MS, () => void drive(stack, d, { type: 'CANCEL_GUARD' }));
+    case 'followRedirect': return followRedirect(stack, d);
+    case 'connectMedia': return connectMedia(stack, d);
+    case 'inviteOver': return clearTimers(d, 'noResponse', 'ring', 'guard');
+    case 'release': return release(stack, d);
+  }
+}
+
+function report(stack: Stack, d: Dialog, ev: DialogEvent): void {
+  stack.log.info({ key: d.key, callId: d.callId, event: ev }, `sip: ${ev.type}`);
+  try {
+    stack.onEvent(d.key, ev);
+  } catch (err) {
+    stack.log.error({ err: String(err), key: d.key, event: ev.type }, 'sip: onEvent threw');
+  }
+}
+
+export function setTimer(d: Dialog, name: TimerName, ms: number, fn: () => void): void {
+  clearTimeout(d.timers.get(name));
+  const t = setTimeout(() => {
+    d.timers.delete(name);
+    fn();
+  }, ms);
+  t.unref();
+  d.timers.set(name, t);
+}
+
+export function clearTimers(d: Dialog, ...names: TimerName[]): void {
+  for (const name of names) {
+    clearTimeout(d.timers.get(name));
+    d.timers.delete(name);
+  }
+}
+
+/** Out of active(): its stream closed, its silence no longer watched; it lingers by Call-ID to finish its SIP (late 1xx/2xx, BYE). */
+function release(stack: Stack, d: Dialog): void {
+  closeMedia(stack, d);
+  if (stack.active.get(d.key) === d) stack.active.delete(d.key);
+  clearTimers(d, 'retransmit2xx');
+  d.pending2xx = undefined;
+  setTimer(d, 'linger', LINGER_MS, () => forget(stack, d));
+}
+
+export function forget(stack: Stack, d: Dialog): void {
+  closeMedia(stack, d);
+  for (const t of d.timers.values()) clearTimeout(t);
+  d.timers.clear();
+  if (stack.byCallId.get(d.callId) === d) stack.byCallId.delete(d.callId);
+}
+
+/** Nothing left to hear for this dialog: its INVITE is done (or never had an answer) and its BYEs answered. */
+export function settled(d: Dialog): boolean {
+  const over = d.snapshot.matches('ended') || d.snapshot.matches({ abandoning: 'awaitingProvisional' });
+  return over && [...d.peers.values()].every((p) => p.bye !== 'sent');
+}
+
+/** The fork whose 2xx made the dialog, if one did. */
+export function peerOf(d: Dialog): Peer | undefined {
+  const tag = d.snapshot.context.peerTag;
+  return tag === null ? undefined : d.peers.get(tag);
+}
+
+// --- The SIP our dialogs send ---
+
+function inviteSeq(d: Dialog): number {
+  const cseq = d.invite.headers.cseq;
+  return typeof cseq === 'object' ? cseq.seq : 1;
+}
+
+function sendCancel(stack: Stack, d: Dialog): Promise<void> {
+  stack.log.info({ key: d.key, callId: d.callId, why: d.snapshot.context.cancel ?? 'abandon' }, 'sip: CANCEL');
+  return stack.endpoint.request(cancelOf(d.invite, d), (rs) => {
+    if (rs.status !== undefined && rs.status >= 300) stack.log.warn({ key: d.key, status: rs.status }, 'sip: CANCEL refused');
+  });
+}
+
+function sendAck(stack: Stack, d: Dialog, tag: string): void {
+  const peer = d.peers.get(tag);
+  if (peer) void stack.endpoint.request(ackOf(d, peer, inviteSeq(d), peer.ackBranch));
+}
+
+function sendBye(stack: Stack, d: Dialog, tag: string): Promise<void> | void {
+  const peer = d.peers.get(tag);
+  if (!peer || peer.bye !== 'none') return;
+  peer.bye = 'sent';
+  d.cseq += 1;
+  stack.log.info({ key: d.key, callId: d.callId }, 'sip: BYE');
+  return stack.endpoint.request(byeOf(d, peer, d.cseq), (rs) => {
+    if (rs.status === undefined || rs.status < 200) return;
+    peer.bye = 'done';
+    if (rs.status >= 300) stack.log.warn({ key: d.key, status: rs.status }, 'sip: BYE answered with an error');
+    if (tag === d.snapshot.context.peerTag) void drive(stack, d, { type: 'BYE_ANSWERED' });
+  });
+}
+
+/** Hands the dialog's INVITE to `sip`; answers to an INVITE it has since replaced (a redirect) are not its. */
+export function sendInvite(stack: Stack, d: Dialog): Promise<void> {
+  const invite = d.invite;
+  return stack.endpoint.request(invite, (rs) => {
+    if (d.invite === invite) onInviteResponse(stack, d, rs);
+  }, {
+    onUnreachable: (code) => {
+      if (d.invite === invite) onUnreachable(stack, d, code);
+    },
+  });
+}
+
+/** `sip` retransmits the INVITE and gives up after its own 32 s; this timer is ours and runs from the sending of the INVITE. */
+export function armNoResponse(stack: Stack, d: Dialog): void {
+  setTimer(d, 'noResponse', stack.noResponseMs, () => void drive(stack, d, { type: 'NO_RESPONSE' }));
+}
+
+// --- Answers to our INVITE ---
+
+function onInviteResponse(stack: Stack, d: Dialog, rs: sip.Message): void {
+  const status = rs.status ?? 0;
+  // A response made up by `sip` itself (Timer B's 408, no address to send to) has neither a To tag nor a reason phrase.
+  const local = !tagOf(rs.headers.to) && !rs.reason;
+  if (status < 200) return void drive(stack, d, { type: 'PROVISIONAL', status });
+  if (local) return void drive(stack, d, { type: 'GAVE_UP' });
+  if (status < 300) return on2xx(stack, d, rs, status);
+  // `sip`'s INVITE transaction ACKs the non-2xx itself.
+  d.redirectTo = status === 301 || status === 302 ? redirectTarget(stack, d, rs) : undefined;
+  void drive(stack, d, { type: 'FINAL_ERROR', status, reason: rs.reason ?? '', redirect: d.redirectTo !== undefined });
+}
+
+function on2xx(stack: Stack, d: Dialog, rs: sip.Message, status: number): void {
+  const tag = tagOf(rs.headers.to) ?? '';
+  if (!d.peers.has(tag)) d.peers.set(tag, peerFrom(rs, d, tag));
+  // The answer to our offer must name a codec we speak (operator.md): without one the machine hangs up (no_media).
+  try {
+    d.answer = negotiate(typeof rs.content === 'string' ? rs.content : '');
+  } catch (err) {
+    d.answer = undefined;
+    stack.log.debug?.({ key: d.key, tag, err: String(err) }, 'sip: a 2xx without media we can use');
+  }
+  const voicemail = saysVoicemail(headerText(rs, 'x-tolk-answered-by'));
+  void drive(stack, d, { type: 'FINAL_2XX', tag, status, reason: rs.reason ?? 'OK', usableMedia: d.answer !== undefined, voicemail });
+}
+
+function peerFrom(rs: sip.Message, d: Dialog, tag: string): Peer {
+  const recordRoute = rs.headers['record-route'] ?? [];
+  const route = [...recordRoute].reverse().map((r) => `<${sip.stringifyUri(r.uri)}>`).join(', ');
+  return {
+    tag,
+    // Where in-dialog requests go: the 2xx's Contact.
+    target: contactUri(rs) ?? sip.stringifyUri(d.invite.uri ?? ''),
+    route: route || undefined,
+    ackBranch: `z9hG4bK${randomToken(12)}`,
+    bye: 'none',
+    remoteCseq: undefined,
+  };
+}
+
+/**
+ * Where a 301 or 302 would send the INVITE, if we follow it: a carrier's
+ * redirect is followed once (the machine knows whether it was), and only to a
+ * sip: URI that dials the same number, since the policy checks that let this
+ * call out were made for that number. Otherwise the call ends rejected with
+ * the 3xx.
+ */
+function redirectTarget(stack: Stack, d: Dialog, rs: sip.Message): string | undefined {
+  const to = contactUri(rs);
+  const uri = to ? sip.parseUri(to) : undefined;
+  const refused = d.snapshot.context.redirected ? 'a second redirect'
+    : !uri || uri.schema !== 'sip' ? 'not a sip: URI'
+    : numberOf(uri.user) !== d.dialed ? 'another number'
+    : undefined;
+  if (refused) {
+    stack.log.info({ key: d.key, callId: d.callId, status: rs.status, contact: to ?? null, why: refused }, 'sip: redirect not followed');
+    return undefined;
+  }
+  // Headers and a method in a Contact URI are the redirecting side's to choose, not ours to send.
+  const params = { ...uri!.params };
+  delete params.method;
+  return sip.stringifyUri({ ...uri!, params, headers: {} });
+}
+
+/** A new INVITE to the redirect's target, in the same call (Call-ID, tags, the next CSeq); the ring timer keeps running from the first. */
+function followRedirect(stack: Stack, d: Dialog): Promise<void> | void {
+  const target = d.redirectTo;
+  if (!target) return;
+  d.cseq += 1;
+  d.invite = {
+    method: 'INVITE',
+    uri: target,
+    headers: { ...d.invite.headers, via: [], cseq: { seq: d.cseq, method: 'INVITE' } },
+    content: d.invite.content,
+  };
+  delete d.invite.headers.route;
+  armNoResponse(stack, d);
+  stack.log.info({ key: d.key, callId: d.callId, target }, 'sip: redirected: INVITE to the new target');
+  return sendInvite(stack, d);
+}
+
+/**
+ * Nobody listens where the INVITE goes (ICMP port or host unreachable, seen
+ * by the endpoint's probe): `no_response` at once, the same as no answer at
+ * all, since no SIP answer came (sip_code stays null).
+ */
+function onUnreachable(stack: Stack, d: Dialog, code: string): void {
+  if (!d.snapshot.can({ type: 'NO_RESPONSE' })) return;
+  stack.endpoint.mute(d.invite); // its retransmissions would only hit the same wall
+  stack.log.warn({ key: d.key, callId: d.callId, code, target: sip.stringifyUri(d.invite.uri ?? '') }, 'sip: the INVITE\'s destination is unreachable');
+  void drive(stack, d, { type: 'NO_RESPONSE' });
+}
+
+// --- The dialog's media ---
+
+/** The answer's SDP decides where and how our stream sends; from then on the far end's silence is watched. */
+function connectMedia(stack: Stack, d: Dialog): void {
+  const remote = d.answer;
+  d.answer = undefined;
+  if (!remote) return;
+  d.remote = remote;
+  if (remote.direction === 'sendonly' || remote.direction === 'inactive') void drive(stack, d, { type: 'HOLD' });
+  if (!d.media || !stack.media) return;
+  connectStream(stack, d, remote);
+  stack.watch?.watch(d.key);
+}
+
+/** (Re)connects the dialog's stream, after any connect still under way. */
+export function connectStream(stack: Stack, d: Dialog, remote: Negotiated): void {
+  const media = stack.media;
+  if (!d.media || !media) return;
+  const before = d.connecting?.catch(() => {}) ?? Promise.resolve();
+  const connecting = before.then(() => media.connect(d.key, remote));
+  d.connecting = connecting;
+  connecting.catch((err) => stack.log.warn({ key: d.key, err: String(err) }, 'media: connect failed'));
+}
+
+/** The dialog's RTP stream, if it has one, is closed (once), and no longer watched. */
+function closeMedia(stack: Stack, d: Dialog): void {
+  if (!d.media || !stack.media) return;
+  d.media = undefined;
+  stack.watch?.unwatch(d.key);
+  stack.media.close(d.key).catch((err) => stack.log.warn({ key: d.key, err: String(err) }, 'media: close failed'));
+}
