@@ -1,8 +1,8 @@
 import Srf from 'drachtio-srf';
 import { saysVoicemail, type DialogEvent, type PlaceRequest, type SignalingOptions, type SipSignaling } from './signaling.ts';
-import { answerOffer, holds, negotiate, offer as sdpOffer, readOffer, streamAfter, type Negotiated } from './media/sdp.ts';
+import { holds, negotiate, offer as sdpOffer, PLACEHOLDER_MEDIA_PORT, readOffer, streamAfter, type Negotiated } from './media/sdp.ts';
 import type { MediaPlane } from './media/plane.ts';
-import { ALLOW, sessionRequest } from './session-timer.ts';
+import { ALLOW, answerSession, CAPABILITIES } from './session-timer.ts';
 
 // The gateway's signaling on drachtio-server (a SIP server our process drives
 // over TCP, drachtio-srf): the SipSignaling interface of signaling.ts, so the
@@ -38,8 +38,6 @@ export type DrachtioOptions = SignalingOptions & {
 
 /** How long our offer in a 2xx (to an offerless re-INVITE) waits for the ACK that answers it (64*T1). */
 const OFFER_WAIT_MS = 32_000;
-/** Media port put in our SDP without a media plane: the discard port stands in. */
-const PLACEHOLDER_MEDIA_PORT = 9;
 
 type Call = {
   key: string;
@@ -176,7 +174,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
   // A carrier's keep-alive: without a handler drachtio-server answers 503,
   // which takes the trunk for down. Answered as the embedded stack does.
   srf.use('options', (_req, res) => {
-    res.send(200, { headers: { Allow: ALLOW, Accept: 'application/sdp', Supported: 'timer' } });
+    res.send(200, { headers: { ...CAPABILITIES } });
   });
 
   let lastError = '';
@@ -295,38 +293,31 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
       res.send(status, reason, { headers });
     };
     if (c.done) return refuse(481, 'Call/Transaction Does Not Exist');
-    const session = sessionRequest((name) => req.get(name));
-    if (!session.ok) return refuse(session.status, session.reason, session.headers);
-    const sdp = typeof req.body === 'string' && req.body.trim() !== '' ? req.body : undefined;
-    // Our offer (in a 2xx) still waits for its answer (in the ACK): a new offer crosses it (RFC 3261 14.2).
-    if ((sdp !== undefined || method === 'INVITE') && c.offerPending) return refuse(491, 'Request Pending', { 'Retry-After': '1' });
-    let body: string | undefined;
-    if (sdp !== undefined) {
-      let offered: Negotiated;
-      try {
-        offered = readOffer(sdp, c.remote);
-      } catch (err) {
-        log.warn({ key: c.key, err: String(err) }, 'drachtio: an in-dialog offer without audio we can use');
-        return refuse(488, 'Not Acceptable Here');
-      }
-      body = answerOffer(side(c), offered);
-      applyOffer(c, offered);
-    } else if (method === 'INVITE') {
-      body = sdpOffer(side(c));
+    const answer = answerSession({
+      method,
+      get: (name) => req.get(name),
+      body: typeof req.body === 'string' ? req.body : undefined,
+      takesOffer: !c.offerPending,
+      now: c.remote,
+      side: () => side(c),
+    });
+    if (!answer.ok) {
+      if (answer.why) log.warn({ key: c.key, err: answer.why }, 'drachtio: an in-dialog offer without audio we can use');
+      return refuse(answer.status, answer.reason, answer.headers);
+    }
+    if (answer.offered) applyOffer(c, answer.offered);
+    if (answer.offerSent) {
       c.offerPending = setTimeout(() => {
         c.offerPending = null;
         log.warn({ key: c.key }, 'drachtio: no ACK to our 2xx to a re-INVITE');
       }, OFFER_WAIT_MS);
       c.offerPending.unref();
     }
-    const headers: Record<string, string> = { Contact: (dialog as unknown as { local: { contact: string } }).local.contact, ...session.headers };
-    if (body !== undefined) {
-      headers['Content-Type'] = 'application/sdp';
-      // drachtio-srf answers some requests itself from it (an UPDATE nobody listens to).
-      dialog.local.sdp = body;
-    }
-    log.info({ key: c.key, method, offer: sdp !== undefined, held: c.held, sessionExpires: session.sessionExpires }, `drachtio: in-dialog ${method} answered 200`);
-    res.send(200, 'OK', { headers, ...(body !== undefined ? { body } : {}) });
+    // drachtio-srf answers some requests itself from it (an UPDATE nobody listens to).
+    if (answer.body !== undefined) dialog.local.sdp = answer.body;
+    const headers = { Contact: (dialog as unknown as { local: { contact: string } }).local.contact, ...answer.headers };
+    log.info({ key: c.key, method, offer: answer.offered !== undefined, held: c.held, sessionExpires: answer.sessionExpires }, `drachtio: in-dialog ${method} answered 200`);
+    res.send(200, 'OK', { headers, ...(answer.body !== undefined ? { body: answer.body } : {}) });
   };
 
   /** The ACK of our 2xx to an offerless re-INVITE brings the answer to our offer. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sessionRequest } from './session-timer.ts';
+import { answerSession, sessionRequest, type SessionRequest } from './session-timer.ts';
 import { answerOffer, readOffer, streamAfter } from './media/sdp.ts';
 
 // The mid-call rules every signaling adapter shares (session-timer.ts, and
@@ -67,5 +67,43 @@ describe('an offer in an answered dialog (media/sdp.ts)', () => {
 
   it('refuses an offer without G.711 (the adapter answers 488)', () => {
     expect(() => readOffer(sdp({ m: 'm=audio 40000 RTP/AVP 18', rtpmap: ['a=rtpmap:18 G729/8000'] }))).toThrow(/no G\.711/);
+  });
+});
+
+describe('a re-INVITE or UPDATE answered (answerSession): the refusals in their order, and our 200', () => {
+  const offer = ['v=0', 'o=far 1 2 IN IP4 192.0.2.7', 's=-', 'c=IN IP4 192.0.2.7', 't=0 0', 'm=audio 40000 RTP/AVP 0 101', 'a=rtpmap:101 telephone-event/8000', 'a=sendonly', ''].join('\r\n');
+  const g729 = offer.replace('RTP/AVP 0 101', 'RTP/AVP 18');
+  let version = 1;
+  const rq = (o: Partial<SessionRequest> & { h?: Record<string, string> }): SessionRequest => ({
+    method: 'INVITE', get: headers(o.h ?? {}), body: undefined, takesOffer: true, now: undefined,
+    side: () => ({ host: '127.0.0.1', port: 50000, sessionId: '77', version: ++version }), ...o,
+  });
+
+  it('420 before 422 before 491 before 488', () => {
+    const all = { h: { Require: 'foo', Supported: 'timer', 'Session-Expires': '30' }, body: g729, takesOffer: false };
+    expect(answerSession(rq(all))).toMatchObject({ ok: false, status: 420 });
+    expect(answerSession(rq({ ...all, h: { Supported: 'timer', 'Session-Expires': '30' } }))).toMatchObject({ ok: false, status: 422 });
+    expect(answerSession(rq({ ...all, h: {} }))).toEqual({ ok: false, status: 491, reason: 'Request Pending', headers: {} });
+    expect(answerSession(rq({ ...all, h: {}, takesOffer: true }))).toMatchObject({ ok: false, status: 488, why: expect.stringMatching(/G\.711/) });
+  });
+
+  it('while our offer waits: an UPDATE without SDP (a refresh) is taken, an offerless re-INVITE is not', () => {
+    expect(answerSession(rq({ method: 'UPDATE', takesOffer: false }))).toMatchObject({ ok: true, body: undefined, offered: undefined, offerSent: false });
+    expect(answerSession(rq({ takesOffer: false }))).toMatchObject({ ok: false, status: 491 });
+  });
+
+  it('an offer gets our answer (a hold: recvonly), as the next version of our session', () => {
+    const a = answerSession(rq({ body: offer, h: { Supported: 'timer', 'Session-Expires': '1800' } }));
+    expect(a).toMatchObject({ ok: true, offered: { direction: 'sendonly', port: 40000 }, offerSent: false, sessionExpires: 1800 });
+    if (!a.ok) return;
+    expect(a.headers).toEqual({ Allow: 'INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE', Supported: 'timer', 'Session-Expires': '1800;refresher=uac', Require: 'timer', 'Content-Type': 'application/sdp' });
+    expect(a.body).toMatch(/^a=recvonly\r$/m);
+    expect(a.body).toMatch(/^o=tolk 77 \d+ /m);
+  });
+
+  it('a re-INVITE without SDP gets our offer, whose answer the ACK brings', () => {
+    const a = answerSession(rq({}));
+    expect(a).toMatchObject({ ok: true, offered: undefined, offerSent: true, headers: { 'Content-Type': 'application/sdp' } });
+    if (a.ok) expect(a.body).toMatch(/^m=audio 50000 RTP\/AVP 0 8 101\r$/m);
   });
 });

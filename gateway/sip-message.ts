@@ -2,20 +2,17 @@
 // callee (callee.ts), over the npm `sip` package's parsed messages: tokens
 // and tags, header reading, the requests our dialogs send (CANCEL, ACK,
 // BYE), the answer's To tag, and small constants shared by the transport and
-// the dialogs.
+// the dialogs. What every adapter says it takes (Allow, Supported, Accept)
+// is session-timer.ts's.
 
 import { randomBytes } from 'node:crypto';
 import sip from 'sip';
 
 export const MAX_FORWARDS = 70;
-/** The methods we take, as OPTIONS and 405 say. */
-export const ALLOW = 'INVITE, ACK, BYE, CANCEL, OPTIONS, UPDATE';
 /** The methods of the SIP registry: anything else is answered 501 (RFC 3261 21.5.2), these 405 where we do not take them. */
 export const KNOWN_METHODS = new Set(['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'REGISTER', 'PRACK', 'SUBSCRIBE', 'NOTIFY', 'PUBLISH', 'INFO', 'REFER', 'MESSAGE', 'UPDATE']);
 /** Headers of an INVITE that the stack writes itself: a caller's extra headers may not name them. */
 export const RESERVED_HEADERS = new Set(['via', 'from', 'to', 'call-id', 'cseq', 'contact', 'max-forwards', 'content-type', 'content-length', 'route', 'record-route']);
-/** Media port put in our SDP without a media plane: no RTP flows, so the discard port stands in. */
-export const PLACEHOLDER_MEDIA_PORT = 9;
 
 export function randomToken(bytes = 8): string {
   return randomBytes(bytes).toString('hex');
@@ -37,16 +34,9 @@ export function headerText(m: sip.Message, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** The option tags of a Supported or Require header, lower-cased. */
-export function optionTags(m: sip.Message, name: 'supported' | 'require'): string[] {
-  return (headerText(m, name) ?? '').split(',').map((t) => t.trim().toLowerCase()).filter(Boolean);
-}
-
-/** The interval of `Session-Expires: 1800;refresher=uac` (or its compact form `x`); undefined when absent or unreadable. */
-export function sessionExpiresOf(m: sip.Message): { delta: number } | undefined {
-  const text = headerText(m, 'session-expires') ?? headerText(m, 'x');
-  const r = text === undefined ? null : /^\s*(\d{1,10})\s*(?:;.*)?$/.exec(text);
-  return r ? { delta: Number(r[1]) } : undefined;
+/** Headers written for every adapter (`Allow`, `Min-SE`), with their names lower-cased as `sip` keeps them. */
+export function sipHeaders(h: Readonly<Record<string, string>>): sip.Headers {
+  return Object.fromEntries(Object.entries(h).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 /** The number a SIP user part dials, without visual separators or a leading `+`, to compare two targets. */

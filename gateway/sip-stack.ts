@@ -21,9 +21,10 @@
 
 import sip from 'sip';
 import type { PlaceRequest, SignalingOptions, SipSignaling } from './signaling.ts';
-import { offer as sdpOffer } from './media/sdp.ts';
+import { offer as sdpOffer, PLACEHOLDER_MEDIA_PORT } from './media/sdp.ts';
+import { ALLOW, CAPABILITIES } from './session-timer.ts';
 import { openSipEndpoint, SILENT, type SipLog } from './sip-endpoint.ts';
-import { ALLOW, MAX_FORWARDS, PLACEHOLDER_MEDIA_PORT, RESERVED_HEADERS, RecentMap, audioSdp, numberOf, randomToken, tagOf, withToTag } from './sip-message.ts';
+import { MAX_FORWARDS, RESERVED_HEADERS, RecentMap, audioSdp, numberOf, randomToken, sipHeaders, tagOf, withToTag } from './sip-message.ts';
 import { armNoResponse, drive, forget, peerOf, sendInvite, setTimer, settled, type Dialog, type Stack } from './sip-dialog.ts';
 import { onSessionAck, onSessionRequest } from './sip-session.ts';
 import { watchMedia } from './media-watch.ts';
@@ -109,7 +110,7 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
       return;
     }
     if (method === 'OPTIONS') {
-      endpoint.respond(withToTag(rq, sip.makeResponse(rq, 200, 'OK', { headers: { allow: ALLOW, accept: 'application/sdp', supported: 'timer' } })));
+      endpoint.respond(withToTag(rq, sip.makeResponse(rq, 200, 'OK', { headers: sipHeaders(CAPABILITIES) })));
       return;
     }
     if (d && peer && (method === 'INVITE' || method === 'UPDATE')) return onSessionRequest(stack, d, peer, rq, remote);
@@ -193,7 +194,6 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
           'call-id': callId,
           cseq: { seq: 1, method: 'INVITE' },
           contact,
-          // UPDATE included: the callee may refresh the session with it (RFC 3311, RFC 4028).
           allow: ALLOW,
           ...req.headers,
           'content-type': 'application/sdp',

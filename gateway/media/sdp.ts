@@ -31,9 +31,13 @@ export type Negotiated = {
 
 export class SdpError extends Error {}
 
-type Side = { host: string; port: number; sessionId: string; version?: number };
+/** Our side of an SDP body: where our stream listens, and the session's id and version (RFC 3264 8: one up each new body). */
+export type SdpSide = { host: string; port: number; sessionId: string; version?: number };
 
-function body(side: Side, payloads: Array<{ payload: number; codec: string }>, dtmf: number | null, direction: Negotiated['direction']): string {
+/** Media port put in our SDP without a media plane: no RTP flows, so the discard port stands in. */
+export const PLACEHOLDER_MEDIA_PORT = 9;
+
+function body(side: SdpSide, payloads: Array<{ payload: number; codec: string }>, dtmf: number | null, direction: Negotiated['direction']): string {
   const rtp = [...payloads.map((p) => ({ payload: p.payload, codec: p.codec, rate: CLOCK_RATE })), ...(dtmf === null ? [] : [{ payload: dtmf, codec: 'telephone-event', rate: CLOCK_RATE }])];
   const text = sdpTransform.write({
     version: 0,
@@ -58,12 +62,12 @@ function body(side: Side, payloads: Array<{ payload: number; codec: string }>, d
 }
 
 /** Our offer: PCMU, then PCMA, and telephone-event. */
-export function offer(side: Side): string {
+export function offer(side: SdpSide): string {
   return body(side, [{ payload: 0, codec: 'PCMU' }, { payload: 8, codec: 'PCMA' }], DTMF_PAYLOAD_TYPE, 'sendrecv');
 }
 
 /** Our answer to a peer's offer: its first G.711 codec, and its telephone-event if it has one. */
-export function answer(side: Side, remote: Negotiated): string {
+export function answer(side: SdpSide, remote: Negotiated): string {
   return body(side, [{ payload: remote.payloadType, codec: remote.codec }], remote.dtmfPayloadType, 'sendrecv');
 }
 
@@ -140,7 +144,7 @@ export function readOffer(sdp: string, now?: Negotiated): Negotiated {
 }
 
 /** Our answer to an in-dialog offer (RFC 3264 8): as answer(), with the direction that mirrors the peer's. */
-export function answerOffer(side: Side, offered: Negotiated): string {
+export function answerOffer(side: SdpSide, offered: Negotiated): string {
   return answer(side, offered).replace(/^a=sendrecv$/m, `a=${MIRROR[offered.direction]}`);
 }
 
