@@ -1,7 +1,7 @@
 import Srf from 'drachtio-srf';
 import { saysVoicemail, type DialogEvent, type PlaceRequest, type SignalingOptions, type SipSignaling } from './signaling.ts';
 import { holds, negotiate, offer as sdpOffer, PLACEHOLDER_MEDIA_PORT, readOffer, streamAfter, type Negotiated } from './media/sdp.ts';
-import type { MediaPlane } from './media/plane.ts';
+import { watchMedia } from './media-watch.ts';
 import { ALLOW, answerSession, CAPABILITIES } from './session-timer.ts';
 
 // The gateway's signaling on drachtio-server (a SIP server our process drives
@@ -68,67 +68,6 @@ type Call = {
 export function drachtioAddress(hostport: string): string {
   const first = hostport.split(',').map((s) => s.trim()).find((s) => s.startsWith('udp/')) ?? hostport.split(',')[0] ?? '';
   return first.replace(/^[a-z]+\//, '');
-}
-
-/**
- * The media timeout of answered dialogs: each watched dialog whose far end
- * has sent no RTP and no RTCP for `timeoutSeconds` (the plane's heardAt,
- * else the moment its stream opened, and never before it was watched, at
- * its answer: ringing is not silence) is reported to `onSilent` once and no
- * longer watched. It has the shape of the watch the embedded stack is
- * getting (gateway/media-watch.ts on the dialog branch: watchMedia with
- * watch, unwatch and stop), so that this copy gives way to an import of it.
- */
-type MediaWatch = { watch(key: string): void; unwatch(key: string): void; stop(): void };
-
-function watchMedia(o: { plane: Pick<MediaPlane, 'stats'>; timeoutSeconds: number; onSilent: (key: string, quietMs: number) => void; log?: { error: (o: object, m: string) => void } }): MediaWatch {
-  const limitMs = o.timeoutSeconds * 1000;
-  // Four checks a timeout (one a second at most): a silent dialog is hung up at most a quarter of it late.
-  const everyMs = Math.min(1000, limitMs / 4);
-  const watched = new Map<string, number>();
-  let timer: NodeJS.Timeout | undefined;
-  let checking: Promise<void> | undefined;
-  const unwatch = (key: string) => {
-    watched.delete(key);
-    if (watched.size === 0 && timer) {
-      clearInterval(timer);
-      timer = undefined;
-    }
-  };
-  const check = async () => {
-    for (const [key, since] of [...watched]) {
-      const st = await o.plane.stats(key).catch((err) => {
-        o.log?.error({ key, err: String(err) }, 'media watch: no stats from the media plane');
-        return null;
-      });
-      // Unwatched meanwhile, or its stream closed: nothing to say.
-      if (!st || watched.get(key) !== since) continue;
-      const quietMs = Date.now() - Math.max(st.heardAt ?? st.openedAt, since);
-      if (quietMs < limitMs) continue;
-      unwatch(key);
-      try {
-        o.onSilent(key, quietMs);
-      } catch (err) {
-        o.log?.error({ key, err: String(err) }, 'media watch: onSilent threw');
-      }
-    }
-  };
-  return {
-    watch(key) {
-      watched.set(key, Date.now());
-      if (timer) return;
-      timer = setInterval(() => {
-        checking ??= check().finally(() => { checking = undefined; });
-      }, everyMs);
-      timer.unref();
-    },
-    unwatch,
-    stop() {
-      watched.clear();
-      clearInterval(timer);
-      timer = undefined;
-    },
-  };
 }
 
 /**

@@ -4,8 +4,8 @@ import type { MediaPlane } from './media/plane.ts';
 // TOLK_MEDIA_TIMEOUT_SECONDS): a dialog whose far end has sent no RTP and no
 // RTCP for that long is silent, and its adapter hangs it up and reports
 // `media_timeout` (operator.md). Shared by the signaling adapters: the
-// embedded stack uses it (sip-dialog.ts), and drachtio.ts should too rather
-// than keep a watch of its own (it has the same plane and options).
+// embedded stack (sip-stack.ts) and drachtio.ts each watch their answered
+// dialogs with it.
 //
 // What the far end sent is the plane's `heardAt` (gateway/media/plane.ts),
 // which RTP and RTCP both move: a dialog on hold (the far end sendonly or
