@@ -1,19 +1,22 @@
 import sip from 'sip';
 import { saysVoicemail, type DialogEvent } from './signaling.ts';
 import { negotiate, type Negotiated } from './media/sdp.ts';
-import type { MediaPlane } from './media/plane.ts';
 import type { MediaWatch } from './media-watch.ts';
+import type { DialogMedia } from './dialog-media.ts';
+import { DialogTimers, driveDialog, reportEvent, type DrivenDialog } from './dialog-driver.ts';
 import type { SipEndpoint, SipLog } from './sip-endpoint.ts';
 import { ackOf, byeOf, cancelOf, contactUri, headerText, numberOf, randomToken, tagOf, type RemoteTarget } from './sip-message.ts';
-import { dialogStateName, stepDialog, type DialogEffect, type DialogMachineEvent, type DialogSnapshot } from '../machines/dialog.ts';
+import { dialogSettled, holdEvent, type DialogEffect, type DialogMachineEvent } from '../machines/dialog.ts';
 
 // The outbound dialogs of the embedded stack (sip-stack.ts): each one's life
-// is the dialog machine (machines/dialog.ts); this file turns what the wire
-// and the timers say into the machine's events, and carries out what its
-// transitions emit (report a DialogEvent, send a CANCEL, ACK or BYE, connect
-// or close the media, arm or stop a timer). What it keeps besides is the
-// transport's: the INVITE as sent, CSeq numbers, each answering fork's
-// target, route set, ACK branch and BYE transaction.
+// is the dialog machine (machines/dialog.ts), driven as drachtio.ts drives
+// its own (dialog-driver.ts); this file turns what the wire and the timers
+// say into the machine's events, and carries out what its transitions emit
+// (report a DialogEvent, send a CANCEL, ACK or BYE, connect or close the
+// media, arm or stop a timer). Its media is a DialogMedia (dialog-media.ts),
+// as drachtio.ts's is. What it keeps besides is the transport's: the INVITE
+// as sent, CSeq numbers, each answering fork's target, route set, ACK
+// branch and BYE transaction.
 //
 // `sip` keeps no timer once a 1xx came (no ring timeout, no guard after our
 // CANCEL), never ACKs a 2xx (it hands every retransmitted 2xx to us) and adds
@@ -36,8 +39,7 @@ export type Peer = RemoteTarget & {
   remoteCseq: number | undefined;
 };
 
-export type Dialog = {
-  key: string;
+export type Dialog = DrivenDialog & {
   callId: string;
   localTag: string;
   /** Our From (with our tag) and the INVITE's To (no tag), as sent. */
@@ -50,27 +52,15 @@ export type Dialog = {
   cseq: number;
   /** The number dialed (numberOf the first target's user part): a redirect is followed only to the same number. */
   dialed: string;
-  /** Where the dialog is in its life (machines/dialog.ts); changed by drive() alone. */
-  snapshot: DialogSnapshot;
-  /** Events that came while one was being carried out, taken in order. */
-  queue: DialogMachineEvent[];
-  driving: boolean;
   /** Every fork that answered, by To tag; the dialog's own is snapshot.context.peerTag. */
   peers: Map<string, Peer>;
   /** The answer of the 2xx being handled, for connectMedia. */
   answer: Negotiated | undefined;
   /** Where a 3xx being handled sends the INVITE, should the machine follow it. */
   redirectTo: string | undefined;
-  timers: Map<TimerName, NodeJS.Timeout>;
-  /** This dialog's RTP stream (with a media plane): its port, offered in our SDP. */
-  media: { port: number } | undefined;
-  /** The stream is being (or was) connected to the far end's SDP. */
-  connecting?: Promise<void>;
-  /** Our SDP's o= session id and the version of the last SDP we sent (each new one is the next). */
-  sdpSession: string;
-  sdpVersion: number;
-  /** What the far end's SDP says now: where and how the stream sends (kept through a hold). */
-  remote: Negotiated | undefined;
+  timers: DialogTimers<TimerName>;
+  /** Its RTP stream, our SDP session, and the far end's. */
+  media: DialogMedia;
   /** Our 2xx to the far end's re-INVITE, retransmitted until its ACK. */
   pending2xx: { seq: number; rs: sip.Message } | undefined;
 };
@@ -80,7 +70,6 @@ export type Stack = {
   endpoint: SipEndpoint;
   host: string;
   log: SipLog;
-  media: MediaPlane | undefined;
   /** Silence of answered dialogs (only with a media plane and a media timeout). */
   watch: MediaWatch | undefined;
   noResponseMs: number;
@@ -91,31 +80,9 @@ export type Stack = {
   byCallId: Map<string, Dialog>;
 };
 
-/**
- * Hands an event to the dialog's machine and carries out what it decides.
- * An event that comes while another is being carried out (a listener that
- * hangs up from onEvent) waits for it: effects are never interleaved.
- * Resolves once the requests it sent are on the wire.
- */
+/** Hands an event to the dialog's machine and carries out what it decides (dialog-driver.ts). */
 export function drive(stack: Stack, d: Dialog, event: DialogMachineEvent): Promise<void> {
-  d.queue.push(event);
-  if (d.driving) return Promise.resolve();
-  d.driving = true;
-  const wire: Promise<void>[] = [];
-  try {
-    for (let e = d.queue.shift(); e; e = d.queue.shift()) {
-      const [next, effects] = stepDialog(d.snapshot, e);
-      if (stack.log.debug) stack.log.debug({ key: d.key, event: e.type, from: dialogStateName(d.snapshot), to: dialogStateName(next) }, 'sip: dialog');
-      d.snapshot = next;
-      for (const f of effects) {
-        const sent = carryOut(stack, d, f);
-        if (sent) wire.push(sent);
-      }
-    }
-  } finally {
-    d.driving = false;
-  }
-  return Promise.all(wire).then(() => undefined);
+  return driveDialog(d, event, (f) => carryOut(stack, d, f), (step) => stack.log.debug?.(step, 'sip: dialog'));
 }
 
 function carryOut(stack: Stack, d: Dialog, f: DialogEffect): Promise<void> | void {
@@ -124,60 +91,36 @@ function carryOut(stack: Stack, d: Dialog, f: DialogEffect): Promise<void> | voi
     case 'sendCancel': return sendCancel(stack, d);
     case 'sendAck': return sendAck(stack, d, f.tag);
     case 'sendBye': return sendBye(stack, d, f.tag);
-    case 'armCancelGuard': return setTimer(d, 'guard', CANCEL_GUARD_MS, () => void drive(stack, d, { type: 'CANCEL_GUARD' }));
+    case 'armCancelGuard': return d.timers.set('guard', CANCEL_GUARD_MS, () => void drive(stack, d, { type: 'CANCEL_GUARD' }));
     case 'followRedirect': return followRedirect(stack, d);
     case 'connectMedia': return connectMedia(stack, d);
-    case 'inviteOver': return clearTimers(d, 'noResponse', 'ring', 'guard');
+    case 'inviteOver': return d.timers.clear('noResponse', 'ring', 'guard');
     case 'release': return release(stack, d);
   }
 }
 
 function report(stack: Stack, d: Dialog, ev: DialogEvent): void {
-  stack.log.info({ key: d.key, callId: d.callId, event: ev }, `sip: ${ev.type}`);
-  try {
-    stack.onEvent(d.key, ev);
-  } catch (err) {
-    stack.log.error({ err: String(err), key: d.key, event: ev.type }, 'sip: onEvent threw');
-  }
-}
-
-export function setTimer(d: Dialog, name: TimerName, ms: number, fn: () => void): void {
-  clearTimeout(d.timers.get(name));
-  const t = setTimeout(() => {
-    d.timers.delete(name);
-    fn();
-  }, ms);
-  t.unref();
-  d.timers.set(name, t);
-}
-
-export function clearTimers(d: Dialog, ...names: TimerName[]): void {
-  for (const name of names) {
-    clearTimeout(d.timers.get(name));
-    d.timers.delete(name);
-  }
+  reportEvent(stack.log, 'sip', stack.onEvent, d.key, ev, { callId: d.callId });
 }
 
 /** Out of active(): its stream closed, its silence no longer watched; it lingers by Call-ID to finish its SIP (late 1xx/2xx, BYE). */
 function release(stack: Stack, d: Dialog): void {
-  closeMedia(stack, d);
+  d.media.close();
   if (stack.active.get(d.key) === d) stack.active.delete(d.key);
-  clearTimers(d, 'retransmit2xx');
+  d.timers.clear('retransmit2xx');
   d.pending2xx = undefined;
-  setTimer(d, 'linger', LINGER_MS, () => forget(stack, d));
+  d.timers.set('linger', LINGER_MS, () => forget(stack, d));
 }
 
 export function forget(stack: Stack, d: Dialog): void {
-  closeMedia(stack, d);
-  for (const t of d.timers.values()) clearTimeout(t);
-  d.timers.clear();
+  d.media.close();
+  d.timers.clearAll();
   if (stack.byCallId.get(d.callId) === d) stack.byCallId.delete(d.callId);
 }
 
-/** Nothing left to hear for this dialog: its INVITE is done (or never had an answer) and its BYEs answered. */
+/** Nothing left to hear for this dialog: its INVITE is done (or never had an answer) and its BYEs answered, other forks' too. */
 export function settled(d: Dialog): boolean {
-  const over = d.snapshot.matches('ended') || d.snapshot.matches({ abandoning: 'awaitingProvisional' });
-  return over && [...d.peers.values()].every((p) => p.bye !== 'sent');
+  return dialogSettled(d.snapshot) && [...d.peers.values()].every((p) => p.bye !== 'sent');
 }
 
 /** The fork whose 2xx made the dialog, if one did. */
@@ -233,7 +176,7 @@ export function sendInvite(stack: Stack, d: Dialog): Promise<void> {
 
 /** `sip` retransmits the INVITE and gives up after its own 32 s; this timer is ours and runs from the sending of the INVITE. */
 export function armNoResponse(stack: Stack, d: Dialog): void {
-  setTimer(d, 'noResponse', stack.noResponseMs, () => void drive(stack, d, { type: 'NO_RESPONSE' }));
+  d.timers.set('noResponse', stack.noResponseMs, () => void drive(stack, d, { type: 'NO_RESPONSE' }));
 }
 
 // --- Answers to our INVITE ---
@@ -338,27 +281,6 @@ function connectMedia(stack: Stack, d: Dialog): void {
   const remote = d.answer;
   d.answer = undefined;
   if (!remote) return;
-  d.remote = remote;
-  if (remote.direction === 'sendonly' || remote.direction === 'inactive') void drive(stack, d, { type: 'HOLD' });
-  if (!d.media || !stack.media) return;
-  connectStream(stack, d, remote);
-  stack.watch?.watch(d.key);
-}
-
-/** (Re)connects the dialog's stream, after any connect still under way. */
-export function connectStream(stack: Stack, d: Dialog, remote: Negotiated): void {
-  const media = stack.media;
-  if (!d.media || !media) return;
-  const before = d.connecting?.catch(() => {}) ?? Promise.resolve();
-  const connecting = before.then(() => media.connect(d.key, remote));
-  d.connecting = connecting;
-  connecting.catch((err) => stack.log.warn({ key: d.key, err: String(err) }, 'media: connect failed'));
-}
-
-/** The dialog's RTP stream, if it has one, is closed (once), and no longer watched. */
-function closeMedia(stack: Stack, d: Dialog): void {
-  if (!d.media || !stack.media) return;
-  d.media = undefined;
-  stack.watch?.unwatch(d.key);
-  stack.media.close(d.key).catch((err) => stack.log.warn({ key: d.key, err: String(err) }, 'media: close failed'));
+  const hold = holdEvent(d.snapshot, d.media.answered(remote));
+  if (hold) void drive(stack, d, hold);
 }

@@ -1,9 +1,10 @@
 import sip from 'sip';
-import { holds, readOffer, streamAfter, PLACEHOLDER_MEDIA_PORT, type Negotiated } from './media/sdp.ts';
+import { readOffer, type Negotiated } from './media/sdp.ts';
 import { answerSession } from './session-timer.ts';
 import { contactUri, headerText, sipHeaders } from './sip-message.ts';
 import { TRANSACTION_MS } from './sip-endpoint.ts';
-import { clearTimers, connectStream, drive, setTimer, type Dialog, type Peer, type Stack } from './sip-dialog.ts';
+import { drive, type Dialog, type Peer, type Stack } from './sip-dialog.ts';
+import { heldByFarEnd, holdEvent } from '../machines/dialog.ts';
 
 // The far end's re-INVITE and UPDATE on an answered dialog (RFC 3261 14.2,
 // RFC 3311) as the embedded stack carries them: what we answer is
@@ -35,8 +36,8 @@ export function onSessionRequest(stack: Stack, d: Dialog, peer: Peer, rq: sip.Me
     get: (name) => headerText(rq, name),
     body: typeof rq.content === 'string' ? rq.content : undefined,
     takesOffer: d.snapshot.can({ type: 'REMOTE_OFFER' }),
-    now: d.remote,
-    side: () => ({ host: stack.host, port: d.media?.port ?? PLACEHOLDER_MEDIA_PORT, sessionId: d.sdpSession, version: ++d.sdpVersion }),
+    now: d.media.remote,
+    side: () => d.media.next(),
   });
   if (!answer.ok) {
     if (answer.why) stack.log.warn({ key: d.key, err: answer.why }, 'sip: an in-dialog offer without audio we can use');
@@ -47,8 +48,7 @@ export function onSessionRequest(stack: Stack, d: Dialog, peer: Peer, rq: sip.Me
   peer.target = contactUri(rq) ?? peer.target;
 
   const rs = sip.makeResponse(rq, 200, 'OK', { headers: { contact: d.contact, ...sipHeaders(answer.headers) }, content: answer.body });
-  const held = d.snapshot.matches({ live: { answered: { media: 'held' } } });
-  stack.log.info({ key: d.key, callId: d.callId, method, offer: answer.offered !== undefined, held, sessionExpires: answer.sessionExpires }, `sip: in-dialog ${method} answered 200`);
+  stack.log.info({ key: d.key, callId: d.callId, method, offer: answer.offered !== undefined, held: heldByFarEnd(d.snapshot), sessionExpires: answer.sessionExpires }, `sip: in-dialog ${method} answered 200`);
   stack.endpoint.respond(rs);
   if (method !== 'INVITE') return;
   d.pending2xx = { seq, rs };
@@ -58,7 +58,7 @@ export function onSessionRequest(stack: Stack, d: Dialog, peer: Peer, rq: sip.Me
 }
 
 function retransmit2xx(stack: Stack, d: Dialog, rs: sip.Message, interval: number, elapsed: number): void {
-  setTimer(d, 'retransmit2xx', interval, () => {
+  d.timers.set('retransmit2xx', interval, () => {
     if (d.pending2xx?.rs !== rs) return;
     if (elapsed + interval >= TRANSACTION_MS) {
       d.pending2xx = undefined;
@@ -77,29 +77,20 @@ export function onSessionAck(stack: Stack, d: Dialog, rq: sip.Message): void {
   const cseq = rq.headers.cseq;
   if (!pending || typeof cseq !== 'object' || cseq.seq !== pending.seq) return;
   d.pending2xx = undefined;
-  clearTimers(d, 'retransmit2xx');
+  d.timers.clear('retransmit2xx');
   if (!d.snapshot.matches({ live: { answered: { offer: 'sent' } } })) return;
   void drive(stack, d, { type: 'OFFER_DONE' });
   try {
-    applyOffer(stack, d, readOffer(typeof rq.content === 'string' ? rq.content : '', d.remote));
+    applyOffer(stack, d, readOffer(typeof rq.content === 'string' ? rq.content : '', d.media.remote));
   } catch (err) {
     stack.log.warn({ key: d.key, err: String(err) }, 'sip: the answer in the ACK has no audio we can use; the media stays as it was');
   }
 }
 
-/**
- * The far end's new SDP applied to the stream: on hold (media/sdp.ts holds)
- * the stream keeps its destination and only learns the direction, so that
- * the media plane sends nothing while the far end does not receive.
- */
+/** The far end's new SDP applied to the stream (dialog-media.ts); the machine hears when it holds the call or resumes it. */
 function applyOffer(stack: Stack, d: Dialog, n: Negotiated): void {
-  const held = holds(n);
-  if (held !== d.snapshot.matches({ live: { answered: { media: 'held' } } })) {
-    stack.log.info({ key: d.key, callId: d.callId, direction: n.direction }, held ? 'sip: the far end holds the call' : 'sip: the far end resumed the call');
-    void drive(stack, d, { type: held ? 'HOLD' : 'RESUME' });
-  }
-  const next = streamAfter(d.remote, n);
-  if (!next) return; // no destination yet, nothing to connect
-  d.remote = next;
-  connectStream(stack, d, next);
+  const hold = holdEvent(d.snapshot, d.media.update(n));
+  if (!hold) return;
+  stack.log.info({ key: d.key, callId: d.callId, direction: n.direction }, hold.type === 'HOLD' ? 'sip: the far end holds the call' : 'sip: the far end resumed the call');
+  void drive(stack, d, hold);
 }

@@ -12,20 +12,23 @@
 //   - machines/dialog.ts: a dialog's life as a state machine, and
 //     sip-dialog.ts, which feeds it the wire and the timers and carries out
 //     what it decides (report, CANCEL, ACK, BYE, media);
-//   - sip-session.ts: the far end's re-INVITE and UPDATE (SDP offer/answer,
-//     hold, session timers);
-//   - media-watch.ts: the media timeout of answered dialogs;
+//   - sip-session.ts: the far end's re-INVITE and UPDATE on our transport;
+//   - shared with drachtio.ts: dialog-driver.ts (driving the machine, the
+//     dialog's timers), dialog-media.ts (its stream and SDP session),
+//     session-timer.ts (what we answer mid-call), media-watch.ts (the media
+//     timeout of answered dialogs);
 //   - this file: the SipSignaling interface over them, and requests from
 //     outside our dialogs (403 or 480, OPTIONS, 481, 405).
 // Everything other code imports from the stack is exported here.
 
 import sip from 'sip';
 import type { PlaceRequest, SignalingOptions, SipSignaling } from './signaling.ts';
-import { offer as sdpOffer, PLACEHOLDER_MEDIA_PORT } from './media/sdp.ts';
 import { ALLOW, CAPABILITIES } from './session-timer.ts';
 import { openSipEndpoint, SILENT, type SipLog } from './sip-endpoint.ts';
-import { MAX_FORWARDS, RESERVED_HEADERS, RecentMap, audioSdp, numberOf, randomToken, sipHeaders, tagOf, withToTag } from './sip-message.ts';
-import { armNoResponse, drive, forget, peerOf, sendInvite, setTimer, settled, type Dialog, type Stack } from './sip-dialog.ts';
+import { MAX_FORWARDS, RESERVED_HEADERS, RecentMap, numberOf, randomToken, sipHeaders, tagOf, withToTag } from './sip-message.ts';
+import { armNoResponse, drive, forget, peerOf, sendInvite, settled, type Dialog, type Stack } from './sip-dialog.ts';
+import { DialogMedia } from './dialog-media.ts';
+import { DialogTimers } from './dialog-driver.ts';
 import { onSessionAck, onSessionRequest } from './sip-session.ts';
 import { watchMedia } from './media-watch.ts';
 import { startDialog } from '../machines/dialog.ts';
@@ -64,7 +67,6 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
     endpoint,
     host,
     log,
-    media: opts.media,
     noResponseMs: (opts.noResponseSeconds ?? 32) * 1000,
     onEvent: opts.onEvent,
     active: new Map(),
@@ -170,9 +172,12 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
     const user = req.from ? `${req.from}@` : '';
     const localTag = randomToken(8);
     const callId = `${randomToken(12)}@${host}`;
-    // With a media plane, the offer names this call's own RTP port.
-    const media = opts.media ? await opts.media.open(req.key, { hear: true }) : undefined;
-    const sdpSession = String(Date.now());
+    // With a media plane, the offer names this call's own RTP port. Without
+    // one nothing is awaited: the dialog is active before place() returns,
+    // so a hangup right after it finds the dialog.
+    const media = new DialogMedia({ key: req.key, host, plane: opts.media, watch: stack.watch, log });
+    const opening = media.open();
+    if (opening) await opening;
     const from = `<sip:${user}${address}>;tag=${localTag}`;
     const to = `<${req.target}>`;
     const contact = `<sip:${user}${address}>`;
@@ -198,7 +203,7 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
           ...req.headers,
           'content-type': 'application/sdp',
         },
-        content: media ? sdpOffer({ host, port: media.port, sessionId: sdpSession }) : audioSdp(host, PLACEHOLDER_MEDIA_PORT, sdpSession),
+        content: media.offer(),
       },
       cseq: 1,
       dialed: numberOf(sip.parseUri(req.target)?.user),
@@ -208,12 +213,8 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
       peers: new Map(),
       answer: undefined,
       redirectTo: undefined,
-      timers: new Map(),
+      timers: new DialogTimers(),
       media,
-      sdpSession,
-      // audioSdp writes the session id as its version too.
-      sdpVersion: media ? 1 : Number(sdpSession),
-      remote: undefined,
       pending2xx: undefined,
     };
     stack.active.set(d.key, d);
@@ -221,7 +222,7 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
 
     armNoResponse(stack, d);
     // Ours too, from the sending of the first INVITE (a redirect does not restart it).
-    setTimer(d, 'ring', ringMs, () => void drive(stack, d, { type: 'RING_TIMEOUT' }));
+    d.timers.set('ring', ringMs, () => void drive(stack, d, { type: 'RING_TIMEOUT' }));
     log.info({ key: d.key, callId, target: req.target }, 'sip: INVITE');
     await sendInvite(stack, d);
   }
@@ -234,9 +235,8 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
 
   async function play(key: string, utterance: string, pcm: Int16Array): Promise<{ queuedMs: number }> {
     const d = stack.active.get(key);
-    if (!d || !d.media || !opts.media || !d.connecting) throw new Error(`play: dialog ${key} has no media`);
-    await d.connecting;
-    return opts.media.play(key, utterance, pcm);
+    if (!d) throw new Error(`play: dialog ${key} has no media`);
+    return d.media.play(utterance, pcm);
   }
 
   async function close(): Promise<void> {
@@ -266,8 +266,7 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
     hangup,
     active: () => [...stack.active.keys()],
     hasMedia: (key: string) => {
-      const d = stack.active.get(key);
-      return Boolean(d && d.media && opts.media && d.connecting);
+      return stack.active.get(key)?.media.playable ?? false;
     },
     close,
     play,

@@ -3,12 +3,13 @@ import type { DialogEvent } from '../gateway/signaling.ts';
 
 // The life of one outbound SIP dialog: our INVITE, its answers, its end
 // (RFC 3261 9, 12, 13, 15). Pure: no I/O, and in memory only (a dialog does
-// not outlive its process). A signaling adapter (the embedded stack's is
-// gateway/sip-dialog.ts; drachtio.ts can be one too) feeds it what happened
-// on the wire and on its timers, through stepDialog(), and carries out what
-// the transitions emit: the DialogEvent to report (signaling.ts) and the SIP
-// to send. The adapter keeps the transport's facts (the INVITE as sent, the
-// route set, CSeq numbers, the ACK's branch); the dialog's state lives here.
+// not outlive its process). Each signaling adapter (the embedded stack's
+// gateway/sip-dialog.ts, and gateway/drachtio.ts) feeds it what happened on
+// the wire and on its timers, through stepDialog() (gateway/dialog-driver.ts
+// driveDialog), and carries out what the transitions emit: the DialogEvent
+// to report (signaling.ts) and the SIP to send. The adapter keeps the
+// transport's facts (the INVITE as sent, the route set, CSeq numbers, the
+// ACK's branch); the dialog's state lives here, once for both adapters.
 //
 //   live.inviting: the INVITE has no final answer yet.
 //     calling      nothing came back yet: no CANCEL may go (RFC 3261 9.1);
@@ -341,6 +342,21 @@ export function stepDialog(snapshot: DialogSnapshot, event: DialogMachineEvent):
     .filter((a) => a.type === 'xstate.emit')
     .map((a) => (a.params as { event: DialogEffect }).event);
   return [next, effects];
+}
+
+/** Whether the far end holds the answered dialog (its SDP says sendonly or inactive). */
+export function heldByFarEnd(snapshot: DialogSnapshot): boolean {
+  return snapshot.matches({ live: { answered: { media: 'held' } } });
+}
+
+/** HOLD or RESUME when the far end's new SDP changes whether it holds the call; nothing when it does not. */
+export function holdEvent(snapshot: DialogSnapshot, held: boolean): DialogMachineEvent | undefined {
+  return held === heldByFarEnd(snapshot) ? undefined : { type: held ? 'HOLD' : 'RESUME' };
+}
+
+/** Nothing more to hear for the dialog's INVITE and its BYE: ended, or abandoned before any answer (a late one finds the stack closed). */
+export function dialogSettled(snapshot: DialogSnapshot): boolean {
+  return snapshot.matches('ended') || snapshot.matches({ abandoning: 'awaitingProvisional' });
 }
 
 /** The dialog's state as one dotted name (`live.inviting.ringing`, `live.answered` with its regions, `ended`), for logs and tests. */
