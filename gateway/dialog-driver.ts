@@ -9,6 +9,11 @@ import type { DialogEvent } from './signaling.ts';
 // errors never reaching the stack (reportEvent). The embedded stack
 // (sip-dialog.ts) and drachtio.ts both drive their dialogs through here.
 
+/** After our CANCEL, how long we wait for the INVITE's final answer before giving up on it (the machine's CANCEL_GUARD). */
+export const CANCEL_GUARD_MS = 4_000;
+/** How long an adapter's close() waits for the answers to its BYEs and CANCELs. */
+export const CLOSE_WAIT_MS = 2_000;
+
 /** What an adapter keeps of one dialog's machine. */
 export type DrivenDialog = {
   key: string;
@@ -77,6 +82,18 @@ export class DialogTimers<Name extends string> {
   clearAll(): void {
     for (const t of this.running.values()) clearTimeout(t);
     this.running.clear();
+  }
+}
+
+/**
+ * Waits until `settled` says so of every dialog `dialogs()` names, `ms` at
+ * the most: how an adapter's close() lets the CANCELs and BYEs it sent be
+ * answered before it lets go of its transport.
+ */
+export async function settleWithin<D>(dialogs: () => Iterable<D>, settled: (d: D) => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline && ![...dialogs()].every(settled)) {
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 

@@ -109,6 +109,19 @@ export function signalingContract(name: string, make: MakeSignaling): void {
       expect(flow(wire(r.trace))).toContain('> CANCEL');
     });
 
+    for (const [when, ms] of [['as soon as the INVITE is out', 0], ['after its 100 Trying', 300]] as const) {
+      it(`hung up ${when}, before it rings: the CANCEL goes once a 1xx came (RFC 3261 9.1), the 487 reported as rejected, nothing else`, async () => {
+        const { sipp, sig, key, waitFor } = await rig('trying-until-cancel');
+        if (ms) await new Promise((r) => setTimeout(r, ms));
+        await sig.hangup(key);
+        expect(await waitFor(1)).toEqual([{ type: 'rejected', status: 487, reason: 'Request Terminated' }]);
+        const r = await finished(sipp);
+        expect(r.code, r.errors).toBe(0);
+        expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 100 Trying', '> CANCEL', '< 200 OK', '< 487 Request Terminated', '> ACK']);
+        expect(sig.active()).not.toContain(key);
+      });
+    }
+
     it('ringing past the ring timeout: CANCEL, ring_timeout', async () => {
       const { sipp, waitFor } = await rig('ring-until-cancel', { ringTimeoutSeconds: 1 });
       const events = await waitFor(2);

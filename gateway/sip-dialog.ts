@@ -3,7 +3,7 @@ import { saysVoicemail, type DialogEvent } from './signaling.ts';
 import { negotiate, type Negotiated } from './media/sdp.ts';
 import type { MediaWatch } from './media-watch.ts';
 import type { DialogMedia } from './dialog-media.ts';
-import { DialogTimers, driveDialog, reportEvent, type DrivenDialog } from './dialog-driver.ts';
+import { CANCEL_GUARD_MS, DialogTimers, driveDialog, reportEvent, type DrivenDialog } from './dialog-driver.ts';
 import type { SipEndpoint, SipLog } from './sip-endpoint.ts';
 import { ackOf, byeOf, cancelOf, contactUri, headerText, numberOf, randomToken, tagOf, type RemoteTarget } from './sip-message.ts';
 import { dialogSettled, holdEvent, type DialogEffect, type DialogMachineEvent } from '../machines/dialog.ts';
@@ -22,8 +22,6 @@ import { dialogSettled, holdEvent, type DialogEffect, type DialogMachineEvent } 
 // CANCEL), never ACKs a 2xx (it hands every retransmitted 2xx to us) and adds
 // no Max-Forwards: the dialogs do all three.
 
-/** After our CANCEL, how long we wait for the INVITE's final answer before giving up on it. */
-const CANCEL_GUARD_MS = 4_000;
 /** How long a released dialog is remembered, to re-ACK a retransmitted 2xx or answer a late BYE (64*T1). */
 const LINGER_MS = 32_000;
 

@@ -28,7 +28,7 @@ import { openSipEndpoint, SILENT, type SipLog } from './sip-endpoint.ts';
 import { MAX_FORWARDS, RESERVED_HEADERS, RecentMap, numberOf, randomToken, sipHeaders, tagOf, withToTag } from './sip-message.ts';
 import { armNoResponse, drive, forget, peerOf, sendInvite, settled, type Dialog, type Stack } from './sip-dialog.ts';
 import { DialogMedia } from './dialog-media.ts';
-import { DialogTimers } from './dialog-driver.ts';
+import { CLOSE_WAIT_MS, DialogTimers, settleWithin } from './dialog-driver.ts';
 import { onSessionAck, onSessionRequest } from './sip-session.ts';
 import { watchMedia } from './media-watch.ts';
 import { startDialog } from '../machines/dialog.ts';
@@ -36,9 +36,6 @@ import { startDialog } from '../machines/dialog.ts';
 export { openSipEndpoint, SipListenError, type SipEndpoint, type SipLog } from './sip-endpoint.ts';
 export { freeUdpPort, parseListen } from './sip-sockets.ts';
 export { audioSdp, formatAor, headerText, randomToken, tagOf } from './sip-message.ts';
-
-/** How long close() waits for the answers to its BYEs and CANCELs. */
-const CLOSE_WAIT_MS = 2_000;
 
 /** The embedded stack's options: SignalingOptions, and the hook the trunks will fill. */
 export type SipStackOptions = Omit<SignalingOptions, 'log'> & {
@@ -245,10 +242,7 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
       // Nothing is reported for what close() ends: the answered get a BYE, the ringing a CANCEL;
       // an INVITE without any answer is simply abandoned (a late 1xx or 2xx finds the stack closed).
       for (const d of [...stack.byCallId.values()]) void drive(stack, d, { type: 'CLOSE' });
-      const deadline = Date.now() + CLOSE_WAIT_MS;
-      while (Date.now() < deadline && ![...stack.byCallId.values()].every(settled)) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await settleWithin(() => stack.byCallId.values(), settled, CLOSE_WAIT_MS);
       await endpoint.settle();
       for (const d of [...stack.byCallId.values()]) forget(stack, d);
       stack.byCallId.clear();

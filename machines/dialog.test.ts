@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestModel } from 'xstate/graph';
-import { dialogMachine, dialogStateName, startDialog, stepDialog, type DialogEffect, type DialogMachineEvent, type DialogSnapshot } from './dialog.ts';
+import { cancelAwaitsProvisional, dialogMachine, dialogSettled, dialogStateName, heldByFarEnd, holdEvent, startDialog, stepDialog, type DialogEffect, type DialogMachineEvent, type DialogSnapshot } from './dialog.ts';
 
 // The SIP dialog machine (machines/dialog.ts) on its own, through XState's
 // pure transition() (stepDialog): every simple path the model (xstate/graph)
@@ -335,5 +335,24 @@ describe('dialog machine, one transition at a time', () => {
     expect(replay(ok('a'), { type: 'CLOSE' }).effects.slice(4)).toEqual(['release', 'sendBye:a']);
     expect(replay({ type: 'PROVISIONAL', status: 180 }, { type: 'CLOSE' }).effects.slice(1)).toEqual(['inviteOver', 'release', 'sendCancel', 'armCancelGuard']);
     expect(replay({ type: 'CLOSE' }).effects).toEqual(['inviteOver', 'release']);
+  });
+
+  it('what an adapter asks of a snapshot: the hold to tell, a CANCEL waiting for its 1xx, nothing more to hear', () => {
+    const up = replay(ok('a')).snap;
+    expect(holdEvent(up, false)).toBeUndefined();
+    expect(holdEvent(up, true)).toEqual({ type: 'HOLD' });
+    const held = run(up, { type: 'HOLD' }).next;
+    expect(heldByFarEnd(held)).toBe(true);
+    expect(holdEvent(held, true)).toBeUndefined();
+    expect(holdEvent(held, false)).toEqual({ type: 'RESUME' });
+
+    expect(cancelAwaitsProvisional(replay({ type: 'HANGUP' }).snap)).toBe(true);
+    expect(cancelAwaitsProvisional(replay({ type: 'CLOSE' }).snap)).toBe(true);
+    expect(cancelAwaitsProvisional(replay({ type: 'HANGUP' }, { type: 'PROVISIONAL', status: 180 }).snap)).toBe(false);
+
+    expect(dialogSettled(replay({ type: 'CLOSE' }).snap)).toBe(true);
+    expect(dialogSettled(replay({ type: 'PROVISIONAL', status: 180 }, { type: 'CLOSE' }).snap)).toBe(false);
+    expect(dialogSettled(replay(ok('a'), { type: 'HANGUP' }).snap)).toBe(false);
+    expect(dialogSettled(replay(ok('a'), { type: 'HANGUP' }, { type: 'BYE_ANSWERED' }).snap)).toBe(true);
   });
 });

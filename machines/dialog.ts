@@ -354,6 +354,11 @@ export function holdEvent(snapshot: DialogSnapshot, held: boolean): DialogMachin
   return held === heldByFarEnd(snapshot) ? undefined : { type: held ? 'HOLD' : 'RESUME' };
 }
 
+/** We want the INVITE CANCELed, and the CANCEL waits for a 1xx (RFC 3261 9.1): the machine sends it when PROVISIONAL comes. */
+export function cancelAwaitsProvisional(snapshot: DialogSnapshot): boolean {
+  return snapshot.matches({ live: { inviting: { cancelling: 'awaitingProvisional' } } }) || snapshot.matches({ abandoning: 'awaitingProvisional' });
+}
+
 /** Nothing more to hear for the dialog's INVITE and its BYE: ended, or abandoned before any answer (a late one finds the stack closed). */
 export function dialogSettled(snapshot: DialogSnapshot): boolean {
   return snapshot.matches('ended') || snapshot.matches({ abandoning: 'awaitingProvisional' });
