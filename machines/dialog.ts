@@ -1,4 +1,5 @@
-import { assign, emit, initialTransition, setup, transition, type SnapshotFrom } from 'xstate';
+import { assign, emit, setup, type SnapshotFrom } from 'xstate';
+import { pureMachine } from './pure.ts';
 import type { DialogEvent } from '../gateway/signaling.ts';
 
 // The life of one outbound SIP dialog: our INVITE, its answers, its end
@@ -327,8 +328,11 @@ export type DialogSnapshot = SnapshotFrom<typeof dialogMachine>;
 
 /** A new dialog: its INVITE is about to go. */
 export function startDialog(): DialogSnapshot {
-  return initialTransition(dialogMachine)[0];
+  return pureDialog.initial()[0];
 }
+
+/** The machine's transitions on one shared inert scope (pure.ts): a dialog steps several times a call. */
+const pureDialog = pureMachine(dialogMachine);
 
 /**
  * One transition, pure (XState's transition()): the next snapshot and what
@@ -336,7 +340,7 @@ export function startDialog(): DialogSnapshot {
  * already in the snapshot; only the emitted effects are returned.
  */
 export function stepDialog(snapshot: DialogSnapshot, event: DialogMachineEvent): [DialogSnapshot, DialogEffect[]] {
-  const [next, actions] = transition(dialogMachine, snapshot, event);
+  const [next, actions] = pureDialog.transition(snapshot, event);
   // Emitted events come back as actions of type `xstate.emit`; the types only know the named actions.
   const effects = (actions as ReadonlyArray<{ type: string; params?: unknown }>)
     .filter((a) => a.type === 'xstate.emit')

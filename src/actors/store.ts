@@ -1,4 +1,5 @@
-import { initialTransition, transition as pureTransition, type AnyStateMachine, type EventObject } from 'xstate';
+import type { AnyStateMachine, EventObject } from 'xstate';
+import { pureMachine, type PureMachine } from '../../machines/pure.ts';
 import { machines, type MachineName } from '../../machines/index.ts';
 import type { Client } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
@@ -37,21 +38,26 @@ function statusOf(value: unknown): string {
   return typeof value === 'string' ? value : Object.keys(value as object)[0]!;
 }
 
+/** Each machine's pure transitions on one shared inert scope (machines/pure.ts). */
+const pure = new Map<AnyStateMachine, PureMachine<ReturnType<AnyStateMachine['transition']>>>();
+
 /**
- * The event applied to the stored snapshot with XState's pure transition()
- * (no actor is started and stopped per event): the next snapshot, and the
- * domain events its actions emit, in order. The machines are pure (their
+ * The event applied to the stored snapshot as XState's pure transition()
+ * does (no actor is started, nor built, per event): the next snapshot, and
+ * the domain events its actions emit, in order. The machines are pure (their
  * actions are assign and emit), so nothing else is to be executed.
  */
 function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: EventObject) {
+  let p = pure.get(machine);
+  if (!p) pure.set(machine, (p = pureMachine(machine)));
   const [before, entry] = snapshot === undefined
-    ? initialTransition(machine)
+    ? p.initial()
     : [machine.resolveState(snapshot as never), [] as Array<{ type: string; params?: unknown }>];
   const emittedBy = (actions: ReadonlyArray<{ type: string; params?: unknown }>) =>
     actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: EventObject }).event.type);
   const emitted = emittedBy(entry as never);
   // A finished machine (final state) accepts nothing.
-  const [after, actions] = before.status !== 'done' ? pureTransition(machine, before, event) : [before, []];
+  const [after, actions] = before.status !== 'done' ? p.transition(before, event) : [before, []];
   emitted.push(...emittedBy(actions as never));
   const persisted = machine.getPersistedSnapshot(after);
   return {
