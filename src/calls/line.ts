@@ -3,7 +3,7 @@ import type { Services } from '../services.ts';
 import { phraseIn, type Phrase } from '../sessions/translations.ts';
 import { publishSegment, type Segment } from '../sessions/publish.ts';
 import type { Gateway } from '../../gateway/gateway.ts';
-import { DISCLOSURE, fixedDisclosure } from './disclosure.ts';
+import { disclosureOfRecord } from './disclosure.ts';
 import { CALLEE_NAME, CALL_AGENT_NAME } from './calls.ts';
 import type { LineNotice } from './channel.ts';
 import { perKey } from './per-key.ts';
@@ -60,11 +60,10 @@ export function openLine(s: Services, gw: Gateway, log: Log): Line {
    * wording translated by the engines, when one covers the pair; else the English wording, in English.
    */
   const disclosureOnLine = async (lang: string): Promise<{ text: string; lang: string }> => {
-    const fixed = fixedDisclosure(CALL_AGENT_NAME, lang);
-    if (fixed) return { text: fixed, lang };
-    const english = DISCLOSURE.en!.split('{name}').join(CALL_AGENT_NAME);
-    const t = s.translation?.chain.covers('en', lang) ? (await s.translation.chain.translate(english, 'en', [lang]))[lang] : null;
-    return t ? { text: t.text, lang } : { text: english, lang: 'en' };
+    const kept = disclosureOfRecord(CALL_AGENT_NAME, lang);
+    if (kept.lang === lang) return kept;
+    const t = s.translation?.chain.covers(kept.lang, lang) ? (await s.translation.chain.translate(kept.text, kept.lang, [lang]))[lang] : null;
+    return t ? { text: t.text, lang } : kept;
   };
 
   /** The phrase's text when the notice could not carry it (too long for one): read from the call's log. */
