@@ -116,7 +116,9 @@ describe('a far end that goes silent: BYE after mediaTimeoutSeconds, media_timeo
       { type: 'media_timeout' },
     ]);
     const quiet = h.when('c1', 'media_timeout')! - h.when('c1', 'answered')!;
-    expect(quiet).toBeGreaterThanOrEqual(2_000);
+    // The watch starts when the stack learns of the answer, a moment before the
+    // harness stamps the event it reports: a few ms of slack below 2 s.
+    expect(quiet).toBeGreaterThanOrEqual(1_950);
     expect(quiet).toBeLessThan(3_500);
     expect(h.sig.active()).toEqual([]);
     const r = await finished(s);
