@@ -1,5 +1,6 @@
 import dgram from 'node:dgram';
 import { parentPort } from 'node:worker_threads';
+import { Batcher } from './batch.ts';
 import { JitterBuffer } from './jitter.ts';
 import { decodeG711, encodeG711, FRAME_SAMPLES, parseDtmf, parseRtp, RtpSender } from './rtp.ts';
 import type { Negotiated } from './sdp.ts';
@@ -44,7 +45,9 @@ type Stream = {
 
 const streams = new Map<string, Stream>();
 const port = parentPort!;
-const post = (e: PlaneEvent, transfer: ArrayBuffer[] = []) => port.postMessage(e, transfer);
+// Events and replies go back in batches, one per turn of this thread's loop (batch.ts).
+const events = new Batcher<PlaneEvent>((es, transfer) => port.postMessage(es, transfer));
+const post = (e: PlaneEvent, transfer: ArrayBuffer[] = []) => events.post(e, transfer);
 
 /** How late each packet left (ms after its tick's time), kept for the percentiles the main thread asks for. */
 let lateness: number[] = [];
@@ -262,6 +265,6 @@ async function handle(c: PlaneCommand): Promise<void> {
   }
 }
 
-port.on('message', (c: PlaneCommand) => {
-  handle(c).catch((err: Error) => post({ type: 'reply', id: c.id, error: err.message }));
+port.on('message', (cs: PlaneCommand[]) => {
+  for (const c of cs) handle(c).catch((err: Error) => post({ type: 'reply', id: c.id, error: err.message }));
 });

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Worker, type TransferListItem } from 'node:worker_threads';
+import { Batcher } from './batch.ts';
 import type { JitterStats } from './jitter.ts';
 import type { Negotiated } from './sdp.ts';
 import type { AmdOptions, AmdVerdict } from './amd.ts';
@@ -56,6 +57,8 @@ export class MediaPlane extends EventEmitter<{
   beep: [key: string, hz: number];
 }> {
   private readonly worker: Worker;
+  /** Commands go to the thread in batches (batch.ts); its events and replies come back the same way. */
+  private readonly out: Batcher<PlaneCommand>;
   private readonly host: string;
   private next = 1;
   private dead: Error | null = null;
@@ -65,18 +68,8 @@ export class MediaPlane extends EventEmitter<{
     super();
     this.worker = worker;
     this.host = host;
-    worker.on('message', (e: PlaneEvent) => {
-      if (e.type === 'reply') {
-        const p = this.pending.get(e.id);
-        this.pending.delete(e.id);
-        if (e.error) p?.fail(new Error(e.error));
-        else p?.ok(e);
-      } else if (e.type === 'dtmf') this.emit('dtmf', e.key, e.digit, e.durationMs);
-      else if (e.type === 'started') this.emit('started', e.key, e.utterance);
-      else if (e.type === 'finished') this.emit('finished', e.key, e.utterance);
-      else if (e.type === 'heard') this.emit('heard', e.key, { pcm: e.pcm, audioMs: e.audioMs, voicedMs: e.voicedMs, at: e.at });
-      else this.emit('beep', e.key, e.hz);
-    });
+    this.out = new Batcher<PlaneCommand>((cs, transfer) => this.worker.postMessage(cs, transfer));
+    worker.on('message', (es: PlaneEvent[]) => { for (const e of es) this.onEvent(e); });
     // The thread failed (or could not load): every request now and later fails with its error.
     const die = (err: Error) => {
       this.dead ??= err;
@@ -85,6 +78,19 @@ export class MediaPlane extends EventEmitter<{
     };
     worker.on('error', die);
     worker.on('exit', (code) => die(new Error(`media plane thread exited (${code})`)));
+  }
+
+  private onEvent(e: PlaneEvent): void {
+    if (e.type === 'reply') {
+      const p = this.pending.get(e.id);
+      this.pending.delete(e.id);
+      if (e.error) p?.fail(new Error(e.error));
+      else p?.ok(e);
+    } else if (e.type === 'dtmf') this.emit('dtmf', e.key, e.digit, e.durationMs);
+    else if (e.type === 'started') this.emit('started', e.key, e.utterance);
+    else if (e.type === 'finished') this.emit('finished', e.key, e.utterance);
+    else if (e.type === 'heard') this.emit('heard', e.key, { pcm: e.pcm, audioMs: e.audioMs, voicedMs: e.voicedMs, at: e.at });
+    else this.emit('beep', e.key, e.hz);
   }
 
   /** Starts the plane's thread; streams bind on `host` (the address our SDP gives). */
@@ -99,7 +105,7 @@ export class MediaPlane extends EventEmitter<{
     return new Promise<T>((ok, fail) => {
       if (this.dead) return fail(this.dead);
       this.pending.set(id, { ok: ok as (v: Record<string, unknown>) => void, fail });
-      this.worker.postMessage({ ...c, id }, transfer);
+      this.out.post({ ...c, id } as PlaneCommand, transfer);
     });
   }
 
