@@ -3,11 +3,15 @@ import * as sdpTransform from 'sdp-transform';
 import { SenderReportPacket } from 'rtp.js/packets';
 import { nodeBufferToDataView } from 'rtp.js/utils';
 import { answer, negotiate, offer, SdpError } from './sdp.ts';
+import { createRequire } from 'node:module';
 import { decodeG711, dtmfPayload, encodeG711, FRAME_SAMPLES, parseDtmf, parseRtp, RtpSender } from './rtp.ts';
 
 // The media building blocks on their own: what our SDP says and how we read
 // a peer's, the numbering of an RTP stream and its sender reports, G.711 and
 // DTMF events. The calls tests drive them against SIPp and baresip.
+
+// The G.711 library the gateway's table is built from, as rtp.ts loads it (CommonJS).
+const { alaw, mulaw } = createRequire(import.meta.url)('alawmulaw') as typeof import('alawmulaw');
 
 const CRLF = (lines: string[]) => `${lines.join('\r\n')}\r\n`;
 
@@ -123,6 +127,18 @@ describe('G.711', () => {
         noise += (pcm[i]! - back[i]!) ** 2;
       }
       expect(10 * Math.log10(signal / noise), codec).toBeGreaterThan(30);
+    }
+  });
+
+  it('encodes every one of the 65,536 samples to the byte ITU-T G.711 gives (alawmulaw, sample by sample)', () => {
+    const every = Int16Array.from({ length: 65536 }, (_, i) => i - 32768);
+    for (const codec of ['PCMU', 'PCMA'] as const) {
+      const ours = encodeG711(codec, every);
+      const lib = codec === 'PCMU' ? mulaw.encode(every) : alaw.encode(every);
+      expect(Buffer.from(ours).equals(Buffer.from(lib)), codec).toBe(true);
+      // Spot checks from the standard's tables: silence, and the ends of the range.
+      const at = (x: number) => ours[x + 32768]!;
+      expect([at(0), at(32767), at(-32768)]).toEqual(codec === 'PCMU' ? [0xff, 0x80, 0x00] : [0xd5, 0xaa, 0x2a]);
     }
   });
 });

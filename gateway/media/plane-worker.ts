@@ -225,10 +225,11 @@ async function handle(c: PlaneCommand): Promise<void> {
       const queuedMs = s.queue.length * TICK_MS;
       const bytes = encodeG711(s.remote.codec, c.pcm);
       const frames = Math.ceil(bytes.length / FRAME_SAMPLES);
+      // Whole frames, the last one padded with G.711 silence; each frame a view of one buffer.
+      const all = new Uint8Array(frames * FRAME_SAMPLES).fill(s.remote.codec === 'PCMU' ? 0xff : 0xd5);
+      all.set(bytes);
       for (let i = 0; i < frames; i++) {
-        const frame = new Uint8Array(FRAME_SAMPLES).fill(s.remote.codec === 'PCMU' ? 0xff : 0xd5);
-        frame.set(bytes.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES));
-        s.queue.push({ frame, utterance: c.utterance, last: i === frames - 1 });
+        s.queue.push({ frame: all.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES), utterance: c.utterance, last: i === frames - 1 });
       }
       return post({ type: 'reply', id: c.id, queuedMs });
     }
