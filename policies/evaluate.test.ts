@@ -15,7 +15,7 @@ const at = (iso: string) => new Date(iso);
 
 describe('destinations', () => {
   it('parses international numbers, ignoring spaces, dots, dashes and parentheses, with the zone the number rings in', () => {
-    expect(dest('+1 (415) 555-0100')).toEqual({ e164: '+14155550100', country: 'US', kind: 'fixed_line_or_mobile', zones: ['America/Los_Angeles'] });
+    expect(dest('+1 (415) 555-0100')).toEqual({ e164: '+14155550100', country: 'US', kind: 'fixed_line_or_mobile', zones: ['America/Los_Angeles'], region: 'US-CA' });
     expect(dest('+33 6 12 34 56 78')).toMatchObject({ country: 'FR', kind: 'mobile', zones: ['Europe/Paris'] });
   });
 
@@ -25,11 +25,14 @@ describe('destinations', () => {
     }
   });
 
-  it('a toll-free US number may ring in any NANP zone, from Guam to Newfoundland', () => {
+  it('a toll-free US number may ring in any zone of the United States, from Adak to New York, and in none of another country (Guam has its own)', () => {
     const zones = dest('+18005550100').zones;
-    expect(zones).toContain('Pacific/Guam');
+    expect(zones).toContain('America/Adak');
     expect(zones).toContain('Pacific/Honolulu');
     expect(zones).toContain('America/New_York');
+    expect(zones).not.toContain('Pacific/Guam');
+    expect(zones).not.toContain('America/Toronto');
+    expect(dest('+18005550100').region).toBeNull();
   });
 
   it('masks all but the country code and the last two digits', () => {
@@ -93,15 +96,18 @@ describe('US: artificial voice needs consent, telemarketing written consent and 
     expect(evaluate(sf, 'support', 'prior_express', late).allowed).toBe(true);
   });
 
-  it('a toll-free number that may ring from Guam to Honolulu: the window must hold in all of them', () => {
+  it('a toll-free number that may ring from Honolulu to New York, in any state: every zone, and every state\'s hours', () => {
     const tollFree = dest('+18005550100');
-    // 14:00 in New York is 09:00 in Honolulu but 05:00 the next day in Guam.
-    const v = evaluate(tollFree, 'marketing', 'written', at('2026-11-23T19:00:00Z'));
+    // Monday 23 November. 13:59 in New York is 08:59 in Honolulu and Adak: Connecticut's hours start at 09:00.
+    const v = evaluate(tollFree, 'marketing', 'written', at('2026-11-23T18:59:00Z'));
     expect(v).toMatchObject({ allowed: false, code: 'outside_calling_hours' });
     expect(v.reason).toContain('time zones');
-    // The next moment it holds everywhere: 08:00 in Guam (22:00 UTC), when it is 12:00 in Honolulu and 17:00 in New York.
-    expect(Date.parse(v.next_allowed_at!)).toBe(Date.parse('2026-11-23T22:00:00Z'));
-    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-23T22:00:00Z')).allowed).toBe(true);
+    // The next moment they hold everywhere: 09:00 in Honolulu and Adak (19:00 UTC), 14:00 in New York.
+    expect(Date.parse(v.next_allowed_at!)).toBe(Date.parse('2026-11-23T19:00:00Z'));
+    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-23T19:00:00Z')).allowed).toBe(true);
+    // 20:00 in New York is past Florida's, Oklahoma's, Maryland's, Connecticut's and Washington's end.
+    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-24T00:59:00Z')).allowed).toBe(true);
+    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-24T01:00:00Z')).allowed).toBe(false);
   });
 });
 
@@ -126,7 +132,7 @@ describe('FR: marketing on weekdays 10:00–13:00 and 14:00–20:00, never on pu
   it('the fifth marketing call to one number within 30 days is refused', () => {
     const tuesday = at('2026-11-24T09:30:00Z');
     expect(evaluate(paris, 'marketing', 'prior_express', tuesday, { attempts: () => 3 }).allowed).toBe(true);
-    const v = evaluate(paris, 'marketing', 'prior_express', tuesday, { attempts: (days) => (days === 30 ? 4 : 0) });
+    const v = evaluate(paris, 'marketing', 'prior_express', tuesday, { attempts: (hours) => (hours === 30 * 24 ? 4 : 0) });
     expect(v).toMatchObject({ allowed: false, code: 'too_many_attempts' });
   });
 

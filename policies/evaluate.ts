@@ -4,8 +4,8 @@ import Holidays from 'date-holidays';
 import { DateTime } from 'luxon';
 import { NEVER_CALLED } from './defaults.ts';
 import { POLICIES } from './index.ts';
-import { zonesOf } from './zones.ts';
-import type { CallingWindow, ConsentKind, CountryPolicy, LegalSource, NumberKind, Purpose, PurposeRule, Weekday } from './types.ts';
+import { regionOf, zonesOf } from './zones.ts';
+import type { AttemptCap, CallingWindow, ConsentKind, CountryPolicy, LegalSource, NumberKind, Purpose, PurposeRule, Weekday } from './types.ts';
 
 // The policy engine: whether a number can be called, at what minute price,
 // and whether a call of a purpose may be placed to it now with the consent
@@ -18,8 +18,10 @@ export type Destination = {
   /** ISO 3166-1 alpha-2; `ZZ` when the number belongs to no country we can tell. */
   country: string;
   kind: NumberKind;
-  /** The zones it may ring in (one when the number says, all of them when it does not). */
+  /** The zones it may ring in: every zone of the country it may be in (zones.ts); empty when the country has none we know. */
   zones: string[];
+  /** The region its area code belongs to (`US-FL`), null when it cannot be told (zones.ts regionOf). */
+  region: string | null;
 };
 
 export type PurposeVerdict = {
@@ -53,8 +55,13 @@ export type Verdict = {
 };
 
 export type Context = {
-  /** Calls of this purpose placed to this number within the rule's window of days (for maxAttempts). */
-  attempts?: (days: number) => number;
+  /** Calls of this purpose placed to this number within the last `hours` hours (for the caps attemptCaps lists). */
+  attempts?: (hours: number) => number;
+  /**
+   * The caller id the call goes out with (E.164). Where a rule wants a
+   * designated range, a call whose caller id is absent or outside it is refused.
+   */
+  from?: string | null;
 };
 
 const KINDS: Record<string, NumberKind> = {
@@ -82,7 +89,12 @@ export function destinationOf(to: string): Destination | null {
   if (!parsed) return null;
   const valid = parsed.isValid();
   const kind = valid ? (KINDS[parsed.getType() ?? ''] ?? 'unknown') : 'unknown';
-  return { e164: parsed.number, country: (valid ? parsed.country : undefined) ?? 'ZZ', kind, zones: zonesOf(parsed.number) };
+  const country = (valid ? parsed.country : undefined) ?? 'ZZ';
+  return {
+    e164: parsed.number, country, kind,
+    zones: country === 'ZZ' ? [] : zonesOf(parsed.number, country, kind, parsed.countryCallingCode),
+    region: regionOf(parsed.number, country),
+  };
 }
 
 /** Every country calling code, geographic or not, from libphonenumber-js's metadata. */
@@ -122,22 +134,39 @@ function sourceMap(policy: CountryPolicy): Map<string, LegalSource> {
   return map;
 }
 
-/** Whether a source is in force at `now` (its effective date, in UTC, has come). */
-function inForce(source: LegalSource | undefined, now: Date): boolean {
-  return source !== undefined && Date.parse(`${source.effective}T00:00:00Z`) <= now.getTime();
+/** The earliest midnight on Earth (UTC+14): a date compared where no zone is known. */
+const EARLIEST = 'Etc/GMT-14';
+
+/** The local dates of `now` in the zones (YYYY-MM-DD), to compare effective dates with. */
+function localDates(now: Date, zones: string[]): string[] {
+  return (zones.length > 0 ? zones : [EARLIEST]).map((z) => DateTime.fromJSDate(now, { zone: z }).toISODate()!);
 }
 
-const holidayTables = new Map<string, Holidays>();
+/**
+ * Whether a source is in force at `now`: its effective date has begun at
+ * local midnight in one of the zones the called party may be in (an
+ * obligation binds from the first of them: refuse rather than allow).
+ */
+function inForce(source: LegalSource | undefined, dates: string[]): boolean {
+  return source !== undefined && dates.some((d) => d >= source.effective);
+}
+
 const holidayYears = new Map<string, Set<string>>();
 
-/** The country's national public holidays of a year, as local dates (YYYY-MM-DD); computed once per country and year. */
-function publicHolidays(country: string, year: number): Set<string> {
-  const key = `${country}:${year}`;
+/**
+ * The public holidays of a year, as local dates (YYYY-MM-DD): the country's,
+ * and with `regions`, those of each region too (`all`: every region of the
+ * country's). Computed once per country, regions and year.
+ */
+function publicHolidays(country: string, year: number, regions: string[] | 'all' | undefined): Set<string> {
+  const key = `${country}:${regions === undefined ? '' : regions === 'all' ? '*' : regions.join(',')}:${year}`;
   let days = holidayYears.get(key);
   if (!days) {
-    let table = holidayTables.get(country);
-    if (!table) holidayTables.set(country, (table = new Holidays(country)));
-    days = new Set(table.getHolidays(year).filter((h) => h.type === 'public').map((h) => h.date.slice(0, 10)));
+    const codes = regions === undefined ? [] : regions === 'all' ? Object.keys(new Holidays().getStates(country) ?? {}) : regions;
+    days = new Set<string>();
+    for (const table of [new Holidays(country), ...codes.map((r) => new Holidays(country, r))]) {
+      for (const h of table.getHolidays(year)) if (h.type === 'public') days.add(h.date.slice(0, 10));
+    }
     holidayYears.set(key, days);
   }
   return days;
@@ -145,13 +174,39 @@ function publicHolidays(country: string, year: number): Set<string> {
 
 const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
+/** The parts of ranges `a` that are also in ranges `b`. */
+function intersect(a: Array<[string, string]>, b: Array<[string, string]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [a0, a1] of a) {
+    for (const [b0, b1] of b) {
+      const from = Math.max(minutes(a0), minutes(b0));
+      const to = Math.min(minutes(a1), minutes(b1));
+      if (from < to) out.push([from, to]);
+    }
+  }
+  return out;
+}
+
+/** The ranges a window allows on a local day, in minutes: the weekday's, narrowed on a holiday's eve and on its shortened dates. */
+function rangesOn(w: CallingWindow, country: string, local: DateTime): Array<[number, number]> {
+  const day = w.days[local.weekday as Weekday] ?? [];
+  let ranges: Array<[string, string]> = day;
+  if (w.eves && publicHolidays(country, local.plus({ days: 1 }).year, w.holidayRegions).has(local.plus({ days: 1 }).toISODate()!)) {
+    ranges = intersect(ranges, w.eves).map(([a, b]) => [hhmm(a), hhmm(b)]);
+  }
+  const shortened = w.dates?.[local.toFormat('MM-dd')];
+  if (shortened) ranges = intersect(ranges, shortened).map(([a, b]) => [hhmm(a), hhmm(b)]);
+  return ranges.map(([a, b]) => [minutes(a), minutes(b)]);
+}
+
+const hhmm = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+
 /** Why `at` is outside the window in one zone (null: inside). */
 function outside(w: CallingWindow, country: string, zone: string, at: DateTime): 'outside_calling_hours' | 'public_holiday' | null {
   const local = at.setZone(zone);
-  if (w.noPublicHolidays && publicHolidays(country, local.year).has(local.toISODate()!)) return 'public_holiday';
+  if (w.noPublicHolidays && publicHolidays(country, local.year, w.holidayRegions).has(local.toISODate()!)) return 'public_holiday';
   const m = local.hour * 60 + local.minute;
-  const ranges = w.days[local.weekday as Weekday] ?? [];
-  return ranges.some(([from, to]) => m >= minutes(from) && m < minutes(to)) ? null : 'outside_calling_hours';
+  return rangesOn(w, country, local).some(([from, to]) => m >= from && m < to) ? null : 'outside_calling_hours';
 }
 
 const WEEKDAY_WORDS = ['', 'Mondays', 'Tuesdays', 'Wednesdays', 'Thursdays', 'Fridays', 'Saturdays', 'Sundays'];
@@ -170,7 +225,12 @@ function describe(w: CallingWindow): string {
     if (days.join() === '1,2,3,4,5') return `${text} on weekdays`;
     return `${days.map((d) => WEEKDAY_WORDS[d]).join(', ')} ${text}`;
   });
-  return `${parts.join('; ')}${w.noPublicHolidays ? ', not on public holidays' : ''}`;
+  const holidays = w.noPublicHolidays
+    ? `, not on public holidays${w.holidayRegions === 'all' ? ' (national or of any region)' : w.holidayRegions ? ` (national or of ${w.holidayRegions.join(', ')})` : ''}`
+    : '';
+  const eves = w.eves ? `; on the day before one, only ${w.eves.map(([a, b]) => `${a}–${b}`).join(' and ')}` : '';
+  const dates = Object.entries(w.dates ?? {}).map(([d, r]) => `; on ${d} only ${r.map(([a, b]) => `${a}–${b}`).join(' and ')}`).join('');
+  return `${parts.join('; ')}${holidays}${eves}${dates}`;
 }
 
 /**
@@ -185,8 +245,8 @@ function nextAllowed(windows: CallingWindow[], country: string, zones: string[],
     for (let day = 0; day <= 14; day++) {
       const date = start.plus({ days: day });
       for (const w of windows) {
-        for (const [from] of w.days[date.weekday as Weekday] ?? []) {
-          const t = date.set({ hour: Number(from.slice(0, 2)), minute: Number(from.slice(3, 5)) });
+        for (const [from] of rangesOn(w, country, date)) {
+          const t = date.set({ hour: Math.floor(from / 60), minute: from % 60 });
           if (t > now) candidates.push(t);
         }
       }
@@ -194,6 +254,28 @@ function nextAllowed(windows: CallingWindow[], country: string, zones: string[],
   }
   candidates.sort((a, b) => a.toMillis() - b.toMillis());
   return candidates.find((t) => windows.every((w) => zones.every((z) => outside(w, country, z, t) === null))) ?? null;
+}
+
+/** A window or cap of a region's rule applies to the destination: the number is in that region, or its region cannot be told. */
+function regionRules(policy: CountryPolicy, dest: Destination, purpose: Purpose) {
+  return (policy.regions ?? []).filter((r) => r.purposes.includes(purpose) && (dest.region === null || dest.region === r.region));
+}
+
+/**
+ * The attempt caps that apply to a call of `purpose` to `dest` at `now`
+ * (the country's, its region's): the caller counts the calls placed within
+ * each one's hours and gives them to evaluate() as ctx.attempts.
+ */
+export function attemptCaps(dest: Destination, purpose: Purpose, now: Date): AttemptCap[] {
+  const policy = POLICIES[dest.country];
+  if (!policy) return [];
+  const sources = sourceMap(policy);
+  const dates = localDates(now, dest.zones);
+  const caps: AttemptCap[] = [];
+  const m = policy.purposes[purpose].maxAttempts;
+  if (m) caps.push({ count: m.count, hours: m.days * 24, source: m.source });
+  for (const r of regionRules(policy, dest, purpose)) if (r.maxAttempts) caps.push(r.maxAttempts);
+  return caps.filter((c) => inForce(sources.get(c.source), dates));
 }
 
 function refusedDestination(dest: Destination, reason: string, code: string, purpose: Purpose | null): Verdict {
@@ -229,8 +311,10 @@ export function evaluate(dest: Destination, purpose: Purpose | null, consent: Co
   }
   const sources = sourceMap(policy);
   const rule: PurposeRule = policy.purposes[purpose];
+  // Effective dates begin at local midnight where the called party may be.
+  const dates = localDates(now, dest.zones);
   // A rule applies once one of its sources is in force; before that, the purpose is free of it.
-  const applies = rule.sources.some((id) => inForce(sources.get(id), now));
+  const applies = rule.sources.some((id) => inForce(sources.get(id), dates));
   const used = new Set<string>(applies ? rule.sources : []);
   const verdict = (allowed: boolean, code: string, message: string | null, requires: ConsentKind[], next: DateTime | null = null): Verdict => {
     const reviewed = [...used].every((id) => sources.get(id)?.reviewed_by);
@@ -246,28 +330,48 @@ export function evaluate(dest: Destination, purpose: Purpose | null, consent: Co
   const requires = applies ? rule.requires : [];
   if (applies && !rule.allowed) return verdict(false, rule.code, rule.message, requires);
   if (!satisfies(consent, requires)) return verdict(false, rule.code, rule.message, requires);
-  if (rule.maxAttempts && inForce(sources.get(rule.maxAttempts.source), now)) {
-    used.add(rule.maxAttempts.source);
-    const placed = ctx.attempts?.(rule.maxAttempts.days) ?? 0;
-    if (placed >= rule.maxAttempts.count) {
-      return verdict(false, 'too_many_attempts',
-        `${purpose} calls to one number in ${policy.name} are limited to ${rule.maxAttempts.count} within ${rule.maxAttempts.days} days, and ${placed} were placed`, requires);
+  // The caller id: where the law wants calls of this purpose from a designated range.
+  if (rule.callerId && inForce(sources.get(rule.callerId.source), dates)) {
+    used.add(rule.callerId.source);
+    const from = ctx.from ?? null;
+    if (from === null || !rule.callerId.prefixes.some((p) => from.startsWith(p))) {
+      return verdict(false, rule.callerId.code, rule.callerId.message, requires);
     }
   }
-  const windows = policy.windows.filter((w) => (!w.purposes || w.purposes.includes(purpose)) && inForce(sources.get(w.source), now));
+  const regions = regionRules(policy, dest, purpose);
+  for (const cap of attemptCaps(dest, purpose, now)) {
+    used.add(cap.source);
+    const placed = ctx.attempts?.(cap.hours) ?? 0;
+    if (placed >= cap.count) {
+      const within = cap.hours % 24 === 0 ? `${cap.hours / 24} ${cap.hours === 24 ? 'day' : 'days'}` : `${cap.hours} hours`;
+      const where = regions.find((r) => r.maxAttempts === cap)?.name ?? policy.name;
+      return verdict(false, 'too_many_attempts',
+        `${purpose} calls to one number in ${where} are limited to ${cap.count} within ${within}, and ${placed} were placed`, requires);
+    }
+  }
+  const windows = [
+    ...policy.windows.filter((w) => !w.purposes || w.purposes.includes(purpose)),
+    ...regions.flatMap((r) => r.windows.filter((w) => !w.purposes || w.purposes.includes(purpose))),
+  ].filter((w) => inForce(sources.get(w.source), dates));
   if (windows.length > 0) {
     for (const w of windows) used.add(w.source);
-    const zones = dest.zones.length > 0 ? dest.zones : ['UTC'];
+    // Never judged in UTC: a number whose zones are unknown is refused when there are hours to keep.
+    if (dest.zones.length === 0) {
+      return verdict(false, 'time_zone_unknown', `${purpose} calls to ${policy.name} have calling hours, and the time zone this number rings in cannot be told`, requires);
+    }
+    const zones = dest.zones;
     const at = DateTime.fromJSDate(now);
     for (const w of windows) {
       for (const zone of zones) {
         const why = outside(w, dest.country, zone, at);
         if (why === null) continue;
         const next = nextAllowed(windows, dest.country, zones, at);
-        const where = zones.length > 1 ? ` in each of the number's time zones (${zones.length})` : '';
+        const where = zones.length > 1 ? ` in each of the time zones the number may ring in (${zones.length})` : '';
+        const region = regions.find((r) => r.windows.includes(w));
+        const whose = region ? `${region.name} (${policy.name})` : policy.name;
         const message = why === 'public_holiday'
-          ? `it is a public holiday in ${policy.name}, and ${purpose} calls there are allowed ${describe(w)}, local time${where}`
-          : `${purpose} calls to ${policy.name} are allowed ${describe(w)}, local time${where}`;
+          ? `it is a public holiday in ${whose}, and ${purpose} calls there are allowed ${describe(w)}, local time${where}`
+          : `${purpose} calls to ${whose} are allowed ${describe(w)}, local time${where}`;
         return verdict(false, why, message, requires, next);
       }
     }

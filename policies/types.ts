@@ -22,8 +22,15 @@ export type LegalSource = {
   title: string;
   /** Where to read it: the official publication where there is one. */
   url: string;
-  /** When it took effect, YYYY-MM-DD. A rule whose date is later than `now` does not apply yet. */
+  /**
+   * When the obligation took effect, YYYY-MM-DD, at local midnight where the
+   * called party is: the first version of it, not the text's latest
+   * renumbering or re-enactment. A rule whose date is later than `now` does
+   * not apply yet.
+   */
   effective: string;
+  /** `law` (the default: a statute, a regulation, a regulator's binding rule) or `guidance` (a regulator's or an industry's published guidance, where no rule of law sets it). */
+  kind?: 'law' | 'guidance';
   /** One sentence: what it requires of a call like ours. */
   summary: string;
   /** Who reviewed our reading of it (a lawyer, by name and date). Absent: not reviewed, and every verdict resting on it says legal_reviewed: false. */
@@ -42,10 +49,48 @@ export type CallingWindow = {
   /** The LegalSource id it comes from. */
   source: string;
   days: Partial<Record<Weekday, Array<[string, string]>>>;
-  /** No calls on the country's public holidays (date-holidays, type `public`, national only). */
+  /** No calls on the country's public holidays (date-holidays, type `public`). */
   noPublicHolidays?: boolean;
+  /**
+   * With noPublicHolidays: the regions whose own public holidays count too
+   * (date-holidays' subdivision codes, e.g. `RJ`), or `all` of the country's
+   * regions (where the number cannot tell which one it is in).
+   */
+  holidayRegions?: string[] | 'all';
+  /** On the day before a public holiday (national, or of holidayRegions), only these ranges, within the day's own. */
+  eves?: Array<[string, string]>;
+  /** On these dates, `MM-DD`, only these ranges, within the day's own (a shortened day). */
+  dates?: Record<string, Array<[string, string]>>;
   /** The purposes it applies to; absent: all of them. */
   purposes?: Purpose[];
+};
+
+/** At most `count` calls of a purpose to one number within `hours` hours. */
+export type AttemptCap = { count: number; hours: number; source: string };
+
+/** Where the law wants a call of a purpose to come from a designated number range. */
+export type CallerIdRule = {
+  /** E.164 prefixes (`+` and digits) the caller id must start with. */
+  prefixes: string[];
+  source: string;
+  /** Stable code when refused. */
+  code: string;
+  message: string;
+};
+
+/**
+ * A region's own rules (a US state's), on top of the country's: applied to a
+ * number of that region (by its area code, zones.ts regionOf), and to every
+ * number whose region cannot be told (toll-free, non-geographic).
+ */
+export type RegionRule = {
+  /** ISO 3166-2, e.g. `US-FL`. */
+  region: string;
+  name: string;
+  /** The purposes it applies to. */
+  purposes: Purpose[];
+  windows: CallingWindow[];
+  maxAttempts?: AttemptCap;
 };
 
 /** What the law of a country says of calls of one purpose. */
@@ -65,6 +110,8 @@ export type PurposeRule = {
   sources: string[];
   /** At most `count` calls of this purpose to one number within `days` days. */
   maxAttempts?: { count: number; days: number; source: string };
+  /** The caller id (`from`) must be a number of a designated range. */
+  callerId?: CallerIdRule;
 };
 
 export type CountryPolicy = {
@@ -79,5 +126,7 @@ export type CountryPolicy = {
   minuteFactor: Partial<Record<NumberKind, number>>;
   purposes: Record<Purpose, PurposeRule>;
   windows: CallingWindow[];
+  /** Regions with rules of their own (a US state's hours and caps). */
+  regions?: RegionRule[];
   sources: LegalSource[];
 };

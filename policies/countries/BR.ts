@@ -32,10 +32,15 @@ export const BR: CountryPolicy = {
       allowed: true, requires: ['written'], code: 'written_consent_required',
       message: 'Telemarketing calls to Brazilian numbers need the called person\'s written authorisation, since state do-not-call registries (São Paulo\'s among them) admit no other exception and are not checked here',
       sources: ['br-sp-lei-13226', 'br-nao-me-perturbe', 'br-anatel-0303', 'br-lgpd'],
+      callerId: {
+        prefixes: ['+55303'], source: 'br-anatel-0303', code: 'caller_id_not_allowed',
+        message: 'Telemarketing calls to Brazilian numbers must come from a 0303 number (Anatel); send as from one of your numbers in that range',
+      },
     },
   },
   windows: [
-    { source: 'br-rj-lei-7853', purposes: ['marketing'], noPublicHolidays: true, days: { 1: [['08:00', '18:00']], 2: [['08:00', '18:00']], 3: [['08:00', '18:00']], 4: [['08:00', '18:00']], 5: [['08:00', '18:00']] } },
+    // Rio's law bans calls on its own holidays too (São Jorge, Carnival): applied with the window, nationwide.
+    { source: 'br-rj-lei-7853', purposes: ['marketing'], noPublicHolidays: true, holidayRegions: ['RJ'], days: { 1: [['08:00', '18:00']], 2: [['08:00', '18:00']], 3: [['08:00', '18:00']], 4: [['08:00', '18:00']], 5: [['08:00', '18:00']] } },
   ],
   sources: [
     {

@@ -37,16 +37,19 @@ export const DE: CountryPolicy = {
   sources: [
     {
       id: 'de-uwg-7-telefon',
-      title: 'Gesetz gegen den unlauteren Wettbewerb (UWG), § 7 Abs. 2 Nr. 1',
+      title: 'Gesetz gegen den unlauteren Wettbewerb (UWG), § 7 Abs. 2 Nr. 1 (until 27 May 2022 Nr. 2)',
       url: 'https://www.gesetze-im-internet.de/uwg_2004/__7.html',
-      effective: '2022-05-28',
+      // The UWG of 2004 (in force 8 July 2004) already required the consent, as § 7 Abs. 2 Nr. 2;
+      // the 2021 amendment (in force 28 May 2022) renumbered it Nr. 1 without changing the duty.
+      effective: '2004-07-08',
       summary: 'Advertising by telephone call is always an unacceptable nuisance towards a consumer without their prior express consent, and towards any other market participant without at least their presumed consent.',
     },
     {
       id: 'de-uwg-7-anrufmaschine',
-      title: 'Gesetz gegen den unlauteren Wettbewerb (UWG), § 7 Abs. 2 Nr. 2',
+      title: 'Gesetz gegen den unlauteren Wettbewerb (UWG), § 7 Abs. 2 Nr. 2 (until 27 May 2022 Nr. 3)',
       url: 'https://www.gesetze-im-internet.de/uwg_2004/__7.html',
-      effective: '2022-05-28',
+      // In the UWG of 2004 as § 7 Abs. 2 Nr. 3; renumbered Nr. 2 on 28 May 2022, the duty unchanged.
+      effective: '2004-07-08',
       summary: 'Advertising using an automatic calling machine is always an unacceptable nuisance without the addressee\'s prior express consent.',
     },
     {

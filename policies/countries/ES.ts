@@ -34,7 +34,8 @@ export const ES: CountryPolicy = {
     },
   },
   windows: [
-    { source: 'es-trlgdcu-96', purposes: ['marketing'], noPublicHolidays: true, days: { 1: [['09:00', '21:00']], 2: [['09:00', '21:00']], 3: [['09:00', '21:00']], 4: [['09:00', '21:00']], 5: [['09:00', '21:00']] } },
+    // "Festivos" include each autonomous community's holidays, and a number cannot tell which community it is in: all of them.
+    { source: 'es-trlgdcu-96', purposes: ['marketing'], noPublicHolidays: true, holidayRegions: 'all', days: { 1: [['09:00', '21:00']], 2: [['09:00', '21:00']], 3: [['09:00', '21:00']], 4: [['09:00', '21:00']], 5: [['09:00', '21:00']] } },
   ],
   sources: [
     {

@@ -32,6 +32,10 @@ export const IN: CountryPolicy = {
       allowed: true, requires: ['prior_express'], code: 'marketing_opt_in_required',
       message: 'Promotional calls to Indian numbers need the called party\'s registered explicit consent, since numbers on the DND register may not be called without it and the register is not checked here',
       sources: ['in-tcccpr-2018'],
+      callerId: {
+        prefixes: ['+91140'], source: 'in-tcccpr-140-series', code: 'caller_id_not_allowed',
+        message: 'Promotional calls to Indian numbers must come from a DLT-registered 140-series number (TRAI); send as from one of your numbers in that range',
+      },
     },
   },
   windows: [
@@ -44,6 +48,13 @@ export const IN: CountryPolicy = {
       url: 'https://trai.gov.in/sites/default/files/RegulationUcc19072018.pdf',
       effective: '2018-07-19',
       summary: 'Commercial calls only from senders registered on the DLT platform; promotional calls only to numbers whose holders have not blocked them or have given digitally registered consent, service calls on an existing relationship or explicit consent, and promotional calls, pre-recorded or computer-generated included, from unregistered senders are blocked.',
+    },
+    {
+      id: 'in-tcccpr-140-series',
+      title: 'Telecom Commercial Communications Customer Preference Regulations, 2018 (TRAI), regulations 3 and 25 (numbering resources for telemarketers)',
+      url: 'https://trai.gov.in/sites/default/files/RegulationUcc19072018.pdf',
+      effective: '2018-07-19',
+      summary: 'Promotional voice calls may be made only by registered telemarketers from the numbering series the Department of Telecommunications allots for them, the 140 series.',
     },
     {
       id: 'in-tcccpr-time-band',

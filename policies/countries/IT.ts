@@ -37,7 +37,8 @@ export const IT: CountryPolicy = {
     },
   },
   windows: [
-    { source: 'it-codice-condotta-telemarketing', purposes: ['marketing'], noPublicHolidays: true, days: { 1: [['09:00', '20:00']], 2: [['09:00', '20:00']], 3: [['09:00', '20:00']], 4: [['09:00', '20:00']], 5: [['09:00', '20:00']], 6: [['10:00', '19:00']] } },
+    // The code: weekdays 09:00–20:00; Saturdays and the day before a holiday ("prefestivi") 10:00–19:00.
+    { source: 'it-codice-condotta-telemarketing', purposes: ['marketing'], noPublicHolidays: true, eves: [['10:00', '19:00']], days: { 1: [['09:00', '20:00']], 2: [['09:00', '20:00']], 3: [['09:00', '20:00']], 4: [['09:00', '20:00']], 5: [['09:00', '20:00']], 6: [['10:00', '19:00']] } },
   ],
   sources: [
     {

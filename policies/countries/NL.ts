@@ -35,7 +35,8 @@ export const NL: CountryPolicy = {
     },
   },
   windows: [
-    { source: 'nl-code-telemarketing', purposes: ['marketing'], noPublicHolidays: true, days: { 1: [['09:00', '22:00']], 2: [['09:00', '22:00']], 3: [['09:00', '22:00']], 4: [['09:00', '22:00']], 5: [['09:00', '22:00']], 6: [['10:00', '16:00']] } },
+    // Art. 9: no calls after 18:30 on 24 December, 4 May (Remembrance) and 5 December (Sinterklaas).
+    { source: 'nl-code-telemarketing', purposes: ['marketing'], noPublicHolidays: true, dates: { '12-24': [['00:00', '18:30']], '05-04': [['00:00', '18:30']], '12-05': [['00:00', '18:30']] }, days: { 1: [['09:00', '22:00']], 2: [['09:00', '22:00']], 3: [['09:00', '22:00']], 4: [['09:00', '22:00']], 5: [['09:00', '22:00']], 6: [['10:00', '16:00']] } },
   ],
   sources: [
     {
@@ -57,7 +58,7 @@ export const NL: CountryPolicy = {
       title: 'Nederlandse Reclame Code, Code Telemarketing, art. 9 (permitted times)',
       url: 'https://ddma.nl/kennisbank/reclamecode-code-telemarketing/',
       effective: '2012-07-01',
-      summary: 'Self-regulation binding all advertisers since 2012: telemarketing calls only on working days 09:00–22:00 and Saturdays 10:00–16:00, not on Sundays or public holidays.',
+      summary: 'Self-regulation binding all advertisers since 2012: telemarketing calls only on working days 09:00–22:00 and Saturdays 10:00–16:00, not on Sundays or public holidays, and on 24 December, 4 May and 5 December not after 18:30.',
     },
   ],
 };

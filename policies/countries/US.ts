@@ -4,7 +4,8 @@ import type { CountryPolicy } from '../types.ts';
 // an "artificial voice" (FCC 24-17), so every non-emergency call we place
 // needs the called party's prior express consent, and telemarketing their
 // prior express written consent. Telephone solicitations only between 08:00
-// and 21:00 at the called party's location.
+// and 21:00 at the called party's location, and in the states below only
+// within their own hours and caps.
 
 export const US: CountryPolicy = {
   country: 'US',
@@ -35,6 +36,38 @@ export const US: CountryPolicy = {
   windows: [
     { source: 'us-calling-hours', purposes: ['marketing'], days: { 1: [['08:00', '21:00']], 2: [['08:00', '21:00']], 3: [['08:00', '21:00']], 4: [['08:00', '21:00']], 5: [['08:00', '21:00']], 6: [['08:00', '21:00']], 7: [['08:00', '21:00']] } },
   ],
+  // States with stricter hours or caps for telephone solicitation, applied to
+  // a number whose area code is in the state (zones.ts regionOf), and to every
+  // number whose state cannot be told (toll-free): there, all of them at once.
+  regions: [
+    {
+      region: 'US-FL', name: 'Florida', purposes: ['marketing'],
+      windows: [{ source: 'us-fl-501-616', days: { 1: [['08:00', '20:00']], 2: [['08:00', '20:00']], 3: [['08:00', '20:00']], 4: [['08:00', '20:00']], 5: [['08:00', '20:00']], 6: [['08:00', '20:00']], 7: [['08:00', '20:00']] } }],
+      maxAttempts: { count: 3, hours: 24, source: 'us-fl-501-616' },
+    },
+    {
+      region: 'US-OK', name: 'Oklahoma', purposes: ['marketing'],
+      windows: [{ source: 'us-ok-775c-4', days: { 1: [['08:00', '20:00']], 2: [['08:00', '20:00']], 3: [['08:00', '20:00']], 4: [['08:00', '20:00']], 5: [['08:00', '20:00']], 6: [['08:00', '20:00']], 7: [['08:00', '20:00']] } }],
+      maxAttempts: { count: 3, hours: 24, source: 'us-ok-775c-4' },
+    },
+    {
+      region: 'US-MD', name: 'Maryland', purposes: ['marketing'],
+      windows: [{ source: 'us-md-14-4502', days: { 1: [['08:00', '20:00']], 2: [['08:00', '20:00']], 3: [['08:00', '20:00']], 4: [['08:00', '20:00']], 5: [['08:00', '20:00']], 6: [['08:00', '20:00']], 7: [['08:00', '20:00']] } }],
+      maxAttempts: { count: 3, hours: 24, source: 'us-md-14-4502' },
+    },
+    {
+      region: 'US-TX', name: 'Texas', purposes: ['marketing'],
+      windows: [{ source: 'us-tx-301-051', days: { 1: [['09:00', '21:00']], 2: [['09:00', '21:00']], 3: [['09:00', '21:00']], 4: [['09:00', '21:00']], 5: [['09:00', '21:00']], 6: [['09:00', '21:00']], 7: [['12:00', '21:00']] } }],
+    },
+    {
+      region: 'US-CT', name: 'Connecticut', purposes: ['marketing'],
+      windows: [{ source: 'us-ct-42-288a', days: { 1: [['09:00', '20:00']], 2: [['09:00', '20:00']], 3: [['09:00', '20:00']], 4: [['09:00', '20:00']], 5: [['09:00', '20:00']], 6: [['09:00', '20:00']], 7: [['09:00', '20:00']] } }],
+    },
+    {
+      region: 'US-WA', name: 'Washington', purposes: ['marketing'],
+      windows: [{ source: 'us-wa-19-158-040', days: { 1: [['08:00', '20:00']], 2: [['08:00', '20:00']], 3: [['08:00', '20:00']], 4: [['08:00', '20:00']], 5: [['08:00', '20:00']], 6: [['08:00', '20:00']], 7: [['08:00', '20:00']] } }],
+    },
+  ],
   sources: [
     {
       id: 'us-tcpa-artificial-voice',
@@ -63,6 +96,52 @@ export const US: CountryPolicy = {
       url: 'https://www.ecfr.gov/current/title-47/chapter-I/subchapter-B/part-64/subpart-L/section-64.1200',
       effective: '1992-12-20',
       summary: 'No telephone solicitation before 8 a.m. or after 9 p.m. local time at the called party\'s location.',
+    },
+    {
+      id: 'us-fl-501-616',
+      title: 'Florida Telephone Solicitation Act, Fla. Stat. § 501.616(6)(a)–(b), as amended by ch. 2021-173, Laws of Florida',
+      url: 'https://www.flsenate.gov/Laws/Statutes/2024/501.616',
+      effective: '2021-07-01',
+      summary: 'No commercial telephone solicitation call before 8 a.m. or after 8 p.m. local time at the called person\'s location, and no more than three such calls from any number to a person within 24 hours on the same subject.',
+    },
+    {
+      id: 'us-ok-775c-4',
+      title: 'Oklahoma Telephone Solicitation Act of 2022, Okla. Stat. tit. 15, § 775C.4',
+      url: 'https://www.oscn.net/applications/oscn/index.asp?ftdb=STOKST15',
+      effective: '2022-11-01',
+      summary: 'No commercial telephone solicitation call before 8 a.m. or after 8 p.m. local time at the called party\'s location, and no more than three such calls from any number to a person within 24 hours on the same subject.',
+    },
+    {
+      id: 'us-md-14-4502',
+      title: 'Maryland Stop the Spam Calls Act of 2023 (SB 90), Md. Code, Com. Law § 14-4502',
+      url: 'https://mgaleg.maryland.gov/mgawebsite/Laws/StatuteText?article=gcl&section=14-4502',
+      effective: '2024-01-01',
+      summary: 'No telephone solicitation before 8 a.m. or after 8 p.m. local time at the called party\'s location, and no more than three calls to a person within 24 hours on the same subject.',
+    },
+    {
+      id: 'us-tx-301-051',
+      title: 'Texas Business and Commerce Code § 301.051',
+      url: 'https://statutes.capitol.texas.gov/Docs/BC/htm/BC.301.htm',
+      // The 2009 recodification of a rule first in the Business & Commerce Code's ch. 37
+      // ("permissible hours", Acts 1991, in force 1 January 1992): in force since then.
+      effective: '1992-01-01',
+      summary: 'No telephone solicitation before 9 a.m. or after 9 p.m. on a weekday or Saturday, or before noon or after 9 p.m. on a Sunday, at the purchaser\'s location.',
+    },
+    {
+      id: 'us-ct-42-288a',
+      title: 'Connecticut General Statutes § 42-288a, as amended by Public Act 23-98',
+      url: 'https://www.cga.ct.gov/current/pub/chap_743i.htm',
+      effective: '2023-10-01',
+      summary: 'No telephone solicitation before 9 a.m. or after 8 p.m. local time at the consumer\'s location.',
+    },
+    {
+      id: 'us-wa-19-158-040',
+      title: 'Revised Code of Washington § 19.158.040(2) (Commercial Telephone Solicitation Act, 1989 c 20, as amended by 2002 c 86)',
+      url: 'https://app.leg.wa.gov/RCW/default.aspx?cite=19.158.040',
+      // The chapter dates from 1989; when the hours took this form was not checked: the table
+      // treats them as in force since 2000, long before any call this service places.
+      effective: '2000-01-01',
+      summary: 'A commercial telephone solicitor shall not place calls to be received before 8:00 a.m. or after 8:00 p.m. at the recipient\'s local time.',
     },
   ],
 };

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { prepared, type Client } from '../db/pool.ts';
+import { prepared, type Client, type Queryable } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { usableVoice } from '../voices/voices.ts';
 import { ApiError, invalid } from '../errors.ts';
@@ -8,9 +8,8 @@ import { Writes } from '../db/writes.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { assertCanSpend } from '../billing/limits.ts';
-import { destinationOf, evaluate } from '../../policies/evaluate.ts';
-import { POLICIES } from '../../policies/index.ts';
-import type { ConsentKind, Purpose } from '../../policies/types.ts';
+import { attemptCaps, destinationOf, evaluate, type Destination } from '../../policies/evaluate.ts';
+import type { AttemptCap, ConsentKind, Purpose } from '../../policies/types.ts';
 import { SHARED_NUMBER } from '../catalog/numbers.ts';
 import { toSession, type SessionRow } from '../sessions/sessions.ts';
 import { CALL_AGENT_NAME, eventObject, toCall, type CallRow } from './calls.ts';
@@ -34,7 +33,7 @@ export type PlaceInput = {
 };
 
 /** The caller id: one of the organization's numbers by id, or its default (the shared number when it has none). */
-async function callerId(tx: Client, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }> {
+export async function callerId(tx: Queryable, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }> {
   if (from === undefined || from === '') {
     const { rows } = await tx.query<{ id: string; e164: string }>(prepared(
       `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND is_default LIMIT 1`, [cred.orgId]));
@@ -47,6 +46,25 @@ async function callerId(tx: Client, cred: Caller, from: string | undefined): Pro
     if (rows[0]) return rows[0];
   }
   throw invalid('from', `'${from.slice(0, 40)}' is not one of your numbers; send the id of a number GET /v1/numbers lists, or omit it for your default`);
+}
+
+/**
+ * This organization's calls of `purpose` to the number (not blocked) within
+ * each cap's hours, counted in one statement: what evaluate() reads as
+ * ctx.attempts. GET /v1/calls/quote counts them the same way.
+ */
+export async function countAttempts(db: Queryable, cred: Caller, dest: Destination, purpose: Purpose, caps: AttemptCap[], at: Date): Promise<(hours: number) => number> {
+  if (caps.length === 0) return () => 0;
+  const hours = [...new Set(caps.map((c) => c.hours))];
+  const { rows } = await db.query<{ hours: number; n: number }>(
+    `SELECT h.hours, (SELECT count(*)::int FROM calls
+                       WHERE to_e164 = $1 AND purpose = $2 AND org_id = $3 AND status <> 'blocked'
+                         AND created_at > $4::timestamptz - make_interval(hours => h.hours)) AS n
+       FROM unnest($5::int[]) AS h(hours)`,
+    [dest.e164, purpose, cred.orgId, at, hours],
+  );
+  const counts = new Map(rows.map((r) => [r.hours, r.n]));
+  return (h) => counts.get(h) ?? 0;
 }
 
 /** How long the key's per-call limit lets the call be answered, in seconds (null: no limit). */
@@ -92,21 +110,14 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   // no spending lock: only a limit already reached refuses the call.
   await assertCanSpend(tx, { cred, seconds: 0, callSeconds: 0 }, at);
 
-  // Attempts per number (FR: marketing, 4 in 30 days) are the caller's: this
-  // organization's calls to the number, counted under a lock on the number,
-  // so two calls placed at once cannot both be the 4th.
-  const rule = POLICIES[dest.country]?.purposes[input.purpose]?.maxAttempts;
-  let attempts = 0;
-  if (rule) {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('call-attempts:' || $1::text))`, [dest.e164]);
-    const { rows } = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM calls
-        WHERE to_e164 = $1 AND purpose = $2 AND org_id = $5 AND status <> 'blocked' AND created_at > $3::timestamptz - make_interval(days => $4)`,
-      [dest.e164, input.purpose, at, rule.days, cred.orgId],
-    );
-    attempts = rows[0]!.n;
-  }
-  const verdict = evaluate(dest, input.purpose, input.consent?.kind ?? null, at, { attempts: () => attempts });
+  // Attempts per number (FR: marketing, 4 in 30 days; some US states: 3 in
+  // 24 hours) are the caller's: this organization's calls to the number,
+  // counted under a lock on the number, so two calls placed at once cannot
+  // both be the 4th.
+  const caps = attemptCaps(dest, input.purpose, at);
+  if (caps.length > 0) await tx.query(`SELECT pg_advisory_xact_lock(hashtext('call-attempts:' || $1::text))`, [dest.e164]);
+  const attempts = await countAttempts(tx, cred, dest, input.purpose, caps, at);
+  const verdict = evaluate(dest, input.purpose, input.consent?.kind ?? null, at, { attempts, from: from.e164 });
 
   const id = newId('call');
   const allowed = verdict.allowed && verdict.purpose?.allowed !== false;

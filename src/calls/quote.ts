@@ -1,4 +1,5 @@
-import { destinationOf, evaluate, maskNumber } from '../../policies/evaluate.ts';
+import { attemptCaps, destinationOf, evaluate, maskNumber } from '../../policies/evaluate.ts';
+import { callerId, countAttempts } from './place.ts';
 import type { ConsentKind, Purpose } from '../../policies/types.ts';
 import { invalid } from '../errors.ts';
 import { assertDestinationAllowed, assertNumberAllowed } from '../restrictions.ts';
@@ -23,12 +24,24 @@ export function simulatedOutcome(e164: string): 'answered' | 'busy' | 'no_answer
  * consent given (policies/), and, for a test key, what the simulated callee
  * will do. The key's own restrictions apply as they do to placing the call.
  */
-export function quoteCall(s: Services, cred: Caller, q: { to: string; purpose?: Purpose; consent?: ConsentKind; from?: string }): z.infer<typeof CallQuote> {
+export async function quoteCall(s: Services, cred: Caller, q: { to: string; purpose?: Purpose; consent?: ConsentKind; from?: string }): Promise<z.infer<typeof CallQuote>> {
   const dest = destinationOf(q.to);
   if (!dest) throw invalid('to', 'not a phone number; send it in international format, + then the country code and number, e.g. +14155550123');
   assertDestinationAllowed(cred, 'to', dest.country === 'ZZ' ? null : dest.country);
   if (q.from) assertNumberAllowed(cred, 'from', q.from);
-  const v = evaluate(dest, q.purpose ?? null, q.consent ?? null, now(s));
+  const at = now(s);
+  // The verdict POST /v1/calls would give now: with the caller id the call
+  // would go out with (from, or the default number) and this organization's
+  // calls to the number counted as placing counts them (the quote takes no
+  // lock: a call placed meanwhile may still make the next one too many).
+  let v;
+  if (q.purpose) {
+    const from = await callerId(s.pool, cred, q.from);
+    const attempts = await countAttempts(s.pool, cred, dest, q.purpose, attemptCaps(dest, q.purpose, at), at);
+    v = evaluate(dest, q.purpose, q.consent ?? null, at, { attempts, from: from.e164 });
+  } else {
+    v = evaluate(dest, null, q.consent ?? null, at);
+  }
   return {
     to: maskNumber(dest.e164),
     country: v.country,

@@ -95,3 +95,39 @@ describe('GET /v1/calls/quote', () => {
     expect(res.body.code).toBe('insufficient_scope');
   });
 });
+
+describe('the quote gives the verdict placing would give', () => {
+  it('counts this organization\'s earlier calls as POST /v1/calls does: after four marketing calls to a French number in 30 days, the quote says too_many_attempts', async () => {
+    clock = new Date('2026-11-24T15:00:00Z'); // Tuesday, 16:00 in Paris
+    try {
+      const k = (await t.key({ rpm: 100_000 })).secret;
+      const to = '%2B33144556699';
+      const body = { to: '+33144556699', purpose: 'marketing', consent: { kind: 'written' } };
+      for (let i = 0; i < 4; i++) {
+        expect((await quote(`to=${to}&purpose=marketing&consent=written`, k)).body).toMatchObject({ allowed: true });
+        const res = await t.request('POST', '/v1/calls', { key: k, body, headers: { 'Idempotency-Key': `q-${i}-${Date.now()}` } });
+        expect(res.status, await res.clone().text()).toBe(201);
+        expect((await res.json()).status).toBe('queued');
+      }
+      const q = (await quote(`to=${to}&purpose=marketing&consent=written`, k)).body;
+      expect(q).toMatchObject({ allowed: false, purpose: { allowed: false, code: 'too_many_attempts' } });
+      const fifth = await t.request('POST', '/v1/calls', { key: k, body, headers: { 'Idempotency-Key': `q-5-${Date.now()}` } });
+      expect((await fifth.json())).toMatchObject({ status: 'blocked' });
+    } finally {
+      clock = new Date('2026-11-23T20:00:00Z');
+    }
+  });
+
+  it('judges the caller id the call would go out with: a marketing quote to Brazil from a number outside 0303 is refused caller_id_not_allowed', async () => {
+    clock = new Date('2026-11-24T13:00:00Z'); // Tuesday, 10:00 in São Paulo
+    try {
+      const { body } = await quote('to=%2B5511987654321&purpose=marketing&consent=written');
+      expect(body).toMatchObject({ allowed: false, purpose: { code: 'caller_id_not_allowed' } });
+      expect(body.reason).toContain('0303');
+      // Another purpose from the same number is fine.
+      expect((await quote('to=%2B5511987654321&purpose=support')).body).toMatchObject({ allowed: true });
+    } finally {
+      clock = new Date('2026-11-23T20:00:00Z');
+    }
+  });
+});
