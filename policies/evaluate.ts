@@ -27,7 +27,7 @@ export type Destination = {
 export type PurposeVerdict = {
   purpose: Purpose;
   allowed: boolean;
-  /** `allowed`, or why not: the rule's code, `outside_calling_hours`, `public_holiday`, `too_many_attempts`. */
+  /** `allowed`, or why not: the rule's code, `caller_id_not_allowed`, `too_many_attempts`, `time_zone_unknown`, `outside_calling_hours`, `public_holiday`. */
   code: string;
   message: string | null;
   /** The consent the purpose needs there now (any one of these; written satisfies prior_express). */

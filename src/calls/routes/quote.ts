@@ -10,7 +10,7 @@ export const QuoteQuery = z.object({
   to: z.string().min(1).max(32),
   purpose: CallPurpose.optional(),
   consent: ConsentKind.optional(),
-  from: z.string().max(32).optional(),
+  from: z.string().max(32).optional().describe('The id of the number the call would go out from (GET /v1/numbers); the default number when omitted'),
 });
 
 export default function register(app: FastifyInstance, s: Services) {
@@ -19,8 +19,9 @@ export default function register(app: FastifyInstance, s: Services) {
     schema: {
       summary: 'Quote a destination and purpose',
       description:
-        'Country, number kind and minute factor of `to`, and whether a call of `purpose` with `consent` may be placed to it now ' +
-        '(country rules, calling hours in the called party\'s local time). `to` comes back masked. Test keys also see the simulated outcome.',
+        'Country, number kind and minute factor of `to`, and whether a call of `purpose` with `consent` may be placed to it now: ' +
+        'the verdict POST /v1/calls would give at this moment (the country\'s and the state\'s rules, calling hours in every zone the number may ring in, ' +
+        'the caller id `from` would give, this organization\'s earlier calls to the number). `to` comes back masked. Test keys also see the simulated outcome.',
       tags: ['Phone calls'],
       querystring: QuoteQuery,
       response: { 200: CallQuote, ...errorResponses },
