@@ -98,16 +98,18 @@ describe('US: artificial voice needs consent, telemarketing written consent and 
 
   it('a toll-free number that may ring from Honolulu to New York, in any state: every zone, and every state\'s hours', () => {
     const tollFree = dest('+18005550100');
-    // Monday 23 November. 13:59 in New York is 08:59 in Honolulu and Adak: Connecticut's hours start at 09:00.
-    const v = evaluate(tollFree, 'marketing', 'written', at('2026-11-23T18:59:00Z'));
+    // Monday 23 November. 14:59 in New York is 09:59 in Honolulu and Adak: Kentucky's hours start at 10:00.
+    const v = evaluate(tollFree, 'marketing', 'written', at('2026-11-23T19:59:00Z'));
     expect(v).toMatchObject({ allowed: false, code: 'outside_calling_hours' });
     expect(v.reason).toContain('time zones');
-    // The next moment they hold everywhere: 09:00 in Honolulu and Adak (19:00 UTC), 14:00 in New York.
-    expect(Date.parse(v.next_allowed_at!)).toBe(Date.parse('2026-11-23T19:00:00Z'));
-    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-23T19:00:00Z')).allowed).toBe(true);
-    // 20:00 in New York is past Florida's, Oklahoma's, Maryland's, Connecticut's and Washington's end.
-    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-24T00:59:00Z')).allowed).toBe(true);
-    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-24T01:00:00Z')).allowed).toBe(false);
+    // The next moment they hold everywhere: 10:00 in Honolulu and Adak (20:00 UTC), 15:00 in New York.
+    expect(Date.parse(v.next_allowed_at!)).toBe(Date.parse('2026-11-23T20:00:00Z'));
+    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-23T20:00:00Z')).allowed).toBe(true);
+    // 18:00 in New York is the end of Rhode Island's weekday hours.
+    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-23T22:59:00Z')).allowed).toBe(true);
+    expect(evaluate(tollFree, 'marketing', 'written', at('2026-11-23T23:00:00Z')).allowed).toBe(false);
+    // No state's rules bind a support call.
+    expect(evaluate(tollFree, 'support', 'prior_express', at('2026-11-23T19:00:00Z')).allowed).toBe(true);
   });
 });
 

@@ -240,3 +240,33 @@ describe('guidance where no statute sets hours', () => {
     expect(POLICIES.JP!.sources.find((s) => s.id === 'jp-caa-nuisance-hours')?.kind).toBe('guidance');
   });
 });
+
+describe('states with Sunday and holiday bans', () => {
+  it('Louisiana (504): no calls on Sundays or its legal holidays, 08:00–20:00 otherwise', () => {
+    const nola = dest('+15045550123');
+    expect(nola.region).toBe('US-LA');
+    expect(allowed(nola, '2026-11-29T18:00:00Z')).toBe(false); // Sunday 12:00
+    expect(allowed(nola, '2026-11-28T18:00:00Z')).toBe(true); // Saturday 12:00
+    expect(evaluate(nola, 'marketing', 'written', at('2026-02-17T18:00:00Z'))).toMatchObject({ allowed: false, code: 'public_holiday' }); // Mardi Gras
+    expect(allowed(nola, '2026-02-18T18:00:00Z')).toBe(true);
+    expect(allowed(nola, '2026-11-25T01:59:00Z')).toBe(true); // Tuesday 19:59
+    expect(allowed(nola, '2026-11-25T02:00:00Z')).toBe(false); // 20:00
+  });
+
+  it('Rhode Island (401): weekdays 09:00–18:00, Saturdays 10:00–17:00, never on Sundays', () => {
+    const ri = dest('+14015550123');
+    expect(ri.region).toBe('US-RI');
+    expect(allowed(ri, '2026-11-24T22:59:00Z')).toBe(true); // Tuesday 17:59
+    expect(allowed(ri, '2026-11-24T23:00:00Z')).toBe(false); // 18:00
+    expect(allowed(ri, '2026-11-28T14:59:00Z')).toBe(false); // Saturday 09:59
+    expect(allowed(ri, '2026-11-28T15:00:00Z')).toBe(true); // Saturday 10:00
+    expect(allowed(ri, '2026-11-29T17:00:00Z')).toBe(false); // Sunday
+  });
+
+  it('Minnesota (612): a synthesized voice only 09:00–21:00', () => {
+    const mn = dest('+16125550123');
+    expect(mn.region).toBe('US-MN');
+    expect(allowed(mn, '2026-11-24T14:59:00Z')).toBe(false); // 08:59
+    expect(allowed(mn, '2026-11-24T15:00:00Z')).toBe(true);
+  });
+});

@@ -67,6 +67,47 @@ export const US: CountryPolicy = {
       region: 'US-WA', name: 'Washington', purposes: ['marketing'],
       windows: [{ source: 'us-wa-19-158-040', days: { 1: [['08:00', '20:00']], 2: [['08:00', '20:00']], 3: [['08:00', '20:00']], 4: [['08:00', '20:00']], 5: [['08:00', '20:00']], 6: [['08:00', '20:00']], 7: [['08:00', '20:00']] } }],
     },
+    {
+      region: 'US-LA', name: 'Louisiana', purposes: ['marketing'],
+      windows: [{ source: 'us-la-psc-r-29617', noPublicHolidays: true, holidayRegions: ['LA'], days: { 1: [['08:00', '20:00']], 2: [['08:00', '20:00']], 3: [['08:00', '20:00']], 4: [['08:00', '20:00']], 5: [['08:00', '20:00']], 6: [['08:00', '20:00']] } }],
+    },
+    {
+      // "8:00 a.m. and 9:00 p.m., Central Standard Time": in daylight time 8:00 CST is 9:00 local, so 09:00–21:00 all year.
+      region: 'US-MS', name: 'Mississippi', purposes: ['marketing'],
+      windows: [{ source: 'us-ms-77-3-723', days: { 1: [['09:00', '21:00']], 2: [['09:00', '21:00']], 3: [['09:00', '21:00']], 4: [['09:00', '21:00']], 5: [['09:00', '21:00']], 6: [['09:00', '21:00']] } }],
+    },
+    {
+      region: 'US-RI', name: 'Rhode Island', purposes: ['marketing'],
+      windows: [{ source: 'us-ri-5-61-3-6', noPublicHolidays: true, holidayRegions: ['RI'], days: { 1: [['09:00', '18:00']], 2: [['09:00', '18:00']], 3: [['09:00', '18:00']], 4: [['09:00', '18:00']], 5: [['09:00', '18:00']], 6: [['10:00', '17:00']] } }],
+    },
+    {
+      region: 'US-UT', name: 'Utah', purposes: ['marketing'],
+      windows: [{ source: 'us-ut-13-25a-103', noPublicHolidays: true, holidayRegions: ['UT'], days: { 1: [['08:00', '21:00']], 2: [['08:00', '21:00']], 3: [['08:00', '21:00']], 4: [['08:00', '21:00']], 5: [['08:00', '21:00']], 6: [['08:00', '21:00']] } }],
+    },
+    {
+      region: 'US-KY', name: 'Kentucky', purposes: ['marketing'],
+      windows: [{ source: 'us-ky-367-46955', days: { 1: [['10:00', '21:00']], 2: [['10:00', '21:00']], 3: [['10:00', '21:00']], 4: [['10:00', '21:00']], 5: [['10:00', '21:00']], 6: [['10:00', '21:00']], 7: [['10:00', '21:00']] } }],
+    },
+    {
+      region: 'US-MN', name: 'Minnesota', purposes: ['marketing'],
+      windows: [{ source: 'us-mn-325e-27', days: { 1: [['09:00', '21:00']], 2: [['09:00', '21:00']], 3: [['09:00', '21:00']], 4: [['09:00', '21:00']], 5: [['09:00', '21:00']], 6: [['09:00', '21:00']], 7: [['09:00', '21:00']] } }],
+    },
+    {
+      region: 'US-MA', name: 'Massachusetts', purposes: ['marketing'],
+      windows: [{ source: 'us-compiled-state-hours', days: { 1: [['08:00', '20:00']], 2: [['08:00', '20:00']], 3: [['08:00', '20:00']], 4: [['08:00', '20:00']], 5: [['08:00', '20:00']], 6: [['08:00', '20:00']], 7: [['08:00', '20:00']] } }],
+    },
+    {
+      region: 'US-MI', name: 'Michigan', purposes: ['marketing'],
+      windows: [{ source: 'us-compiled-state-hours', days: { 1: [['09:00', '21:00']], 2: [['09:00', '21:00']], 3: [['09:00', '21:00']], 4: [['09:00', '21:00']], 5: [['09:00', '21:00']], 6: [['09:00', '21:00']], 7: [['09:00', '21:00']] } }],
+    },
+    {
+      region: 'US-NV', name: 'Nevada', purposes: ['marketing'],
+      windows: [{ source: 'us-compiled-state-hours', days: { 1: [['09:00', '20:00']], 2: [['09:00', '20:00']], 3: [['09:00', '20:00']], 4: [['09:00', '20:00']], 5: [['09:00', '20:00']], 6: [['09:00', '20:00']], 7: [['09:00', '20:00']] } }],
+    },
+    {
+      region: 'US-NM', name: 'New Mexico', purposes: ['marketing'],
+      windows: [{ source: 'us-compiled-state-hours', days: { 1: [['09:00', '21:00']], 2: [['09:00', '21:00']], 3: [['09:00', '21:00']], 4: [['09:00', '21:00']], 5: [['09:00', '21:00']], 6: [['09:00', '21:00']], 7: [['09:00', '21:00']] } }],
+    },
   ],
   sources: [
     {
@@ -142,6 +183,63 @@ export const US: CountryPolicy = {
       // treats them as in force since 2000, long before any call this service places.
       effective: '2000-01-01',
       summary: 'A commercial telephone solicitor shall not place calls to be received before 8:00 a.m. or after 8:00 p.m. at the recipient\'s local time.',
+    },
+    {
+      id: 'us-la-psc-r-29617',
+      title: 'Louisiana Public Service Commission, General Order R-29617, § V(A) (Do Not Call Program), under La. R.S. 45:844.11 et seq.',
+      url: 'https://www.lpsc.louisiana.gov/',
+      // The order's date was not checked: the table treats it as in force since 2000.
+      effective: '2000-01-01',
+      summary: 'No telephonic solicitation on Sundays or legal holidays, nor between 8:00 p.m. and 8:00 a.m. Monday through Saturday.',
+    },
+    {
+      id: 'us-ms-77-3-723',
+      title: 'Mississippi Telephone Solicitation Act, Miss. Code Ann. § 77-3-723(1), and § 77-3-603(a)',
+      url: 'https://law.justia.com/codes/mississippi/title-77/chapter-3/',
+      // The Act's first date was not checked: the table treats it as in force since 2000.
+      effective: '2000-01-01',
+      summary: 'No telephone solicitation on a Sunday; unsolicited telephonic sales calls only between 8:00 a.m. and 9:00 p.m. Central Standard Time, Monday through Saturday (since 2023 the ban on legal holidays, a Public Service Commission rule, no longer applies).',
+    },
+    {
+      id: 'us-ri-5-61-3-6',
+      title: 'Rhode Island Telephone Sales Solicitation Act, R.I. Gen. Laws § 5-61-3.6 and § 5-61-2 ("hours of operation")',
+      url: 'https://webserver.rilin.state.ri.us/Statutes/TITLE5/5-61/5-61-3.6.HTM',
+      effective: '1999-07-01',
+      summary: 'Unsolicited telephonic sales calls only during the hours of operation: 9:00 a.m. to 6:00 p.m. Monday to Friday and 10:00 a.m. to 5:00 p.m. on Saturday, never on Sundays or legal holidays.',
+    },
+    {
+      id: 'us-ut-13-25a-103',
+      title: 'Utah Telephone and Facsimile Solicitation Act, Utah Code § 13-25a-103',
+      url: 'https://le.utah.gov/xcode/Title13/Chapter25A/13-25a-S103.html',
+      // The section's first date was not checked: the table treats it as in force since 2000.
+      effective: '2000-01-01',
+      summary: 'No unsolicited telephone solicitation on a Sunday or a legal holiday (calls with the party\'s prior express consent aside); hours as the federal rule.',
+    },
+    {
+      id: 'us-ky-367-46955',
+      title: 'Kentucky Revised Statutes § 367.46955 (prohibited telephone solicitation acts and practices)',
+      url: 'https://apps.legislature.ky.gov/law/statutes/statute.aspx?id=45385',
+      // The item's first date was not checked: the table treats it as in force since 2000.
+      effective: '2000-01-01',
+      summary: 'No telephone solicitation before 10 a.m. or after 9 p.m. at the called person\'s location.',
+    },
+    {
+      id: 'us-mn-325e-27',
+      title: 'Minnesota Statutes § 325E.27 (use of prerecorded or synthesized voice messages)',
+      url: 'https://www.revisor.mn.gov/statutes/cite/325E.27',
+      // The section's first date was not checked: the table treats it as in force since 2000.
+      effective: '2000-01-01',
+      summary: 'A caller may not use a prerecorded or synthesized voice message (an AI voice is one) before 9 a.m. or after 9 p.m.',
+    },
+    {
+      id: 'us-compiled-state-hours',
+      title: 'State telemarketing calling hours as compiled by compliance services (Drop Cowboy, "State Calling Restrictions Guide", updated 2025-11-01; ClickPoint, July 2025): Massachusetts, Michigan, Nevada, New Mexico',
+      url: 'https://www.dropcowboy.com/state-compliance',
+      kind: 'guidance',
+      // Not a statute: the states' own texts were not found with the search tool. Applied because
+      // refusing a lawful call is the lesser harm; each state's statute is to be checked and cited.
+      effective: '2000-01-01',
+      summary: 'Stricter than the federal hours: Massachusetts 8 a.m.–8 p.m., Michigan 9 a.m.–9 p.m., Nevada 9 a.m.–8 p.m., New Mexico 9 a.m.–9 p.m., every day, at the called party\'s location.',
     },
   ],
 };
