@@ -198,6 +198,12 @@ describe('effective dates', () => {
     expect(evaluate(berlin, 'marketing', null, at('2004-07-01T10:00:00Z')).allowed).toBe(true); // before the UWG of 2004
   });
 
+  it('the Netherlands: an automated (AI voice) marketing call needed consent before the 2021 opt-in too', () => {
+    const v = evaluate(dest('+31201234567'), 'marketing', null, at('2020-06-02T10:00:00Z'));
+    expect(v.allowed).toBe(false);
+    expect(v.sources).toContain('nl-tw-11-7-automated');
+  });
+
   it('an effective date begins at local midnight where the called party is, not 00:00 UTC', () => {
     // France's calling hours (décret 2022-1313) from 1 March 2023: 00:00 in Paris is 23:00 UTC the day before.
     const paris = dest('+33142685300');

@@ -43,7 +43,10 @@ export const NL: CountryPolicy = {
       id: 'nl-tw-11-7-automated',
       title: 'Telecommunicatiewet, art. 11.7 lid 1',
       url: 'https://wetten.overheid.nl/BWBR0009950/',
-      effective: '2021-07-01',
+      // The consent for automated calling systems dates from the Act's implementation of the
+      // ePrivacy Directive (2002/58/EC) in 2004, not from the 2021 opt-in for all telemarketing
+      // (lid 2, below); the 2004 date is that implementation's, not checked against the Staatsblad.
+      effective: '2004-05-19',
       summary: 'Unsolicited commercial, ideal or charitable communication by automated calling and communication systems without human intervention is forbidden unless the sender can show the end user\'s prior consent.',
     },
     {
