@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import metadata from 'libphonenumber-js/max/metadata';
 import Holidays from 'date-holidays';
-import { DateTime } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import { NEVER_CALLED } from './defaults.ts';
 import { POLICIES } from './index.ts';
 import { regionOf, zonesOf } from './zones.ts';
@@ -233,27 +233,80 @@ function describe(w: CallingWindow): string {
   return `${parts.join('; ')}${holidays}${eves}${dates}`;
 }
 
-/**
- * The first moment from `now` when every window allows a call in every zone,
- * within 14 days (null when there is none). Candidates are the starts of the
- * windows' ranges in each zone; the first that passes everywhere wins.
- */
-function nextAllowed(windows: CallingWindow[], country: string, zones: string[], now: DateTime): DateTime | null {
-  const candidates: DateTime[] = [];
-  for (const zone of zones) {
-    const start = now.setZone(zone).startOf('day');
-    for (let day = 0; day <= 14; day++) {
-      const date = start.plus({ days: day });
-      for (const w of windows) {
-        for (const [from] of rangesOn(w, country, date)) {
-          const t = date.set({ hour: Math.floor(from / 60), minute: from % 60 });
-          if (t > now) candidates.push(t);
-        }
-      }
+/** An allowed stretch of time (epoch ms, end excluded), and the zone whose local hours start it. */
+type Interval = { start: number; end: number; zone: string };
+
+/** Where a window allows calls in one zone, over `days` local days from the day of `now` there. */
+function allowedIntervals(w: CallingWindow, country: string, zone: string, now: DateTime, days: number): Interval[] {
+  const out: Interval[] = [];
+  const first = now.setZone(zone).startOf('day');
+  for (let d = 0; d < days; d++) {
+    const date = first.plus({ days: d });
+    if (w.noPublicHolidays && publicHolidays(country, date.year, w.holidayRegions).has(date.toISODate()!)) continue;
+    for (const [from, to] of rangesOn(w, country, date)) {
+      const start = date.set({ hour: Math.floor(from / 60), minute: from % 60 }).toMillis();
+      const end = to >= 24 * 60 ? date.plus({ days: 1 }).toMillis() : date.set({ hour: Math.floor(to / 60), minute: to % 60 }).toMillis();
+      if (end > start) out.push({ start, end, zone });
     }
   }
-  candidates.sort((a, b) => a.toMillis() - b.toMillis());
-  return candidates.find((t) => windows.every((w) => zones.every((z) => outside(w, country, z, t) === null))) ?? null;
+  return out;
+}
+
+/** The parts of two sorted interval lists that are in both; a part starts in the zone whose hours start it. */
+function both(a: Interval[], b: Interval[]): Interval[] {
+  const out: Interval[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    const start = Math.max(x.start, y.start);
+    const end = Math.min(x.end, y.end);
+    if (start < end) out.push({ start, end, zone: x.start >= y.start ? x.zone : y.zone });
+    if (x.end <= y.end) i++;
+    else j++;
+  }
+  return out;
+}
+
+/**
+ * Zones that keep the same UTC offset as another over the next `days` days
+ * give the same hours: one of each kind is enough (the United States' 29
+ * zones are 8 kinds). Offsets are compared every 6 hours.
+ */
+function distinctZones(zones: string[], now: DateTime, days: number): string[] {
+  if (zones.length <= 1) return zones;
+  const seen = new Map<string, string>();
+  const t0 = now.toMillis();
+  for (const z of zones) {
+    const zone = IANAZone.create(z);
+    let key = '';
+    for (let t = t0; t <= t0 + days * 86_400_000; t += 6 * 3_600_000) key += `${zone.offset(t)},`;
+    if (!seen.has(key)) seen.set(key, z);
+  }
+  return [...seen.values()];
+}
+
+/**
+ * The first moment after `now` when every window allows a call in every zone,
+ * within 14 days (null when there is none): each window's allowed stretches
+ * in each zone, intersected. A few days are looked at first, then more.
+ */
+function nextAllowed(windows: CallingWindow[], country: string, zones: string[], now: DateTime): DateTime | null {
+  const t = now.toMillis();
+  for (const days of [3, 8, 16]) {
+    const kinds = distinctZones(zones, now, days);
+    let allowed: Interval[] | null = null;
+    for (const w of windows) {
+      for (const z of kinds) {
+        const mine = allowedIntervals(w, country, z, now, days);
+        allowed = allowed === null ? mine : both(allowed, mine);
+      }
+    }
+    const next = (allowed ?? []).find((i) => i.start > t);
+    if (next) return DateTime.fromMillis(next.start, { zone: next.zone });
+  }
+  return null;
 }
 
 /** A window or cap of a region's rule applies to the destination: the number is in that region, or its region cannot be told. */
@@ -361,8 +414,10 @@ export function evaluate(dest: Destination, purpose: Purpose | null, consent: Co
     }
     const zones = dest.zones;
     const at = DateTime.fromJSDate(now);
+    // Zones at the same UTC offset now read the same local time: one of each is checked.
+    const here = distinctZones(zones, at, 0);
     for (const w of windows) {
-      for (const zone of zones) {
+      for (const zone of here) {
         const why = outside(w, dest.country, zone, at);
         if (why === null) continue;
         const next = nextAllowed(windows, dest.country, zones, at);
