@@ -78,6 +78,8 @@ describe('GET /v1/calls/quote', () => {
       ['to=hello', 'to'], ['to=%2B1', 'to'], ['to=4155550100', 'to'], ['to=%2B1415555010O', 'to'], ['', 'to'],
       ['to=%2B14155550100&purpose=sales', 'purpose'], ['to=%2B14155550100&consent=yes', 'consent'],
       [`to=%2B${'1'.repeat(40)}`, 'to'],
+      // A caller id that is not one of the organization's numbers (the quote judges the call's caller id).
+      ['to=%2B14155550100&purpose=support&from=num_notmine', 'from'], ['to=%2B14155550100&purpose=support&from=%2B14155550199', 'from'],
     ]) {
       const { status, body } = await quote(query!);
       expect(status, query).toBe(400);
