@@ -15,16 +15,19 @@ import type { Voice as VoiceSchema } from './schemas.ts';
 
 type Voice = z.infer<typeof VoiceSchema>;
 import { codeMail, confirmationMail, consentSentence, requestMail, revokedMail } from './texts.ts';
+import { assertCloningAvailable, queueClone, queueProviderDelete } from './cloning.ts';
 
 // Voices (api.md: Voice, the voice state table, the Voices endpoints).
 //
 // A clone is an actor (machines/voice.ts) with its row in `voices`. It is
-// asked for with POST /v1/voices (test keys; live keys answer 501): the
-// person is mailed the consent link, a page of ours (voices/consent-page.ts)
+// asked for with POST /v1/voices (live keys only when the operator
+// configured a cloning engine, else 501: voices/cloning.ts): the person is
+// mailed the consent link, a page of ours (voices/consent-page.ts)
 // where they prove they read the mail's address (a one-time code), read who
 // asks and why, and record the consent sentence. The recording is checked
-// (voices/probe.ts) before the voice goes `processing`; the simulator makes
-// it `ready` moments later (VOICE_TIMER_QUEUE). The person is mailed a
+// (voices/probe.ts) before the voice goes `processing`; for a test key the
+// simulator makes it `ready` moments later (VOICE_TIMER_QUEUE), for a live
+// key the cloning engine makes it at the provider (voices/cloning.ts). The person is mailed a
 // receipt whose link withdraws the consent at any time; the organization
 // withdraws it with DELETE /v1/voices/{id}. The link lapses after 7 days (a
 // pg-boss timer: `expired`).
@@ -128,7 +131,7 @@ export function toVoice(base: string, r: VoiceRow): Voice {
 }
 
 /** data.object of voice.* events: the voice without its person (never the e-mail) and without the link. */
-function eventObject(r: VoiceRow) {
+export function eventObject(r: VoiceRow) {
   return {
     id: r.id, object: 'voice', name: r.name, kind: 'clone', status: r.status, active: r.status === 'ready', language: r.language,
     failure_code: r.failure_code, created_at: r.created_at.toISOString(), livemode: r.livemode,
@@ -146,8 +149,11 @@ function genericVoice(c: Catalog, choice: { created_at: Date; livemode: boolean 
 
 const catalogVoice = (id: string) => CATALOG_VOICES.find((c) => c.id === id);
 
-function assertTestKey(cred: Caller, what: string): void {
-  if (cred.livemode) throw new ApiError('not_available_yet', `${what} is not available yet in live mode; use a test key (the consent flow runs on the simulator)`);
+/** The test helper completes a consent for the API client: never in live mode, where only the person gives it, on the consent page. */
+function assertTestKey(cred: Caller): void {
+  if (cred.livemode) {
+    throw new ApiError('not_available_yet', 'The consent test helper is for test keys only: in live mode the person gives their consent themselves, on the consent page (consent_url)');
+  }
 }
 
 async function orgNameOf(db: Queryable, orgId: string): Promise<string> {
@@ -166,7 +172,7 @@ export type CloneInput = { name: string; language: string; person: { name: strin
 /** POST /v1/voices: the voice, awaiting the person's consent; the consent link mailed to them. */
 export async function requestVoice(s: Services, tx: Client, cred: Caller, input: CloneInput): Promise<Voice> {
   assertLanguagesAllowed(cred, 'language', [input.language]);
-  assertTestKey(cred, 'Voice cloning');
+  assertCloningAvailable(s, cred);
   const id = newId('voice');
   const created = now(s);
   const row: VoiceRow = {
@@ -267,15 +273,23 @@ export async function addGenericVoice(s: Services, cred: Caller, voiceId: string
 
 type RevokeBy = 'person' | 'organization';
 
-/** REVOKE in tx: the voice withdrawn, its recording deleted, the person told when they had consented. */
-async function revokeLocked(s: Services, tx: Client, id: string, by: RevokeBy): Promise<Transition<VoiceRow & { consented_at: Date | null }>> {
-  const t = await transition<VoiceRow & { consented_at: Date | null }>(tx, 'voice', id, { type: 'REVOKE' }, {
-    returning: `${VOICE_COLUMNS}, consented_at`,
+type Revoked = VoiceRow & { consented_at: Date | null; provider: string | null; provider_voice_id: string | null; provider_deleted_at: Date | null };
+
+/**
+ * REVOKE in tx: the voice withdrawn, its recording deleted, its voice at the
+ * provider queued for deletion (cloning.ts), the person told when they had consented.
+ */
+async function revokeLocked(s: Services, tx: Client, id: string, by: RevokeBy): Promise<Transition<Revoked>> {
+  const t = await transition<Revoked>(tx, 'voice', id, { type: 'REVOKE' }, {
+    returning: `${VOICE_COLUMNS}, consented_at, provider, provider_voice_id, provider_deleted_at`,
     objectFor: (row) => eventObject(row),
     set: () => ({ revoked_at: now(s), revoked_by: by, code_hash: null, verified_hash: null }),
   });
   if (!t.changed) return t;
   await tx.query(prepared(`DELETE FROM voice_recordings WHERE voice_id = $1`, [id]));
+  if (t.row.provider && t.row.provider_voice_id && !t.row.provider_deleted_at) {
+    await queueProviderDelete(s, tx, { voiceId: id, provider: t.row.provider, providerVoiceId: t.row.provider_voice_id });
+  }
   if (t.row.consented_at) {
     const mail = revokedMail({ person: t.row.person_name, org: await orgNameOf(tx, t.row.org_id), voice: t.row.name, byPerson: by === 'person' });
     await queueMail(s, tx, { orgId: t.row.org_id, livemode: t.row.livemode, to: t.row.person_email, ...mail });
@@ -333,7 +347,9 @@ async function consentLocked(s: Services, tx: Client, id: string, proof: Consent
     }),
   });
   if (!t.changed) return t;
-  await armTimer(s, tx, { voiceId: id, kind: 'process' }, at);
+  // A live voice is made by the cloning engine (cloning.ts); a test voice by the simulator.
+  if (t.row.livemode) await queueClone(s, tx, id);
+  else await armTimer(s, tx, { voiceId: id, kind: 'process' }, at);
   const mail = confirmationMail({
     person: t.row.person_name, org: await orgNameOf(tx, t.row.org_id), voice: t.row.name, sentence: proof.sentence, at,
     revokeUrl: revokeUrl(s.config.publicBaseUrl, revokeToken),
@@ -354,7 +370,7 @@ export async function sentenceOf(db: Queryable, r: VoiceRow, at: Date) {
  * awaiting consent answers 409.
  */
 export async function completeConsent(s: Services, cred: Caller, id: string): Promise<Voice> {
-  assertTestKey(cred, 'The consent test helper');
+  assertTestKey(cred);
   if (!ID_PATTERN.test(id) || id.startsWith('generic_')) throw notFound('voice', id);
   return withTx(s.pool, async (tx) => {
     const r = await visibleClone(tx, cred, id, true);
@@ -376,7 +392,8 @@ export async function fireVoiceTimer(s: Services, job: VoiceTimerJob): Promise<v
       await transition<VoiceRow>(tx, 'voice', job.voiceId, { type: 'EXPIRE' }, { ...opts, set: () => ({ code_hash: null, verified_hash: null }) });
       return;
     }
-    if (rows[0].status !== 'processing') return;
+    // Live voices are made by the cloning engine (cloning.ts), never by the simulator.
+    if (rows[0].status !== 'processing' || rows[0].livemode) return;
     // The simulator's cloning: a recording with too little sound makes no voice.
     const rec = await tx.query<{ sound_ms: number }>(prepared(`SELECT sound_ms FROM voice_recordings WHERE voice_id = $1`, [job.voiceId]));
     const sound = rec.rows[0]?.sound_ms;

@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import { DeepgramRecognizer } from './deepgram.ts';
 import { ElevenLabsSynthesizer } from './elevenlabs.ts';
+import { WithClonedVoices } from './elevenlabs-voices.ts';
 import { EspeakSynthesizer } from './espeak.ts';
 import { OpenAIRecognizer } from './openai-stt.ts';
 import { OpenAISynthesizer } from './openai-tts.ts';
@@ -58,7 +59,11 @@ export function makeSynthesizer(spec: string, c: SpeechConfig): SpeechSynthesize
   }
 }
 
-/** The speech engines of TOLK_SPEECH_ENGINES as one, cached (the disclosure and common phrases are synthesized once). */
+/**
+ * The speech engines of TOLK_SPEECH_ENGINES as one, cached (the disclosure and common phrases are synthesized once);
+ * a cloned voice (`elevenlabs:<voice_id>`, elevenlabs-voices.ts) is spoken by ElevenLabs whatever engine comes first.
+ */
 export function startSynthesizers(c: SpeechConfig): CachedSynthesizer {
-  return new CachedSynthesizer(new FirstThatSpeaks(c.speechEngines.map((spec) => makeSynthesizer(spec, c))));
+  const engines = c.speechEngines.map((spec) => makeSynthesizer(spec, c));
+  return new CachedSynthesizer(new WithClonedVoices(new FirstThatSpeaks(engines), engines.find((e) => e instanceof ElevenLabsSynthesizer)));
 }

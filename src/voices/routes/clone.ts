@@ -22,7 +22,7 @@ export default function register(app: FastifyInstance, s: Services) {
     config: { auth: true, permission: 'voices:clone', idempotent: true },
     schema: {
       summary: 'Clone a voice through the consent flow',
-      description: 'The voice is created awaiting_consent and the person is e-mailed consent_url. There they confirm the address with a one-time code, read who asks and why, and record the consent sentence live. The recording is checked (real audio, at least 3 s, not silence); the voice then goes processing and ready. The link lapses after 7 days (expired). Live keys answer 501 not_available_yet.',
+      description: 'The voice is created awaiting_consent and the person is e-mailed consent_url. There they confirm the address with a one-time code, read who asks and why, and record the consent sentence live. The recording is checked (real audio, at least 3 s, not silence); the voice then goes processing and ready. The link lapses after 7 days (expired). A test key's voice is made by the simulator. A live key's voice is made at the operator's cloning engine (ElevenLabs instant voice cloning) from the recording, and is deleted there when the consent is withdrawn; it fails (failed, with failure_code provider_rejected or provider_unavailable) when the provider refuses it or stays unreachable. Live keys answer 501 not_available_yet only when the operator configured no cloning engine.',
       tags: ['Voices'],
       headers: IdempotencyHeaders,
       body: CloneVoiceBody,

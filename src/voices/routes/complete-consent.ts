@@ -10,7 +10,7 @@ export default function register(app: FastifyInstance, s: Services) {
     config: { auth: true, permission: 'voices:clone' },
     schema: {
       summary: 'Test mode: complete the consent as if recorded',
-      description: 'Test keys only (live keys answer 501 not_available_yet); no body. Completes the consent of a voice awaiting it as if the person had recorded it: 200 with the voice, now processing; it is ready within 2 s. A voice in any other state answers 409.',
+      description: 'Test keys only: in live mode only the person gives their consent, on the consent page, so live keys answer 501 not_available_yet whether or not a cloning engine is configured. No body. Completes the consent of a voice awaiting it as if the person had recorded it: 200 with the voice, now processing; it is ready within 2 s. A voice in any other state answers 409.',
       tags: ['Voices'],
       params: IdParams,
       response: { 200: Voice, ...errorResponses },
