@@ -50,7 +50,7 @@ export type ProviderDeleteJob = { voiceId: string; provider: string; providerVoi
 /** The clone job's tries: the first and 8 retries, from about 2 s apart to at most 10 minutes (about half an hour in all). */
 export const CLONE_RETRY = { retryLimit: 8, retryDelay: 2, retryBackoff: true, retryDelayMax: 600 } as const;
 /** The provider deletion's tries: retried with backoff up to an hour apart, for about 40 days. */
-export const PROVIDER_DELETE_RETRY = { retryLimit: 1000, retryDelay: 5, retryBackoff: true, retryDelayMax: 3600 } as const;
+export const PROVIDER_DELETE_RETRY = { retryLimit: 1000, retryDelay: 2, retryBackoff: true, retryDelayMax: 3600 } as const;
 
 /** Live cloning needs a cloning engine: 501 not_available_yet, saying what the operator must configure, when there is none. */
 export function assertCloningAvailable(s: Services, cred: Caller): void {
