@@ -75,7 +75,8 @@ type Attempt = { retryCount?: number; retryLimit?: number };
 
 type Cloning = Pick<VoiceRow, 'id' | 'org_id' | 'livemode' | 'name' | 'language' | 'status'> & { audio: Buffer | null; content_type: string | null };
 
-const opts = { returning: VOICE_COLUMNS, objectFor: (row: VoiceRow) => eventObject(row) };
+// A function, not a constant: voices.ts and this module import each other.
+const opts = () => ({ returning: VOICE_COLUMNS, objectFor: (row: VoiceRow) => eventObject(row) });
 
 /**
  * The clone job (VOICE_CLONE_QUEUE): the recording sent to the provider and
@@ -131,13 +132,13 @@ export async function cloneVoice(s: Services, job: CloneJob, attempt: Attempt = 
     }
     if (made.requiresVerification) {
       await transition<VoiceRow>(tx, 'voice', v.id, { type: 'FAIL' }, {
-        ...opts, set: () => ({ ...record, failure_code: 'provider_verification_required', provider_error: 'the provider requires its own verification before the voice can be used' }),
+        ...opts(), set: () => ({ ...record, failure_code: 'provider_verification_required', provider_error: 'the provider requires its own verification before the voice can be used' }),
       });
       await tx.query(prepared(`DELETE FROM voice_recordings WHERE voice_id = $1`, [v.id]));
       await drop();
       return;
     }
-    await transition<VoiceRow>(tx, 'voice', v.id, { type: 'READY' }, { ...opts, set: () => ({ ...record, provider_error: null }) });
+    await transition<VoiceRow>(tx, 'voice', v.id, { type: 'READY' }, { ...opts(), set: () => ({ ...record, provider_error: null }) });
   });
 }
 
@@ -146,7 +147,7 @@ async function failVoice(s: Services, id: string, code: string, detail: string):
   await withTx(s.pool, async (tx) => {
     const { rows } = await tx.query<{ status: string }>(prepared(`SELECT status FROM voices WHERE id = $1 FOR UPDATE`, [id]));
     if (rows[0]?.status !== 'processing') return;
-    await transition<VoiceRow>(tx, 'voice', id, { type: 'FAIL' }, { ...opts, set: () => ({ failure_code: code, provider_error: detail.slice(0, 1000) }) });
+    await transition<VoiceRow>(tx, 'voice', id, { type: 'FAIL' }, { ...opts(), set: () => ({ failure_code: code, provider_error: detail.slice(0, 1000) }) });
     await tx.query(prepared(`DELETE FROM voice_recordings WHERE voice_id = $1`, [id]));
   });
 }

@@ -140,10 +140,11 @@ beforeAll(async () => {
     const ctx = await browser.newContext({ permissions: ['microphone'] });
     const page = await ctx.newPage();
     await page.goto(`${t.url}/docs`);
-    const bytes = await page.evaluate(async () => {
+    // In the page (a string: this project's TypeScript has no DOM types), as consent.js records.
+    const bytes = await page.evaluate<number[]>(`(async () => {
       const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
       const rec = new MediaRecorder(stream, { mimeType: 'audio/webm;codecs=opus' });
-      const chunks: Blob[] = [];
+      const chunks = [];
       rec.ondataavailable = (e) => chunks.push(e.data);
       const stopped = new Promise((r) => { rec.onstop = r; });
       rec.start();
@@ -152,7 +153,7 @@ beforeAll(async () => {
       await stopped;
       stream.getTracks().forEach((tr) => tr.stop());
       return Array.from(new Uint8Array(await new Blob(chunks).arrayBuffer()));
-    });
+    })()`);
     recording = Buffer.from(bytes);
   } finally {
     await browser.close();
@@ -196,12 +197,12 @@ async function consent(a: Asked): Promise<void> {
   const code = /(\d{6})/.exec(mail.subject)![1]!;
   const verified = await post(`${a.consentUrl}/verify`, { code });
   expect(verified.status).toBe(200);
-  const { secret } = await verified.json();
+  const { secret } = (await verified.json()) as { secret: string };
   const res = await fetch(`${a.consentUrl}/recording`, {
     method: 'POST', headers: { 'content-type': 'audio/webm', 'x-consent-secret': secret }, body: recording,
   });
   expect(res.status, await res.clone().text()).toBe(202);
-  expect((await res.json()).status).toBe('processing');
+  expect(((await res.json()) as { status: string }).status).toBe('processing');
 }
 
 async function voice(a: Asked) {
