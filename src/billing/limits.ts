@@ -75,11 +75,14 @@ export async function spendVerdicts(db: Queryable, checks: SpendCheck[], at = ne
 
 /**
  * Serializes the spending of one key for the rest of tx, so two requests
- * cannot both pass a limit. Take it first in the transaction, before any row
- * lock, so every spender of a key locks in the same order.
+ * cannot both pass a limit; a live key's spending also takes its
+ * organization's (after the key's), since every live key of it spends one
+ * balance. Take it first in the transaction, before any row lock, so every
+ * spender of a key locks in the same order.
  */
 export async function lockSpending(tx: Client, cred: Caller): Promise<void> {
   await tx.query(prepared(`SELECT pg_advisory_xact_lock(hashtext('spend:' || $1::text))`, [cred.id]));
+  if (cred.livemode) await tx.query(prepared(`SELECT pg_advisory_xact_lock(hashtext('spend-org:' || $1::text))`, [cred.orgId]));
 }
 
 /**
@@ -90,4 +93,24 @@ export async function lockSpending(tx: Client, cred: Caller): Promise<void> {
 export async function assertCanSpend(tx: Client, check: SpendCheck, at = new Date()): Promise<void> {
   const [refused] = await spendVerdicts(tx, [check], at);
   if (refused) throw refused;
+}
+
+/**
+ * How many seconds the key may still spend now (its day and month limits, and
+ * for a live key its organization's balance), null when nothing limits it.
+ * A live call is ended when it reaches this (with its per-call limit), so a
+ * call never runs the balance below zero on its own.
+ */
+export async function spendableSeconds(db: Queryable, cred: Caller, at = new Date()): Promise<number | null> {
+  const left: number[] = [];
+  if (cred.spendDayMinutes !== null || cred.spendMonthMinutes !== null) {
+    const spent = (await spentSeconds(db, [cred.id], at)).get(cred.id) ?? { today: 0, month: 0 };
+    if (cred.spendDayMinutes !== null) left.push(cred.spendDayMinutes * 60 - spent.today);
+    if (cred.spendMonthMinutes !== null) left.push(cred.spendMonthMinutes * 60 - spent.month);
+  }
+  if (cred.livemode) {
+    const { rows } = await db.query<{ balance_seconds: number }>(prepared(`SELECT balance_seconds FROM organizations WHERE id = $1`, [cred.orgId]));
+    left.push(Number(rows[0]?.balance_seconds ?? 0));
+  }
+  return left.length === 0 ? null : Math.max(0, Math.min(...left));
 }

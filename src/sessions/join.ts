@@ -8,8 +8,10 @@ import { announcement } from '../sim/phrasebook.ts';
 import { usableVoice } from '../voices/voices.ts';
 import { startRobots } from '../sim/robots.ts';
 import type { Session } from './schemas.ts';
-import { COLUMNS, assertTestMode, toSession, type SessionRow } from './sessions.ts';
+import { COLUMNS, assertSessionsAvailable, toSession, type SessionRow } from './sessions.ts';
+import { assertLiveCoverage } from './coverage.ts';
 import { publishSegment, roomHead } from './publish.ts';
+import { SESSION_CHANNEL } from './bus.ts';
 
 export type JoinInput = { name?: string; speak_lang: string; hear_lang: string; voice_id?: string; announce: boolean };
 
@@ -25,7 +27,7 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
   assertLanguagesAllowed(cred, 'speak_lang', [input.speak_lang]);
   assertLanguagesAllowed(cred, 'hear_lang', [input.hear_lang]);
   assertVoiceAllowed(cred, 'voice_id', input.voice_id);
-  assertTestMode(cred);
+  assertSessionsAvailable(s, cred);
   if (!ID_PATTERN.test(roomId)) throw notFound('room', roomId);
   const { rows: rooms } = await tx.query<{ status: string; langs: string[] }>(
     `SELECT status, langs FROM rooms WHERE id = $1 AND org_id = $2 AND livemode = $3 FOR SHARE`,
@@ -35,6 +37,8 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
   if (!room) throw notFound('room', roomId);
   if (room.status === 'ended') throw new ApiError('conflict', `Room '${roomId}' has ended; an agent cannot join it`);
   if (room.status === 'canceled') throw new ApiError('conflict', `Meeting '${roomId}' was canceled; an agent cannot join it`);
+  // A live session is translated by the engines alone: they must cover its languages and the room's (coverage.ts).
+  if (cred.livemode) assertLiveCoverage(s, input.speak_lang, input.hear_lang, room.langs);
   const voiceId = await usableVoice(tx, cred, 'voice_id', input.voice_id);
   // Simultaneous sessions in rooms per organization (a call's session is the
   // call's, not counted here): counted under a per-organization lock, so
@@ -68,14 +72,17 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
       speak_lang: row.speak_lang, hear_lang: row.hear_lang, voice_id: voiceId, from_seq: fromSeq, metered_seq: fromSeq,
     },
   });
-  // The robots start (or keep) talking: the room now has a listener.
-  await startRobots(s, tx, roomId, room.langs);
+  // In test mode the robots start (or keep) talking: the room now has a listener. A live room has only its people and agents.
+  if (!cred.livemode) await startRobots(s, tx, roomId, room.langs);
   if (input.announce) {
     // Every listener language hears that an AI assistant joined, in its own words (reader.ts).
     await publishSegment(s, tx, {
       roomId, kind: 'announcement', speaker: null, participantId: 'system', srcLang: 'en',
       text: announcement(row.name, 'en'), sessionId: id, announced: row.name,
     });
+  } else {
+    // Unannounced, it still comes into the room: its pages list it (with its AI badge) on commit, on every process.
+    await tx.query(`SELECT pg_notify($1, $2)`, [SESSION_CHANNEL, roomId]);
   }
   const seated = await transition<SessionRow>(tx, 'session', id, { type: 'JOINED' }, { returning: COLUMNS, objectFor: toSession });
   return toSession(seated.row);

@@ -6,7 +6,7 @@ import type { Caller, Services } from '../services.ts';
 import { lockRobots, stopRobots } from '../sim/robots.ts';
 import { planTranscript } from '../transcripts/transcripts.ts';
 import type { Session } from './schemas.ts';
-import { COLUMNS, assertTestMode, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
+import { COLUMNS, assertSessionsAvailable, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
 import { SESSION_CHANNEL } from './bus.ts';
 import { endCall } from '../calls/events.ts';
 
@@ -16,7 +16,7 @@ import { endCall } from '../calls/events.ts';
  * the call up (the session ends with it).
  */
 export async function leave(s: Services, cred: Caller, id: string): Promise<Session> {
-  assertTestMode(cred);
+  assertSessionsAvailable(s, cred);
   return withTx(s.pool, async (tx) => {
     // The robots' row of the room before the session's (lockRobots explains the order).
     if (ID_PATTERN.test(id)) {

@@ -1,7 +1,7 @@
-import type { Caller } from '../services.ts';
+import type { Caller, Services } from '../services.ts';
 import type { Gone, SessionBus } from './bus.ts';
 import type { EventReader, ReadResult } from './reader.ts';
-import { assertTestMode } from './sessions.ts';
+import { assertSessionsAvailable } from './sessions.ts';
 
 /** Longest wait of one long-poll (api.md: wait, seconds). */
 export const MAX_WAIT_SECONDS = 25;
@@ -12,13 +12,13 @@ export const MAX_WAIT_SECONDS = 25;
  * real time, whatever Services.clock says.
  */
 export async function listen(
-  deps: { bus: SessionBus; reader: EventReader },
+  deps: { bus: SessionBus; reader: EventReader } & Pick<Services, 'translation'>,
   cred: Caller,
   id: string,
   q: { cursor: number; wait: number },
   gone?: Gone,
 ): Promise<ReadResult> {
-  assertTestMode(cred);
+  assertSessionsAvailable(deps, cred);
   const deadline = Date.now() + q.wait * 1000;
   for (let first = true; ; first = false) {
     // Marked before reading: a notification after it ends the wait below at once.

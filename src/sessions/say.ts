@@ -7,16 +7,17 @@ import { recordUsage } from '../billing/ledger.ts';
 import { assertCanSpend, lockSpending } from '../billing/limits.ts';
 import { robotLangs, scheduleReply } from '../sim/robots.ts';
 import { ApiError } from '../errors.ts';
-import { assertTestMode, loadSession, sessionEnded } from './sessions.ts';
+import { assertSessionsAvailable, loadSession, sessionEnded } from './sessions.ts';
 import { publishSegment } from './publish.ts';
 import { voiceInUse } from '../voices/voices.ts';
 import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
 
 /**
- * Distinct languages the room's other listeners hear in: the robots' and the
- * other open sessions'. The sessions' are read by a loose index scan (one
- * index probe per language, not one row per session), so the price of a say
- * does not grow with the number of listeners.
+ * Distinct languages the room's other listeners hear in: the robots' (test
+ * mode), the other open sessions' and the people's on the room page. The
+ * sessions' are read by a loose index scan (one index probe per language, not
+ * one row per session), so the price of a say does not grow with the number
+ * of listeners; the people present are few (publicLimits.participantsPerRoom).
  */
 async function listenerLangs(tx: Client, roomId: string, exclude: string): Promise<string[]> {
   const { rows } = await tx.query<{ lang: string }>(prepared(
@@ -28,7 +29,9 @@ async function listenerLangs(tx: Client, roomId: string, exclude: string): Promi
                 ORDER BY a.hear_lang LIMIT 1)
          FROM l WHERE l.hear_lang IS NOT NULL
      )
-     SELECT hear_lang AS lang FROM l WHERE hear_lang IS NOT NULL`,
+     SELECT hear_lang AS lang FROM l WHERE hear_lang IS NOT NULL
+     UNION
+     SELECT DISTINCT hear_lang FROM room_participants WHERE room_id = $1 AND left_at IS NULL`,
     [roomId, exclude],
   ));
   return [...new Set([...(await robotLangs(tx, roomId)), ...rows.map((r) => r.lang)])];
@@ -44,7 +47,7 @@ async function listenerLangs(tx: Client, roomId: string, exclude: string): Promi
  */
 export async function say(s: Services, cred: Caller, id: string, input: { text: string; lang?: string }) {
   if (input.lang !== undefined) assertLanguagesAllowed(cred, 'lang', [input.lang]);
-  assertTestMode(cred);
+  assertSessionsAvailable(s, cred);
   return withTx(s.pool, async (tx) => {
     await lockSpending(tx, cred);
     // The speaker's row (its speaking_until and billed total, and a leave
@@ -85,7 +88,8 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
       });
       await tx.query(prepared(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, notice]));
     }
-    await scheduleReply(s, tx, session.log_id, lang);
+    // A test room's robots answer; a live room has none.
+    if (!session.livemode) await scheduleReply(s, tx, session.log_id, lang);
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode, voice_id: voiceId };
   });

@@ -37,4 +37,6 @@ export const SessionEvent = z
 /** Tag, settings and note shared by the session endpoints. */
 export const SESSIONS_TAG = 'AI agent sessions';
 export const SESSION_ROUTE = { auth: true, permission: 'rooms:join' } as const;
-export const SESSIONS_LIVE_NOTE = 'Live keys answer 501 not_available_yet; test keys work on the simulator.';
+export const SESSIONS_LIVE_NOTE =
+  "Test keys work on the simulator. Live keys work when the operator's translation engines cover the languages (the session's and " +
+  'its room\'s), without robots, billed from the organization\'s balance; on a server with no translation engine they answer 501 not_available_yet.';

@@ -9,8 +9,10 @@ import type { Session } from './schemas.ts';
 // test-mode simulator): the session row, its public shape and lookups. The
 // lifecycle is machines/session.ts; the concerns live beside this file:
 // join.ts, say.ts, listen.ts (bus.ts, reader.ts), leave.ts, and publish.ts,
-// which delivers what a room hears to its sessions. Live keys answer 501
-// not_available_yet; test keys run on the simulator (src/sim/).
+// which delivers what a room hears to its sessions. Test keys run on the
+// simulator (src/sim/); live keys run on the operator's translation engines
+// alone (coverage.ts), and answer 501 not_available_yet where those cannot
+// carry the conversation.
 
 export type SessionRow = {
   id: string;
@@ -54,11 +56,25 @@ export function toSession(r: SessionRow): Session {
   };
 }
 
-/** Sessions exist in test mode only for now (api.md: live keys answer 501). */
-export function assertTestMode(cred: Caller): void {
-  if (cred.livemode) {
-    throw new ApiError('not_available_yet', 'AI agent sessions are coming soon in live mode; they work with a test key');
+/**
+ * Live sessions are translated by the operator's engines (operator.md:
+ * Engines; SIP trunks and live mode): on a server with none configured no
+ * live session can exist, and every session operation of a live key answers
+ * 501 not_available_yet. Test keys run on the simulator everywhere.
+ */
+export function assertSessionsAvailable(s: Pick<Services, 'translation'>, cred: Caller): void {
+  if (cred.livemode && !hasTranslationEngines(s)) {
+    throw new ApiError(
+      'not_available_yet',
+      'AI agent sessions in live mode need translation engines, and this server has none configured (the operator sets TOLK_TRANSLATE); ' +
+        'they work with a test key, on the simulator',
+    );
   }
+}
+
+/** Whether the operator configured any translation engine (TOLK_TRANSLATE). */
+export function hasTranslationEngines(s: Pick<Services, 'translation'>): boolean {
+  return (s.translation?.engines.length ?? 0) > 0;
 }
 
 /** The caller's session; `lock` takes its row for the rest of the transaction. */
@@ -77,6 +93,6 @@ export function sessionEnded(id: string): ApiError {
 }
 
 export async function getSession(s: Services, cred: Caller, id: string): Promise<Session> {
-  assertTestMode(cred);
+  assertSessionsAvailable(s, cred);
   return toSession(await loadSession(s.pool, cred, id));
 }

@@ -12,7 +12,9 @@ export default defineTool({
     'Joins a live-translation room as an AI agent participant (shown with an AI badge) and returns its session. ' +
     'You speak in speak_lang and hear everyone else translated into hear_lang. Then use listen (session_id, cursor 0) to hear ' +
     'what people say, say to speak, and leave when done. With announce=true (default) every listener hears that an AI assistant joined. ' +
-    'Test keys only: live keys get not_available_yet. Mirrors POST /v1/rooms/{id}/agent-sessions.',
+    'Test keys run on the simulator (two robots talk). Live keys join when the server\'s translation engines cover every pair between ' +
+    'your languages and the room\'s, and are billed from the organization\'s balance; otherwise not_available_yet names the pairs no ' +
+    'engine covers. Mirrors POST /v1/rooms/{id}/agent-sessions.',
   http: 'POST /v1/rooms/{id}/agent-sessions',
   permission: 'rooms:join',
   write: true,

@@ -10,7 +10,8 @@ export default defineTool({
   description:
     'Speaks text in the room as your agent: it is translated into every listener language and spoken with the session\'s voice ' +
     '(on a call, to the callee in their language). Returns at once with the utterance id, how long it waits behind earlier speech ' +
-    '(queued_ms) and the seconds charged (seconds spoken times listener languages). A spending limit gives spend_limit_reached. ' +
+    '(queued_ms) and the seconds charged (seconds spoken times listener languages; a live key pays them from the organization\'s ' +
+    'balance, a test key from none). A spending limit, or a live balance that cannot pay, gives spend_limit_reached. ' +
     'Mirrors POST /v1/sessions/{id}/say.',
   http: 'POST /v1/sessions/{id}/say',
   permission: 'rooms:join',

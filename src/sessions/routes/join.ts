@@ -20,7 +20,10 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
     config: { ...SESSION_ROUTE, idempotent: true },
     schema: {
       summary: 'An AI agent joins the room',
-      description: `${SESSIONS_LIVE_NOTE} With announce=true every listener hears, in its language, that an AI assistant joined.`,
+      description:
+        `${SESSIONS_LIVE_NOTE} A live key joins when an engine translates every pair between speak_lang and hear_lang and the room's langs ` +
+        "(speak_lang into each, each into hear_lang; a room with no langs: the session's two), else 501 not_available_yet naming the pairs " +
+        'no engine covers. With announce=true every listener hears, in its language, that an AI assistant joined.',
       tags: [SESSIONS_TAG],
       params: IdParams,
       headers: IdempotencyHeaders,

@@ -19,7 +19,9 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
       summary: 'Speak text in the room',
       description:
         `${SESSIONS_LIVE_NOTE} The text is translated into every listener language and spoken. charged_seconds = seconds spoken ` +
-        '(at 15 characters a second) times the number of listener languages; 402 spend_limit_reached above a spending limit.',
+        '(at 15 characters a second) times the number of listener languages (what the other sessions, the people on the room page and, in test mode, the robots hear in), ' +
+        'debited from the organization\'s balance for a live key (a test key moves none); 402 spend_limit_reached above a spending limit or, live, ' +
+        'when the balance cannot pay it.',
       tags: [SESSIONS_TAG],
       params: IdParams,
       body: SayBody,
