@@ -341,6 +341,8 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
   }
 
   async function place(req: PlaceRequest): Promise<void> {
+    // Trunks (digest answers, outbound proxy, P-Asserted-Identity) are the embedded stack's for now.
+    if (req.trunk) throw new Error('place: calls through a trunk need the embedded SIP stack (unset DRACHTIO_HOST)');
     if (closing) throw new Error('place: the drachtio signaling is closed');
     if (calls.has(req.key)) throw new Error(`drachtio: dialog ${req.key} is already placed`);
     const c: Call = {

@@ -55,7 +55,7 @@ export type Gateway = {
  * cannot be bound or a drachtio-server that does not answer stops the start
  * here, with everything opened so far closed again.
  */
-export async function startGateway(c: GatewayConfig, o: { recognizer?: SpeechRecognizer; log: SipLog }): Promise<Gateway> {
+export async function startGateway(c: GatewayConfig, o: { recognizer?: SpeechRecognizer; log: SipLog; fromTrunk?: (source: { address: string; port: number }) => boolean }): Promise<Gateway> {
   const { log } = o;
   const speech = startSynthesizers(c);
   const mediaHost = c.sipListen.slice(0, c.sipListen.lastIndexOf(':'));
@@ -65,7 +65,7 @@ export async function startGateway(c: GatewayConfig, o: { recognizer?: SpeechRec
   const onEvent = (key: string, e: DialogEvent) => listener(key, e);
   const open = async (listen: string): Promise<SipSignaling> => {
     const so = { listen, ringTimeoutSeconds: c.ringTimeoutSeconds, mediaTimeoutSeconds: c.mediaTimeoutSeconds, onEvent, log, media };
-    if (!c.drachtio) return createSipSignaling(so);
+    if (!c.drachtio) return createSipSignaling({ ...so, ...(o.fromTrunk ? { fromTrunk: o.fromTrunk } : {}) });
     // With DRACHTIO_HOST the SIP goes through that drachtio-server; the media stays here.
     // Its client library is loaded only then.
     const { createDrachtioSignaling } = await import('./drachtio.ts');

@@ -47,6 +47,26 @@ export type PlaceRequest = {
   from: string;
   /** Extra headers of the INVITE (names as written, values ASCII). */
   headers?: Record<string, string>;
+  /** A live call through a carrier's trunk: how it goes out (sip-stack.ts; unset: straight to the target, From with our address). */
+  trunk?: TrunkRoute;
+};
+
+/** How a call goes out through a carrier's SIP trunk (operator.md, SIP trunks and live mode). */
+export type TrunkRoute = {
+  /** The trunk's id: its calls share one digest nonce in this process. */
+  id: string;
+  /** A SIP URI the INVITE is sent through (an outbound proxy, as a loose Route); unset: the target's host is the next hop. */
+  proxy?: string;
+  /** The host of From and P-Asserted-Identity (the trunk's from-domain, else its host). */
+  domain: string;
+  /** Where the caller id goes: From, or P-Asserted-Identity (From then names the trunk's user). */
+  callerId: 'from' | 'pai';
+  /** With the caller id in P-Asserted-Identity: `Privacy: id` and an anonymous From. */
+  privacy: boolean;
+  /** The account's user name (From's user with P-Asserted-Identity). */
+  username?: string;
+  /** Answers 401 and 407 with these (gateway/sip-auth.ts). */
+  credentials?: { username: string; password: string; realm?: string };
 };
 
 export interface SipSignaling {
@@ -75,7 +95,17 @@ export interface SipSignaling {
    * Rejects when the dialog has no media (not answered, no plane, no usable SDP).
    */
   play(key: string, utterance: string, pcm: Int16Array): Promise<{ queuedMs: number }>;
+  /**
+   * Sends OPTIONS out of any dialog to `uri` (through `proxy` when given) and
+   * says whether a SIP server answered it within `timeoutMs`: any final
+   * answer but 408 and 503 is one (a carrier may well answer 403 or 404 to
+   * OPTIONS; it is alive). The trunks' health checks (src/trunks/ping.ts).
+   * Stacks without it leave their trunks' state unknown.
+   */
+  ping?(uri: string, o: { proxy?: string; timeoutMs: number }): Promise<PingResult>;
 }
+
+export type PingResult = { ok: true; status: number } | { ok: false; reason: string };
 
 export type SignalingOptions = {
   /** `host:port` to bind (UDP and TCP) and to put in Via and Contact; port 0 picks a free one. */

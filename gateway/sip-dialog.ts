@@ -6,6 +6,7 @@ import type { DialogMedia } from './dialog-media.ts';
 import { CANCEL_GUARD_MS, DialogTimers, driveDialog, reportEvent, type DrivenDialog } from './dialog-driver.ts';
 import type { SipEndpoint, SipLog } from './sip-endpoint.ts';
 import { ackOf, byeOf, cancelOf, contactUri, headerText, numberOf, randomToken, tagOf, type RemoteTarget } from './sip-message.ts';
+import { answerChallenge, type DialogAuth, type DigestCache } from './sip-auth.ts';
 import { dialogSettled, holdEvent, type DialogEffect, type DialogMachineEvent } from '../machines/dialog.ts';
 
 // The outbound dialogs of the embedded stack (sip-stack.ts): each one's life
@@ -61,6 +62,8 @@ export type Dialog = DrivenDialog & {
   media: DialogMedia;
   /** Our 2xx to the far end's re-INVITE, retransmitted until its ACK. */
   pending2xx: { seq: number; rs: sip.Message } | undefined;
+  /** Through a trunk with credentials: its digest state (sip-auth.ts). */
+  auth: DialogAuth | undefined;
 };
 
 /** What the dialogs of one stack share. */
@@ -76,6 +79,8 @@ export type Stack = {
   active: Map<string, Dialog>;
   /** Every dialog we still answer for (released ones linger), by Call-ID. */
   byCallId: Map<string, Dialog>;
+  /** Each trunk's digest nonce, shared by its calls (sip-auth.ts). */
+  digests: DigestCache;
 };
 
 /** Hands an event to the dialog's machine and carries out what it decides (dialog-driver.ts). */
@@ -186,6 +191,8 @@ function onInviteResponse(stack: Stack, d: Dialog, rs: sip.Message): void {
   if (status < 200) return void drive(stack, d, { type: 'PROVISIONAL', status });
   if (local) return void drive(stack, d, { type: 'GAVE_UP' });
   if (status < 300) return on2xx(stack, d, rs, status);
+  // A trunk's challenge answered: the call goes on with the signed INVITE (`sip` ACKed the 401/407).
+  if ((status === 401 || status === 407) && d.auth && authenticate(stack, d, rs)) return;
   // `sip`'s INVITE transaction ACKs the non-2xx itself.
   d.redirectTo = status === 301 || status === 302 ? redirectTarget(stack, d, rs) : undefined;
   void drive(stack, d, { type: 'FINAL_ERROR', status, reason: rs.reason ?? '', redirect: d.redirectTo !== undefined });
@@ -258,6 +265,30 @@ function followRedirect(stack: Stack, d: Dialog): Promise<void> | void {
   armNoResponse(stack, d);
   stack.log.info({ key: d.key, callId: d.callId, target }, 'sip: redirected: INVITE to the new target');
   return sendInvite(stack, d);
+}
+
+/**
+ * The INVITE again with the trunk's credentials (next CSeq, same Call-ID and
+ * tags), when sip-auth.ts says the challenge is to be answered; false when it
+ * is not (wrong credentials: the 401/407 ends the call).
+ */
+function authenticate(stack: Stack, d: Dialog, rs: sip.Message): boolean {
+  const next: sip.Message = {
+    method: 'INVITE',
+    uri: d.invite.uri,
+    headers: { ...d.invite.headers, via: [], cseq: { seq: d.cseq + 1, method: 'INVITE' } },
+    content: d.invite.content,
+  };
+  if (!answerChallenge(d.auth!, rs, next)) {
+    stack.log.warn({ key: d.key, callId: d.callId, status: rs.status }, 'sip: the trunk refused our credentials');
+    return false;
+  }
+  d.cseq += 1;
+  d.invite = next;
+  armNoResponse(stack, d);
+  stack.log.info({ key: d.key, callId: d.callId, status: rs.status }, 'sip: challenged: INVITE with credentials');
+  void sendInvite(stack, d);
+  return true;
 }
 
 /**

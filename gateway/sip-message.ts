@@ -148,6 +148,8 @@ export function cancelOf(invite: sip.Message, ids: DialogIds): sip.Message {
     headers: {
       via: via ? [{ ...via, params: { ...via.params } }] : [],
       'max-forwards': MAX_FORWARDS,
+      // Where the INVITE went (RFC 3261 9.1: the same Route).
+      ...(invite.headers.route ? { route: invite.headers.route } : {}),
       from: ids.from,
       to: ids.to,
       'call-id': ids.callId,

@@ -22,7 +22,7 @@
 // Everything other code imports from the stack is exported here.
 
 import sip from 'sip';
-import type { PlaceRequest, SignalingOptions, SipSignaling } from './signaling.ts';
+import type { PingResult, PlaceRequest, SignalingOptions, SipSignaling } from './signaling.ts';
 import { ALLOW, CAPABILITIES } from './session-timer.ts';
 import { openSipEndpoint, SILENT, type SipLog } from './sip-endpoint.ts';
 import { MAX_FORWARDS, RESERVED_HEADERS, RecentMap, numberOf, randomToken, sipHeaders, tagOf, withToTag } from './sip-message.ts';
@@ -32,6 +32,7 @@ import { CLOSE_WAIT_MS, DialogTimers, settleWithin } from './dialog-driver.ts';
 import { onSessionAck, onSessionRequest } from './sip-session.ts';
 import { watchMedia } from './media-watch.ts';
 import { startDialog } from '../machines/dialog.ts';
+import { DigestCache, signAhead } from './sip-auth.ts';
 
 export { openSipEndpoint, SipListenError, type SipEndpoint, type SipLog } from './sip-endpoint.ts';
 export { freeUdpPort, parseListen } from './sip-sockets.ts';
@@ -46,6 +47,30 @@ export type SipStackOptions = Omit<SignalingOptions, 'log'> & {
    */
   fromTrunk?: (source: { address: string; port: number }) => boolean;
 };
+
+/** A proxy's URI as a loose Route (RFC 3261 16.12: `;lr`, so the Request-URI stays the trunk's). */
+function looseRoute(uri: string): string {
+  return /;lr(?:[;=]|$)/i.test(uri) ? uri : `${uri};lr`;
+}
+
+/**
+ * From, and P-Asserted-Identity with Privacy, of a call's INVITE. Without a
+ * trunk, or with the trunk's caller id in From: From is the caller id at
+ * our address (or the trunk's domain). With it in P-Asserted-Identity, that
+ * header carries the caller id and From the trunk's account, or anonymous
+ * with Privacy: id (RFC 3325, RFC 3323).
+ */
+function callerIdHeaders(req: PlaceRequest, tag: string, address: string): { from: string; identity: Record<string, string> } {
+  const t = req.trunk;
+  const host = t?.domain ?? address;
+  const asserted = `<sip:${req.from}@${host}>`;
+  if (!t || t.callerId === 'from') return { from: `<sip:${req.from ? `${req.from}@` : ''}${host}>;tag=${tag}`, identity: {} };
+  if (t.privacy) {
+    return { from: `"Anonymous" <sip:anonymous@anonymous.invalid>;tag=${tag}`, identity: { 'p-asserted-identity': asserted, privacy: 'id' } };
+  }
+  const account = t.username && /^[A-Za-z0-9._+-]+$/.test(t.username) ? t.username : req.from;
+  return { from: `<sip:${account}@${host}>;tag=${tag}`, identity: { 'p-asserted-identity': asserted } };
+}
 
 /**
  * Starts the embedded SIP stack on `opts.listen` and returns the signaling
@@ -68,6 +93,7 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
     onEvent: opts.onEvent,
     active: new Map(),
     byCallId: new Map(),
+    digests: new DigestCache(),
     watch: opts.media && opts.mediaTimeoutSeconds !== undefined
       ? watchMedia({
         plane: opts.media,
@@ -166,7 +192,7 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
     if (closing) throw new Error('place: the SIP stack is closed');
     if (stack.active.has(req.key)) throw new Error(`place: a dialog with key ${req.key} is already active`);
     checkRequest(req);
-    const user = req.from ? `${req.from}@` : '';
+    const t = req.trunk;
     const localTag = randomToken(8);
     const callId = `${randomToken(12)}@${host}`;
     // With a media plane, the offer names this call's own RTP port. Without
@@ -175,7 +201,8 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
     const media = new DialogMedia({ key: req.key, host, plane: opts.media, watch: stack.watch, log });
     const opening = media.open();
     if (opening) await opening;
-    const from = `<sip:${user}${address}>;tag=${localTag}`;
+    const user = req.from ? `${req.from}@` : '';
+    const { from, identity } = callerIdHeaders(req, localTag, address);
     const to = `<${req.target}>`;
     const contact = `<sip:${user}${address}>`;
     const d: Dialog = {
@@ -197,6 +224,8 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
           cseq: { seq: 1, method: 'INVITE' },
           contact,
           allow: ALLOW,
+          ...(t?.proxy ? { route: `<${looseRoute(t.proxy)}>` } : {}),
+          ...identity,
           ...req.headers,
           'content-type': 'application/sdp',
         },
@@ -213,14 +242,16 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
       timers: new DialogTimers(),
       media,
       pending2xx: undefined,
+      auth: t?.credentials ? { creds: t.credentials, ctx: stack.digests.get(t.id), answered: 0, staleRetried: false } : undefined,
     };
+    if (d.auth) signAhead(d.auth, d.invite);
     stack.active.set(d.key, d);
     stack.byCallId.set(callId, d);
 
     armNoResponse(stack, d);
     // Ours too, from the sending of the first INVITE (a redirect does not restart it).
     d.timers.set('ring', ringMs, () => void drive(stack, d, { type: 'RING_TIMEOUT' }));
-    log.info({ key: d.key, callId, target: req.target }, 'sip: INVITE');
+    log.info({ key: d.key, callId, target: req.target, ...(t ? { trunk: t.id } : {}) }, 'sip: INVITE');
     await sendInvite(stack, d);
   }
 
@@ -253,8 +284,49 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
     return closing;
   }
 
+  /** OPTIONS to a trunk (signaling.ts ping): its own Call-ID and tags, no dialog. */
+  async function ping(uri: string, o: { proxy?: string; timeoutMs: number }): Promise<PingResult> {
+    if (closing) return { ok: false, reason: 'the SIP stack is closed' };
+    if (!sip.parseUri(uri)) return { ok: false, reason: `not a SIP URI: ${uri}` };
+    const rq: sip.Message = {
+      method: 'OPTIONS',
+      uri,
+      headers: {
+        via: [],
+        'max-forwards': MAX_FORWARDS,
+        ...(o.proxy ? { route: `<${looseRoute(o.proxy)}>` } : {}),
+        from: `<sip:ping@${address}>;tag=${randomToken(8)}`,
+        to: `<${uri}>`,
+        'call-id': `${randomToken(12)}@${host}`,
+        cseq: { seq: 1, method: 'OPTIONS' },
+        contact: `<sip:ping@${address}>`,
+        accept: 'application/sdp',
+      },
+    };
+    return new Promise<PingResult>((resolve) => {
+      let done = false;
+      const finish = (r: PingResult) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        endpoint.mute(rq);
+        resolve(r);
+      };
+      const timer = setTimeout(() => finish({ ok: false, reason: `no answer to OPTIONS in ${o.timeoutMs} ms` }), o.timeoutMs);
+      void endpoint.request(rq, (rs) => {
+        const status = rs.status ?? 0;
+        if (status < 200) return;
+        // `sip`'s own 408 (Timer F) or 503 (nowhere to send it) have no reason phrase and no To tag.
+        const local = !tagOf(rs.headers.to) && !rs.reason;
+        if (local || status === 408 || status === 503) finish({ ok: false, reason: local ? 'no answer to OPTIONS' : `OPTIONS answered ${status} ${rs.reason ?? ''}`.trim() });
+        else finish({ ok: true, status });
+      }, { onUnreachable: (code) => finish({ ok: false, reason: `unreachable (${code})` }) });
+    });
+  }
+
   log.info({ address }, 'sip: stack listening');
   return {
+    ping,
     address,
     place,
     hangup,

@@ -87,3 +87,27 @@ declare module 'sip' {
   }
   export = sip;
 }
+
+// The digest helpers of the same package (RFC 2617 / 3261 22: MD5, qop=auth).
+declare module 'sip/digest.js' {
+  /** The client's digest state: one nonce, its count, the cnonce; signRequest fills and advances it. */
+  type DigestContext = {
+    nonce?: string;
+    nc?: number;
+    cnonce?: string;
+    qop?: string;
+    realm?: string;
+    proxy?: boolean;
+    [k: string]: unknown;
+  };
+  type Credentials = { user: string; password: string; realm?: string };
+  /**
+   * Signs `rq` (Authorization, or Proxy-Authorization after a 407): from the
+   * challenge in `rs` when given (a new nonce resets nc), else with the
+   * context's nonce and the next nc. Mutates `ctx` and `rq.headers`.
+   */
+  function signRequest(ctx: DigestContext, rq: import('sip').Message, rs: import('sip').Message | null, creds: Credentials): DigestContext | null;
+  const digest: { signRequest: typeof signRequest };
+  export default digest;
+  export type { DigestContext, Credentials };
+}

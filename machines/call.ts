@@ -22,9 +22,12 @@ import { assign, emit, setup } from 'xstate';
 // Every final state emits call.ended, once: whatever the outcome, a client
 // listening to call.ended alone sees every call end.
 
+/** Why a call failed before any SIP answer could say: its trunk is down, or its calls-per-second queue is full, or it was removed. */
+export type TrunkFailure = 'trunk_down' | 'trunk_busy' | 'trunk_missing';
+
 export type CallEndReason =
   | 'blocked' | 'busy' | 'no_answer' | 'voicemail' | 'failed' | 'gateway_lost' | 'no_media'
-  | 'agent_hangup' | 'remote_hangup' | 'max_duration' | 'media_timeout';
+  | 'agent_hangup' | 'remote_hangup' | 'max_duration' | 'media_timeout' | TrunkFailure;
 
 export type CallEvent =
   | { type: 'PLACE' }
@@ -34,7 +37,7 @@ export type CallEvent =
   | { type: 'VOICEMAIL' }
   | { type: 'BUSY' }
   | { type: 'NO_ANSWER' }
-  | { type: 'FAILED'; reason: 'failed' | 'gateway_lost' | 'no_media' }
+  | { type: 'FAILED'; reason: 'failed' | 'gateway_lost' | 'no_media' | TrunkFailure }
   | { type: 'HANGUP' }
   | { type: 'REMOTE_HANGUP' }
   | { type: 'MAX_DURATION' }

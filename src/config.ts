@@ -91,6 +91,10 @@ const Env = z.object({
   DRACHTIO_HOST: z.string().regex(/^[^\s:/]+$/, 'must be a host name or address').optional(),
   DRACHTIO_PORT: z.coerce.number().int().min(1).max(65535).default(9022),
   DRACHTIO_SECRET: z.string().default('cymru'),
+  // The key that encrypts the trunks' passwords at rest (AES-256-GCM): 32 random bytes as 64 hex characters.
+  TOLK_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 random bytes as 64 hex characters, e.g. the output of openssl rand -hex 32').optional()),
+  // Seconds between the OPTIONS pings of each trunk; a trunk that misses two in a row is down.
+  TOLK_TRUNK_PING_SECONDS: z.coerce.number().min(0.2).max(3600).default(30),
   // Reverse proxies (comma-separated addresses or CIDRs) whose X-Forwarded-For
   // names the client: the anonymous limits and key allow-lists then use that
   // address, for connections from these proxies only (README, Public pages).
@@ -254,6 +258,10 @@ export type Config = {
   drachtio: { host: string; port: number; secret: string; /** How long to wait for it at start (default 10 s; tests shorten it). */ connectTimeoutMs?: number } | undefined;
   /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
   gatewayLostSeconds: number;
+  /** TOLK_SECRET_KEY: the 32-byte key of the trunks' passwords (src/trunks/secret.ts); never logged. */
+  secretKey: Buffer | undefined;
+  /** TOLK_TRUNK_PING_SECONDS: how often each trunk is sent OPTIONS. */
+  trunkPingSeconds: number;
   /** Seconds without RTP or RTCP from an answered call's far end before it is hung up (media_timeout). */
   mediaTimeoutSeconds: number;
   /** From of the mail the service sends: TOLK_MAIL_FROM, else `Tolk <no-reply@HOST>`, HOST being publicBaseUrl's host name. */
@@ -311,6 +319,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     speechEngines: e.TOLK_SPEECH_ENGINES,
     drachtio: e.DRACHTIO_HOST ? { host: e.DRACHTIO_HOST, port: e.DRACHTIO_PORT, secret: e.DRACHTIO_SECRET } : undefined,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
+    secretKey: e.TOLK_SECRET_KEY ? Buffer.from(e.TOLK_SECRET_KEY, 'hex') : undefined,
+    trunkPingSeconds: e.TOLK_TRUNK_PING_SECONDS,
     mediaTimeoutSeconds: e.TOLK_MEDIA_TIMEOUT_SECONDS,
     mailFrom: e.TOLK_MAIL_FROM?.trim() ?? '',
     // 6 attempts: retries after about 1, 2, 4, 8 and 16 minutes (each up to

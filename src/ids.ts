@@ -26,7 +26,7 @@ export function randomBase62(len = 22): string {
   return out;
 }
 
-export type IdPrefix = 'org' | 'key' | 'room' | 'req' | 'evt' | 'num' | 'et' | 'ses' | 'call' | 'tr' | 'we' | 'whd' | 'voice' | 'bk' | 'usg' | 'jl' | 'par' | 'rst';
+export type IdPrefix = 'org' | 'key' | 'room' | 'req' | 'evt' | 'num' | 'et' | 'ses' | 'call' | 'tr' | 'we' | 'whd' | 'voice' | 'bk' | 'usg' | 'jl' | 'par' | 'rst' | 'trk';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBase62(prefix === 'req' ? 20 : 22)}`;

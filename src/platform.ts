@@ -13,6 +13,18 @@ import { StartupError, databaseFailure } from './startup.ts';
 import type { CallGateway, Services } from './services.ts';
 import { startGateway } from '../gateway/gateway.ts';
 import { bindGateway } from './calls/dialer.ts';
+import { checkSecretKey } from './trunks/trunks.ts';
+import { startTrunkHealth, TrunkSources } from './trunks/ping.ts';
+import { SecretKeyError } from './trunks/secret.ts';
+
+async function checkSecretKeyAt(url: string, key: Buffer | undefined): Promise<void> {
+  const pool = createPool(url, 1);
+  try {
+    await checkSecretKey(pool, key);
+  } finally {
+    await pool.end().catch(() => {});
+  }
+}
 
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
@@ -22,7 +34,9 @@ type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) 
  * end failed/gateway_lost) and then stops the gateway.
  */
 export async function startCallGateway(s: Services, databaseUrl: string, log: Log): Promise<CallGateway> {
-  const gw = await startGateway(s.config, { recognizer: s.recognizer, log });
+  // The trunks' addresses: an INVITE from one is answered 480, from anyone else 403 (trunks/ping.ts).
+  const sources = new TrunkSources();
+  const gw = await startGateway(s.config, { recognizer: s.recognizer, log, fromTrunk: (src) => sources.has(src.address) });
   let bound: CallGateway;
   try {
     bound = await bindGateway(s, gw, databaseUrl, log);
@@ -30,7 +44,8 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     await gw.stop();
     throw err;
   }
-  return { ...bound, stop: async () => { await bound.stop(); await gw.stop(); } };
+  const health = startTrunkHealth(s.pool, gw.signaling, sources, s.config.trunkPingSeconds, log);
+  return { ...bound, stop: async () => { await health.stop(); await bound.stop(); await gw.stop(); } };
 }
 
 export type Platform = {
@@ -65,6 +80,13 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     if (opts.migrate !== false) await migrate(db.url);
   } catch (err) {
     throw await fail(err);
+  }
+  // A trunk's password stored and no key (or another key) to read it: a clear start error (operator.md: TOLK_SECRET_KEY).
+  try {
+    await checkSecretKeyAt(db.url, config.secretKey);
+  } catch (err) {
+    await db.stop().catch(() => {});
+    throw err instanceof SecretKeyError ? new StartupError(err.message) : databaseFailure(err, db.url, Boolean(config.databaseUrl));
   }
   let translation: Translation;
   let recognizer: RecognizerChain;

@@ -28,6 +28,8 @@ export type CallRow = {
   status: z.infer<typeof Call>['status']; end_reason: string | null; blocked_code: string | null; blocked_reason: string | null;
   session_id: string | null; billed_seconds: string; gateway_id: string | null;
   created_at: Date; answered_at: Date | null; ended_at: Date | null; sip_code: number | null; sip_reason: string | null;
+  /** The trunk a live call goes out through (null: a test call). */
+  trunk_id?: string | null;
 };
 
 export const CALL_COLUMNS = `id, org_id, livemode, credential_id, to_e164, from_number_id, from_e164, country, kind, purpose,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBase62 } from '../ids.ts';
 import { prepared, withTx, type Client } from '../db/pool.ts';
 import { PgListener } from '../db/listener.ts';
@@ -11,6 +12,9 @@ import { applyCallEvent, applyCallEventAlone, endCall, type ApplyOpts, type Call
 import { CALLS_CHANNEL, decodeNotice } from './channel.ts';
 import { openLine } from './line.ts';
 import { perKey } from './per-key.ts';
+import { TrunkDialer } from './trunk-dial.ts';
+import { SecretKeyError } from '../trunks/secret.ts';
+import type { TrunkFailure } from '../../machines/call.ts';
 
 // The calls' side of this process's SIP gateway (gateway/gateway.ts, which the
 // platform starts): which calls it dials, what SIP's answers mean for them,
@@ -98,7 +102,15 @@ const AMD_NO_MEDIA_MS = 1000;
 export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string, log: Log): Promise<CallGateway> {
   const id = `gw_${randomBase62(16)}`;
   const { signaling: sip, media } = gw;
-  const line = openLine(s, gw, log);
+  /** Live calls dialed here (through a trunk): the built-in callee is never theirs, and the service's recognizers hear them. */
+  const liveCalls = new Set<string>();
+  const line = openLine(s, gw, log, { live: (callId) => liveCalls.has(callId) });
+  const trunks = new TrunkDialer(s.pool, s.config.secretKey);
+  /** Live calls on their way to an INVITE (their trunk read, their calls-per-second slot awaited), and the promises to wait for at stop. */
+  const pacing = new Set<Promise<void>>();
+  const preparing = new Set<string>();
+  /** Aborts the calls-per-second waits at stop: those calls stay queued for another gateway (dialOrphans). */
+  const stopping = new AbortController();
   // One chain per call: its events are applied in the order SIP reported them.
   const chains = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
 
@@ -111,7 +123,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   const known = new Map<string, CallState>();
   const apply = async (callId: string, event: CallEvent, answeredAt?: Date, answer?: { code: number; reason: string }) => {
     const opts: ApplyOpts = {
-      simulatedCallee: gw.callee !== null,
+      simulatedCallee: gw.callee !== null && !liveCalls.has(callId),
       answeredAt,
       ...(answer ? { sip: answer } : {}),
       maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
@@ -127,7 +139,10 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     // before this gateway held the dialog): the dialog goes too.
     const dialogUp = sip.active().includes(callId);
     if (dialogUp && (r.hangUp || (!r.changed && ENDED.has(r.row.status)))) await sip.hangup(callId);
-    if (ENDED.has(r.row.status)) line.ended(callId);
+    if (ENDED.has(r.row.status)) {
+      line.ended(callId);
+      liveCalls.delete(callId);
+    }
     if (!dialogUp) known.delete(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
     if (dialogUp && r.changed && r.row.status === 'answered') line.answered(callId, r.row.remote_lang);
@@ -213,6 +228,10 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
       const up = new Set(sip.active());
       for (const k of heard) if (!up.has(k)) line.ended(k);
     }
+    if (liveCalls.size > 0) {
+      const up = new Set(sip.active());
+      for (const k of liveCalls) if (!up.has(k) && !preparing.has(k)) liveCalls.delete(k);
+    }
     beating ??= s.pool
       .query(`UPDATE gateways SET heartbeat_at = now() WHERE id = $1`, [id])
       .catch((err) => log.error({ err }, 'gateway heartbeat failed'))
@@ -226,11 +245,11 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   }, every);
   sweeper.unref();
 
-  type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string };
+  type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null };
   /** Claims the calls no gateway has dialed yet (one statement for many: the dial jobs come in batches) and dials them. */
   const dial = async (...callIds: string[]): Promise<void> => {
     const { rows } = await s.pool.query<Claimed>(prepared(
-      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164, remote_lang`,
+      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164, remote_lang, trunk_id`,
       [callIds, id],
     ));
     // The others were dialed by another gateway (most often: the one that accepted them), or ended before.
@@ -249,7 +268,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
         WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND gateway_id IS NULL AND created_at < $2
                       ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED)
           AND gateway_id IS NULL
-        RETURNING id, to_e164, from_e164, remote_lang`,
+        RETURNING id, to_e164, from_e164, remote_lang, trunk_id`,
       [id, new Date(now(s).getTime() - DIAL_FALLBACK_SECONDS * 1000)],
     ));
     await place(rows);
@@ -270,7 +289,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
                         AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
                       ORDER BY c.created_at LIMIT 100 FOR UPDATE OF c SKIP LOCKED)
           AND status = 'queued'
-        RETURNING id, to_e164, from_e164, remote_lang`,
+        RETURNING id, to_e164, from_e164, remote_lang, trunk_id`,
       [id, s.config.gatewayLostSeconds],
     ));
     await place(rows);
@@ -280,16 +299,54 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   const dialPlaced = async (state: CallState): Promise<void> => {
     known.set(state.call.id, state);
     const r = state.call.row;
-    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang }]);
+    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null }]);
   };
   const place = async (rows: Claimed[]): Promise<void> => {
     for (const call of rows) {
+      if (call.trunk_id) {
+        // A live call: through its trunk, paced by its calls-per-second limit (its wait holds up no other call).
+        liveCalls.add(call.id);
+        const p = placeThroughTrunk(call, call.trunk_id).finally(() => pacing.delete(p));
+        pacing.add(p);
+        continue;
+      }
       try {
         await sip.place({ key: call.id, target: gw.target(call.to_e164), from: call.from_e164, headers: gw.inviteHeaders(call.id, call.remote_lang) });
       } catch (err) {
         log.error({ err, callId: call.id }, 'cannot place call');
         onEvent(call.id, { type: 'no_response' });
       }
+    }
+  };
+  /**
+   * A live call (trunk-dial.ts): a trunk down, removed, or with its pacing
+   * queue full fails it at once; otherwise its INVITE leaves at its slot,
+   * unless the call ended while it waited.
+   */
+  const placeThroughTrunk = async (call: Claimed, trunkId: string): Promise<void> => {
+    const fail = (reason: TrunkFailure, detail: string) => {
+      log.warn({ callId: call.id, trunk: trunkId, reason: detail }, 'live call failed before its INVITE');
+      chains.run(call.id, () => apply(call.id, { type: 'FAILED', reason }), reason);
+    };
+    preparing.add(call.id);
+    try {
+      const d = await trunks.prepare(trunkId, call.to_e164);
+      if (!d.ok) return fail(d.reason, d.detail);
+      if (d.waitMs > 0) {
+        try {
+          await sleep(d.waitMs, undefined, { signal: stopping.signal });
+        } catch {
+          return; // stopping: the call stays queued, and another gateway dials it
+        }
+        const { rows } = await s.pool.query<{ status: string }>(prepared(`SELECT status FROM calls WHERE id = $1`, [call.id]));
+        if (rows[0]?.status !== 'queued') return;
+      }
+      await sip.place({ key: call.id, target: d.target, from: call.from_e164, trunk: d.route });
+    } catch (err) {
+      log.error({ err: err instanceof SecretKeyError ? err.message : err, callId: call.id, trunk: trunkId }, 'cannot place live call');
+      onEvent(call.id, { type: 'no_response' });
+    } finally {
+      preparing.delete(call.id);
     }
   };
 
@@ -312,6 +369,8 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
         await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, { type: 'FAILED', reason: 'gateway_lost' })).catch(() => {});
       }
       await Promise.allSettled(sip.active().map((callId) => sip.hangup(callId)));
+      stopping.abort();
+      await Promise.allSettled([...pacing]);
       await Promise.allSettled([...chains.pending(), ...line.pending()]);
       await s.pool.query(`DELETE FROM gateways WHERE id = $1`, [id]).catch(() => {});
     },

@@ -140,7 +140,8 @@ export async function applyCallEvent(s: Services, tx: Client, id: string, event:
   const row = t.row;
   if (!t.changed) return { row, changed: false, hangUp: false, state: ENDED.has(row.status) ? null : { call, session } };
   if (t.state === 'answered') {
-    const callee = session !== null && opts.simulatedCallee === true;
+    // The built-in callee answers test calls only: a live call's far end is a person.
+    const callee = session !== null && opts.simulatedCallee === true && !row.livemode;
     const timer = row.max_answered_seconds !== null && opts.maxDurationJob !== undefined;
     await (opts.last && !callee && !timer ? w.runAndCommit(tx) : w.run(tx));
     if (callee) await startCallee(s, tx, id, CALLEE_NAME, row.remote_lang);
@@ -204,7 +205,6 @@ export async function applyCallEventAlone(s: Services, known: CallState, event: 
  * dialog is told to send BYE (or CANCEL while it rings).
  */
 export async function hangupCall(s: Services, cred: Caller, id: string) {
-  if (cred.livemode) throw new ApiError('not_available_yet', 'Calls are coming soon in live mode; they work with a test key');
   return withTx(s.pool, async (tx) => {
     await loadCall(tx, cred, id);
     return toCall(await endCall(s, tx, id));

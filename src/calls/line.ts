@@ -29,8 +29,14 @@ export type Line = {
   pending(): Array<Promise<void>>;
 };
 
-export function openLine(s: Services, gw: Gateway, log: Log): Line {
-  const { signaling, speech, media, recognizer } = gw;
+/**
+ * `live` says which calls are live (through a trunk): their far end is a real
+ * person, heard by the service's recognizers (TOLK_RECOGNIZE), never by the
+ * built-in callee's, which knows only its own words.
+ */
+export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId: string) => boolean } = {}): Line {
+  const { signaling, speech, media } = gw;
+  const recognizerOf = (callId: string) => (o.live?.(callId) && s.recognizer ? s.recognizer : gw.recognizer);
   /** Calls answered whose dialog is here, with the callee's language: what is heard on their line goes to their session. */
   const talking = new Map<string, { lang: string }>();
   const unspoken = new Set<string>();
@@ -89,7 +95,7 @@ export function openLine(s: Services, gw: Gateway, log: Log): Line {
     if (!signaling.active().includes(callId)) return;
     publishHeard(callId, async (lang) => {
       // Recognized even when it will not be published: the recognizer keeps its place in the conversation.
-      const { text } = await recognizer.recognize({ key: callId, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at });
+      const { text } = await recognizerOf(callId).recognize({ key: callId, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at });
       return { roomId: callId, kind: 'person', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text, audioMs: u.audioMs, metered: false };
     });
   });

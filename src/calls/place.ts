@@ -2,12 +2,13 @@ import type { z } from 'zod';
 import { prepared, type Client, type Queryable } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { usableVoice } from '../voices/voices.ts';
-import { ApiError, invalid } from '../errors.ts';
+import { invalid } from '../errors.ts';
 import { planCreate, type TransitionResult } from '../actors/store.ts';
 import { Writes } from '../db/writes.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
-import { assertCanSpend } from '../billing/limits.ts';
+import { assertCanSpend, spendableSeconds } from '../billing/limits.ts';
+import { liveTrunk } from './live.ts';
 import { attemptCaps, destinationOf, evaluate, type Destination } from '../../policies/evaluate.ts';
 import type { AttemptCap, ConsentKind, Purpose } from '../../policies/types.ts';
 import { SHARED_NUMBER } from '../catalog/numbers.ts';
@@ -67,10 +68,22 @@ export async function countAttempts(db: Queryable, cred: Caller, dest: Destinati
   return (h) => counts.get(h) ?? 0;
 }
 
-/** How long the key's per-call limit lets the call be answered, in seconds (null: no limit). */
-function maxAnsweredSeconds(cred: Caller, minuteFactor: number): number | null {
-  if (cred.perCallMinutes === null) return null;
-  return minuteFactor > 0 ? (cred.perCallMinutes * 60) / minuteFactor : null;
+/**
+ * How long the call may be answered, in seconds (null: no limit): the key's
+ * per-call limit and, for a live key, what it may still spend (its day and
+ * month limits, the organization's balance), at the call's minute factor.
+ * The call is ended there (the max-duration timer), so a live call never
+ * runs the balance out on its own.
+ */
+async function maxAnsweredSeconds(db: Queryable, cred: Caller, minuteFactor: number, at: Date): Promise<number | null> {
+  if (!(minuteFactor > 0)) return null;
+  const budgets: number[] = [];
+  if (cred.perCallMinutes !== null) budgets.push(cred.perCallMinutes * 60);
+  if (cred.livemode) {
+    const left = await spendableSeconds(db, cred, at);
+    if (left !== null) budgets.push(left);
+  }
+  return budgets.length === 0 ? null : Math.min(...budgets) / minuteFactor;
 }
 
 export type Placed = {
@@ -98,13 +111,13 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   assertLanguagesAllowed(cred, 'agent_lang', [input.agent_lang]);
   assertLanguagesAllowed(cred, 'remote_lang', [remoteLang]);
   assertVoiceAllowed(cred, 'voice_id', input.voice_id);
-  if (cred.livemode) {
-    throw new ApiError('not_available_yet', 'Calls are coming soon in live mode; they work with a test key, on the simulated callee');
-  }
   const voiceId = await usableVoice(tx, cred, 'voice_id', input.voice_id);
   const from = await callerId(tx, cred, input.from);
   // The default number (the organization's, or the shared one) is a caller id too: a key limited to some numbers uses no other.
   if (!input.from) assertNumberAllowed(cred, 'from', from.id);
+  // Live: a real call through the trunk of its number, when there is one and the engines cover the conversation; else 501.
+  // Test keys never reach a trunk, whatever their `from`.
+  const trunkId = cred.livemode ? await liveTrunk(s, tx, cred, from, input.agent_lang, remoteLang) : null;
   const at = now(s);
   // Placing spends nothing yet (the answered time is billed at the end), so
   // no spending lock: only a limit already reached refuses the call.
@@ -132,9 +145,9 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
     session_id: sessionId, billed_seconds: '0',
     // This process's gateway dials the call once committed: it is the call's from the start (dialer.ts).
     gateway_id: allowed ? s.gateway?.id ?? null : null, created_at: at, answered_at: null, ended_at: allowed ? null : at,
-    sip_code: null, sip_reason: null,
+    sip_code: null, sip_reason: null, trunk_id: trunkId,
   };
-  const max = allowed ? maxAnsweredSeconds(cred, verdict.minute_factor) : null;
+  const max = allowed ? await maxAnsweredSeconds(tx, cred, verdict.minute_factor, at) : null;
   row.max_answered_seconds = max === null ? null : String(max);
 
   // The session and the call in one statement.
@@ -170,7 +183,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
       consent_ref: row.consent_ref, agent_lang: row.agent_lang, remote_lang: row.remote_lang, voice_id: row.voice_id,
       minute_factor: row.minute_factor, max_answered_seconds: row.max_answered_seconds, end_reason: row.end_reason,
       blocked_code: row.blocked_code, blocked_reason: row.blocked_reason, session_id: sessionId, created_at: at,
-      ended_at: row.ended_at, gateway_id: row.gateway_id,
+      ended_at: row.ended_at, gateway_id: row.gateway_id, trunk_id: trunkId,
     },
   });
   await w.run(tx);

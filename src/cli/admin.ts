@@ -154,16 +154,21 @@ export const markNeedsReview = (pool: Pool, id: string) => updateKey(pool, id, '
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
-export async function addNumber(pool: Pool, o: { org: string; e164: string; label?: string; default?: boolean }) {
+export async function addNumber(pool: Pool, o: { org: string; e164: string; label?: string; default?: boolean; trunk?: string }) {
   if (!E164.test(o.e164)) throw new UsageError('--e164 must be an E.164 number such as +14155550100');
   return withTx(pool, async (tx) => {
     const org = await tx.query(`SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE`, [o.org]);
     if (!org.rows[0]) throw new UsageError(`no such organization: ${o.org}`);
+    if (o.trunk !== undefined) {
+      // A number goes out through its own organization's trunk, never another's.
+      const t = await tx.query(`SELECT 1 FROM trunks WHERE id = $1 AND org_id = $2`, [o.trunk, o.org]);
+      if (!t.rows[0]) throw new UsageError(`no trunk ${o.trunk} in organization ${o.org}; tolk trunk list --org ${o.org} shows its trunks`);
+    }
     if (o.default) await tx.query(`UPDATE phone_numbers SET is_default = false WHERE org_id = $1`, [o.org]);
     const id = newId('num');
     await tx.query(
-      `INSERT INTO phone_numbers (id, org_id, e164, label, is_default) VALUES ($1, $2, $3, $4, $5)`,
-      [id, o.org, o.e164, o.label ?? null, o.default ?? false],
+      `INSERT INTO phone_numbers (id, org_id, e164, label, is_default, trunk_id) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [id, o.org, o.e164, o.label ?? null, o.default ?? false, o.trunk ?? null],
     );
     return { id };
   });

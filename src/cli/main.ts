@@ -7,6 +7,7 @@ import { createPool, type Pool } from '../db/pool.ts';
 import { loadActor } from '../actors/store.ts';
 import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsReview, revokeKey, setOrg, UsageError } from './admin.ts';
 import { seed } from './seed.ts';
+import { addTrunk, listTrunks, removeTrunk } from './trunk.ts';
 import { reportEngines, reportSpeech } from '../engines/translate/report.ts';
 
 // The operator CLI of operator.md: one JSON object on stdout, logs on stderr,
@@ -111,7 +112,27 @@ program.command('number').description('phone numbers').command('add')
   .requiredOption('--e164 <number>')
   .option('--label <label>')
   .option('--default')
+  .option('--trunk <id>', 'the trunk live calls from this number go out through')
   .action(async (o) => print(await withDb((p) => addNumber(p, o))));
+
+const trunk = program.command('trunk').description('SIP trunks: the carrier connections live calls go out through');
+trunk.command('add')
+  .requiredOption('--org <id>')
+  .requiredOption('--uri <uri>', 'sip:HOST[:PORT][;transport=udp|tcp]')
+  .option('--proxy <uri>', 'an outbound proxy as next hop: sip:HOST[:PORT][;transport=udp|tcp]')
+  .option('--username <user>')
+  .option('--password <password>', 'stored encrypted with TOLK_SECRET_KEY')
+  .option('--realm <realm>', 'answer only this realm\'s challenges')
+  .option('--from-domain <host>', 'the host of From (and P-Asserted-Identity)')
+  .option('--caller-id <where>', 'from or pai', 'from')
+  .option('--privacy', 'with --caller-id pai: Privacy: id, and an anonymous From')
+  .option('--number-format <format>', 'e164 or digits', 'e164')
+  .option('--max-cps <n>', 'calls per second the carrier takes', num('--max-cps'))
+  .action(async (o) => print(await withDb((p) => addTrunk(p, config.secretKey, o))));
+trunk.command('list')
+  .requiredOption('--org <id>')
+  .action(async (o) => print(await withDb((p) => listTrunks(p, o.org))));
+trunk.command('remove <id>').action(async (id) => print(await withDb((p) => removeTrunk(p, id))));
 
 program.command('event-type').description('booking links').command('create')
   .requiredOption('--org <id>')
