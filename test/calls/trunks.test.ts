@@ -1,0 +1,294 @@
+import { createSocket } from 'node:dgram';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestApp, type TestApp, type TestDb, createTestDatabase } from '../helpers/app.ts';
+import { finished, startSipp, wire, type Sipp } from '../helpers/sipp.ts';
+import { startCarrier, type Carrier } from '../helpers/carrier.ts';
+import { until } from '../helpers/wait.ts';
+import { withApertium } from '../helpers/apertium.ts';
+import { addTrunk, listTrunks } from '../../src/cli/trunk.ts';
+import { addNumber } from '../../src/cli/admin.ts';
+import { freeUdpPort } from '../../gateway/sip-stack.ts';
+import { disclosure } from '../../src/calls/disclosure.ts';
+import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
+
+// Live calls through a carrier's SIP trunk, end to end: Kamailio plays the
+// carrier (digest 407 challenges against the trunk's credentials, the caller
+// id required in the header the trunk names, OPTIONS answered) and SIPp the
+// called phone behind it, echoing our audio. Real translation (Apertium),
+// real speech (Pico speaks, PocketSphinx hears), real money (the
+// organization's live balance).
+
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
+
+const REALM = 'carrier.test';
+const USER = 'tolk-trunk';
+const PASSWORD = 'correct horse battery';
+const N = {
+  main: '+12125550101', // caller id in P-Asserted-Identity
+  paced: '+12125550102', // caller id in From, 2 calls per second
+  slow: '+12125550103', // one call every 20 s
+  wrong: '+12125550104', // a wrong password
+  poor: '+12125550105', // another organization, with a tiny balance
+};
+
+const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
+const clock = () => new Date(Date.now() + offset);
+const secretKey = randomBytes(32);
+
+let db: TestDb;
+let t: TestApp;
+let carrier: Carrier;
+let sippAddress: string;
+let mediaPort: number;
+const live = { orgId: '', secret: '', test: '' };
+const numbers: Record<keyof typeof N, string> = { main: '', paced: '', slow: '', wrong: '', poor: '' };
+const trunks: Record<string, string> = {};
+let poorKey = '';
+
+async function evenFreePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const p = await freeUdpPort('127.0.0.1');
+    if (p % 2 === 0 && p < 65534) return p;
+  }
+  throw new Error('no free even port');
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  sippAddress = `127.0.0.1:${await freeUdpPort('127.0.0.1')}`;
+  mediaPort = await evenFreePort();
+  carrier = await startCarrier({
+    next: sippAddress, username: USER, password: PASSWORD, realm: REALM,
+    numbers: [
+      { e164: N.main, header: 'pai' }, { e164: N.paced, header: 'from' }, { e164: N.slow, header: 'from' },
+      { e164: N.wrong, header: 'from' }, { e164: N.poor, header: 'from' },
+    ],
+  });
+  t = await startTestApp({
+    db, workers: true, clock,
+    config: {
+      ...withApertium(), recognize: [{ name: 'pocketsphinx' }], speechEngines: ['pico'],
+      secretKey, trunkPingSeconds: 0.5, ringTimeoutSeconds: 10,
+    },
+  });
+  const k = await t.key({ mode: 'live', minutes: 10, rpm: 100_000 });
+  live.orgId = k.orgId;
+  live.secret = k.secret;
+  live.test = (await t.key({ mode: 'test', org: k.orgId, rpm: 100_000 })).secret;
+  const uri = `sip:${carrier.address}`;
+  const trunk = async (name: string, o: Partial<Parameters<typeof addTrunk>[2]>, org = live.orgId) =>
+    (trunks[name] = (await addTrunk(t.pool, secretKey, { org, uri, username: USER, password: PASSWORD, realm: REALM, ...o })).id);
+  await trunk('main', { callerId: 'pai' });
+  await trunk('paced', { maxCps: 2 });
+  await trunk('slow', { maxCps: 0.05 });
+  await trunk('wrong', { password: 'not the password' });
+  numbers.main = (await addNumber(t.pool, { org: live.orgId, e164: N.main, default: true, trunk: trunks.main })).id;
+  numbers.paced = (await addNumber(t.pool, { org: live.orgId, e164: N.paced, trunk: trunks.paced })).id;
+  numbers.slow = (await addNumber(t.pool, { org: live.orgId, e164: N.slow, trunk: trunks.slow })).id;
+  numbers.wrong = (await addNumber(t.pool, { org: live.orgId, e164: N.wrong, trunk: trunks.wrong })).id;
+  // Another organization, its own trunk, six seconds of balance.
+  const poor = await t.key({ mode: 'live', minutes: 0.1, rpm: 100_000 });
+  poorKey = poor.secret;
+  await trunk('poor', {}, poor.orgId);
+  numbers.poor = (await addNumber(t.pool, { org: poor.orgId, e164: N.poor, default: true, trunk: trunks.poor })).id;
+  // Every trunk answered its first OPTIONS.
+  await until('the trunks up', async () => (await listTrunks(t.pool, live.orgId)).data.every((x) => x.state === 'up'), { timeoutMs: 10_000, intervalMs: 100 });
+});
+
+afterAll(async () => {
+  await t?.close();
+  await carrier?.stop();
+  await db?.drop();
+});
+
+async function phone(): Promise<Sipp> {
+  return startSipp({
+    scenario: new URL('../../gateway/sipp/proxied-answer-wait-bye.xml', import.meta.url).pathname,
+    listen: sippAddress, extraArgs: ['-rtp_echo', '-mp', String(mediaPort)],
+  });
+}
+
+async function place(body: Record<string, unknown>, key = live.secret) {
+  const res = await t.request('POST', '/v1/calls', {
+    key, headers: { 'idempotency-key': crypto.randomUUID() },
+    body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, agent_lang: 'es', remote_lang: 'en', ...body },
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const get = async (id: string, key = live.secret) => (await (await t.request('GET', `/v1/calls/${id}`, { key })).json());
+const untilStatus = (id: string, statuses: string[], key = live.secret, timeoutMs = 20_000) =>
+  until(`call in ${statuses.join('/')}`, async () => { const c = await get(id, key); return statuses.includes(c.status) ? c : null; }, { timeoutMs, intervalMs: 100 });
+const balance = async (key: string) => (await (await t.request('GET', '/v1/balance', { key })).json());
+
+describe('a live call through the trunk', () => {
+  it('is challenged, answers with the trunk\'s credentials, asserts the caller id, and is heard, translated and billed for real', async () => {
+    const sipp = await phone();
+    const before = await balance(live.secret);
+    const placed = await place({});
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    expect(placed.body).toMatchObject({ livemode: true, from: N.main });
+    await untilStatus(placed.body.id, ['answered']);
+    // The echo brings our disclosure back: PocketSphinx reads the English, Apertium gives the agent Spanish.
+    const heard = await until('the callee heard', async () => {
+      const all = await (await t.request('GET', `/v1/sessions/${placed.body.session_id}/events?cursor=0`, { key: live.secret })).json();
+      return all.events?.find((e: { speaker: string }) => e.speaker === 'Callee') ?? null;
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+    expect(saidInOrder(words(disclosure('Tolk Assistant', 'en')), words(heard.untrusted_content.text))).toBeGreaterThan(0.3);
+    expect(heard.untrusted_content.text_in_hear_lang).not.toBe(heard.untrusted_content.text);
+    expect(heard.untrusted_content.text_in_hear_lang).not.toMatch(/\[en→es\]/);
+    const ended = await (await t.request('POST', `/v1/calls/${placed.body.id}/hangup`, { key: live.secret })).json();
+    expect(ended).toMatchObject({ status: 'completed', end_reason: 'agent_hangup', sip_code: 200 });
+    const r = await finished(sipp);
+    expect(r.code, r.errors).toBe(0);
+
+    // At the carrier: one challenge, then the INVITE with credentials.
+    expect(carrier.lines().map((l) => l.what)).toEqual(['challenge', 'authenticated']);
+    // At the phone: the caller id in P-Asserted-Identity, From the trunk's account, the number in E.164.
+    const invite = wire(r.trace).find((m) => m.startLine.startsWith('INVITE'))!;
+    expect(invite.header('P-Asserted-Identity')).toBe(`<sip:${N.main}@127.0.0.3>`);
+    expect(invite.header('From')).toContain(`sip:${USER}@127.0.0.3`);
+    expect(invite.startLine).toContain('sip:+14155550142@');
+    // The credentials were the carrier's to check and consume: none reach the phone.
+    expect(invite.header('Proxy-Authorization')).toBeUndefined();
+    expect(invite.text).not.toContain(PASSWORD);
+
+    // Billed from the live balance: the call's billed seconds, once.
+    const call = await get(placed.body.id);
+    expect(call.billed_seconds).toBeGreaterThan(0);
+    const after = await balance(live.secret);
+    expect(before.seconds_left - after.seconds_left).toBeGreaterThanOrEqual(Math.floor(call.billed_seconds) - 1);
+    expect(before.seconds_left - after.seconds_left).toBeLessThanOrEqual(Math.ceil(call.billed_seconds) + 1);
+  });
+
+  it('the next call reuses the trunk\'s nonce with the next count: not challenged again', async () => {
+    const n = carrier.lines().length;
+    const placed = await place({ to: '+14155550100' });
+    const c = await untilStatus(placed.body.id, ['busy']);
+    expect(c).toMatchObject({ sip_code: 486, sip_reason: 'Busy Here' });
+    expect(carrier.lines().slice(n).map((l) => l.what)).toEqual(['authenticated']);
+  });
+
+  it('wrong credentials: challenged twice, then the call fails with the carrier\'s 407', async () => {
+    const n = carrier.lines().length;
+    const placed = await place({ from: numbers.wrong, to: '+14155550100' });
+    const c = await untilStatus(placed.body.id, ['failed']);
+    expect(c).toMatchObject({ sip_code: 407, end_reason: 'failed' });
+    expect(carrier.lines().slice(n).map((l) => l.what)).toEqual(['challenge', 'challenge']);
+  });
+
+  it('the caller id in From when the trunk says so; two calls per second at most, shared by every call of the trunk', async () => {
+    const n = carrier.lines().length;
+    const placed = await Promise.all([1, 2, 3, 4].map(() => place({ from: numbers.paced, to: '+14155550100' })));
+    for (const p of placed) expect(p.status, JSON.stringify(p.body)).toBe(201);
+    for (const p of placed) await untilStatus(p.body.id, ['busy']);
+    const arrived = carrier.lines().slice(n).filter((l) => l.what === 'authenticated').map((l) => l.at).sort((a, b) => a - b);
+    expect(arrived.length).toBe(4);
+    // Four INVITEs at 2 per second span 1.5 s at least (a challenge first makes it longer, never shorter).
+    expect(arrived[3]! - arrived[0]!).toBeGreaterThanOrEqual(1400);
+    for (let i = 1; i < 4; i++) expect(arrived[i]! - arrived[i - 1]!).toBeGreaterThanOrEqual(400);
+  });
+
+  it('a call that would wait longer than the pacing allows fails trunk_busy at once; one that waits can be hung up before its INVITE', async () => {
+    const first = await place({ from: numbers.slow, to: '+14155550100' });
+    await untilStatus(first.body.id, ['busy']);
+    const second = await place({ from: numbers.slow, to: '+14155550100' });
+    const third = await place({ from: numbers.slow, to: '+14155550100' });
+    const busy = await untilStatus(third.body.id, ['failed'], live.secret, 5_000);
+    expect(busy).toMatchObject({ end_reason: 'trunk_busy', sip_code: null });
+    expect((await get(second.body.id)).status).toBe('queued');
+    const n = carrier.lines().length;
+    const hung = await (await t.request('POST', `/v1/calls/${second.body.id}/hangup`, { key: live.secret })).json();
+    expect(hung).toMatchObject({ status: 'no_answer', end_reason: 'agent_hangup' });
+    expect(carrier.lines().length).toBe(n);
+  });
+});
+
+describe('live mode rules', () => {
+  it('a live call without a trunk for its number, or without engines for its languages, answers 501 saying what is missing', async () => {
+    const other = await t.key({ mode: 'live', minutes: 10 });
+    const noTrunk = await place({}, other.secret);
+    expect(noTrunk.status).toBe(501);
+    expect(noTrunk.body.code ?? noTrunk.body.error?.code ?? JSON.stringify(noTrunk.body)).toMatch(/not_available_yet/);
+    expect(JSON.stringify(noTrunk.body)).toMatch(/trunk/);
+    const noEngine = await place({ remote_lang: 'pt' });
+    expect(noEngine.status).toBe(501);
+    expect(JSON.stringify(noEngine.body)).toMatch(/speech recognition in pt/);
+  });
+
+  it('a test key never reaches the trunk, even from the trunk\'s number; another organization never uses it', async () => {
+    const n = carrier.lines().length;
+    const c = await place({ from: numbers.main, to: '+14155550142' }, live.test);
+    expect(c.status).toBe(201);
+    expect(c.body.livemode).toBe(false);
+    await untilStatus(c.body.id, ['answered'], live.test);
+    await t.request('POST', `/v1/calls/${c.body.id}/hangup`, { key: live.test });
+    expect(carrier.lines().length).toBe(n);
+    // Another organization cannot name this organization's number.
+    const other = await t.key({ mode: 'live', minutes: 10 });
+    const stolen = await place({ from: numbers.main }, other.secret);
+    expect(stolen.status).toBe(400);
+  });
+
+  it('the balance is the call\'s limit: a call that spends it is ended on the line', async () => {
+    const sipp = await phone();
+    const placed = await place({ from: numbers.poor }, poorKey);
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    await untilStatus(placed.body.id, ['answered'], poorKey);
+    const ended = await untilStatus(placed.body.id, ['completed'], poorKey, 30_000);
+    expect(ended.end_reason).toBe('max_duration');
+    expect(ended.billed_seconds).toBeGreaterThanOrEqual(5);
+    expect(ended.billed_seconds).toBeLessThanOrEqual(9);
+    expect((await finished(sipp)).code).toBe(0);
+    const left = await balance(poorKey);
+    expect(left.seconds_left).toBe(0);
+    // Spent: the next live call is refused before it is placed.
+    const again = await place({ from: numbers.poor }, poorKey);
+    expect(again.status).toBe(402);
+  });
+});
+
+describe('a trunk that stops answering', () => {
+  it('is marked down by its OPTIONS pings, its calls fail at once with trunk_down, and it comes back up when it answers again', async () => {
+    await carrier.stop();
+    await until('the trunk down', async () => (await listTrunks(t.pool, live.orgId)).data.find((x) => x.id === trunks.main)?.state === 'down', { timeoutMs: 15_000, intervalMs: 100 });
+    const view = (await listTrunks(t.pool, live.orgId)).data.find((x) => x.id === trunks.main)!;
+    expect(view.state_reason).toMatch(/OPTIONS|unreachable/);
+    expect(JSON.stringify(view)).not.toContain(PASSWORD);
+    const placed = await place({});
+    const c = await untilStatus(placed.body.id, ['failed'], live.secret, 5_000);
+    expect(c).toMatchObject({ end_reason: 'trunk_down', sip_code: null, billed_seconds: 0 });
+    carrier = await startCarrier({
+      next: sippAddress, username: USER, password: PASSWORD, realm: REALM, port: carrier.port,
+      numbers: [{ e164: N.main, header: 'pai' }],
+    });
+    await until('the trunk up', async () => (await listTrunks(t.pool, live.orgId)).data.find((x) => x.id === trunks.main)?.state === 'up', { timeoutMs: 15_000, intervalMs: 100 });
+  });
+});
+
+describe('INVITEs to the gateway', () => {
+  async function inviteFrom(host: string): Promise<string> {
+    const sock = createSocket('udp4');
+    await new Promise<void>((ok) => sock.bind(0, host, () => ok()));
+    const me = `${host}:${sock.address().port}`;
+    const [gh, gp] = t.services.gateway!.address.split(':');
+    const answers: string[] = [];
+    sock.on('message', (m) => answers.push(String(m)));
+    const callId = randomBytes(8).toString('hex');
+    sock.send([
+      `INVITE sip:${N.main}@${t.services.gateway!.address} SIP/2.0`,
+      `Via: SIP/2.0/UDP ${me};branch=z9hG4bK${randomBytes(8).toString('hex')}`,
+      `From: <sip:+14155550142@${me}>;tag=abc`, `To: <sip:${N.main}@${t.services.gateway!.address}>`,
+      `Call-ID: ${callId}`, 'CSeq: 1 INVITE', 'Max-Forwards: 70', `Contact: <sip:caller@${me}>`, 'Content-Length: 0', '', '',
+    ].join('\r\n'), Number(gp), gh);
+    const first = await until('an answer', async () => answers.find((a) => !a.startsWith('SIP/2.0 100')) ?? null, 5_000);
+    sock.close();
+    return first.split('\r\n')[0]!;
+  }
+
+  it('from a trunk\'s address: 480 (we take no calls yet); from anywhere else: 403', async () => {
+    expect(await inviteFrom('127.0.0.3')).toBe('SIP/2.0 480 Temporarily Unavailable');
+    expect(await inviteFrom('127.0.0.1')).toBe('SIP/2.0 403 Forbidden');
+  });
+});

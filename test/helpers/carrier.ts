@@ -1,0 +1,134 @@
+// Kamailio (Debian's package) as a carrier's SIP trunk in front of a test's
+// called phone (SIPp): what a live call meets at a real carrier.
+//   - OPTIONS are answered 200 (the trunk's health checks);
+//   - an INVITE without valid credentials is challenged 407 (digest, qop=auth;
+//     a nonce past its `nonceExpire` gets stale=true), checked against the
+//     trunk's user and password;
+//   - the caller id must be one of the expected numbers, in the header its
+//     trunk names (From's user, or P-Asserted-Identity's URI user): else 403;
+//   - a call to a number ending in 0100 is answered 486 by the carrier itself;
+//   - the rest is record-routed and sent on to `next` (SIPp).
+// Each INVITE it gets is logged as `carrier: <what> <Call-ID> <time>`, so a
+// test can count challenges and see when INVITEs arrived.
+//
+// Kamailio is a hard requirement of the tests that use it: if it is missing,
+// startCarrier throws (a test that cannot run must not pass by being skipped).
+
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freeUdpPort } from '../../gateway/sip-stack.ts';
+import { KAMAILIO } from './kamailio.ts';
+import { requireBinary, startPeerProcess } from './peer.ts';
+
+const MODULES = '/usr/lib/x86_64-linux-gnu/kamailio/modules/';
+
+export type CarrierOptions = {
+  next: string;
+  username: string;
+  password: string;
+  realm: string;
+  /** The caller ids it accepts (E.164), each in the header its trunk names. */
+  numbers: Array<{ e164: string; header: 'from' | 'pai' }>;
+  /** Seconds a nonce stays valid (default 300). */
+  nonceExpire?: number;
+  /** Listen on this port (default: a free one); a restarted carrier keeps its address. */
+  port?: number;
+};
+
+export type CarrierLine = { what: 'challenge' | 'stale' | 'authenticated' | 'caller-id-refused'; callId: string; at: number };
+
+export type Carrier = {
+  address: string;
+  port: number;
+  /** The INVITEs it saw, in order. */
+  lines(): CarrierLine[];
+  log(): string;
+  stop(): Promise<void>;
+};
+
+export async function startCarrier(o: CarrierOptions): Promise<Carrier> {
+  await requireBinary(KAMAILIO, 'kamailio', 'Kamailio');
+  const host = '127.0.0.3';
+  const port = o.port ?? await freeUdpPort(host);
+  const dir = await mkdtemp(path.join(tmpdir(), 'tolk-carrier-'));
+  const cfg = path.join(dir, 'kamailio.cfg');
+  // The caller id is P-Asserted-Identity's user when the INVITE has one, else From's; it must be one of
+  // the numbers, in the header its trunk names.
+  const allowed = o.numbers.map((n) => n.header === 'pai'
+    ? `($var(pai) == 1 && $var(cid) == "${n.e164}")`
+    : `($var(pai) == 0 && $var(cid) == "${n.e164}")`).join(' || ');
+  const callerCheck = `$var(pai) = 0;
+    $var(cid) = $fU;
+    if (is_present_hf("P-Asserted-Identity")) { $var(pai) = 1; $var(cid) = $(hdr(P-Asserted-Identity){nameaddr.uri}{uri.user}); }
+    if (!(${allowed || '0'})) {`;
+  await writeFile(cfg, `#!KAMAILIO
+debug=2
+log_stderror=yes
+children=2
+tcp_children=2
+auto_aliases=no
+listen=udp:${host}:${port}
+listen=tcp:${host}:${port}
+mpath="${MODULES}"
+loadmodule "tm.so"
+loadmodule "sl.so"
+loadmodule "rr.so"
+loadmodule "pv.so"
+loadmodule "maxfwd.so"
+loadmodule "siputils.so"
+loadmodule "textops.so"
+loadmodule "xlog.so"
+loadmodule "auth.so"
+modparam("auth", "secret", "carrier-test-secret")
+modparam("auth", "nonce_expire", ${o.nonceExpire ?? 300})
+request_route {
+  if (!mf_process_maxfwd_header("10")) { sl_send_reply("483", "Too Many Hops"); exit; }
+  if (is_method("OPTIONS") && !has_totag()) { sl_send_reply("200", "OK"); exit; }
+  if (has_totag()) {
+    if (loose_route()) { t_relay(); exit; }
+    if (is_method("ACK") && t_check_trans()) { t_relay(); }
+    exit;
+  }
+  if (is_method("CANCEL")) { if (t_check_trans()) { t_relay(); } exit; }
+  if (is_method("ACK")) { exit; }
+  if (is_method("INVITE")) {
+    pv_proxy_authenticate("${o.realm}", "${o.password}", "0");
+    $var(rc) = $rc;
+    if ($var(rc) == -4) {
+      xlog("L_NOTICE", "carrier: stale $ci $TV(Sn)\\n");
+      proxy_challenge("${o.realm}", "17");
+      exit;
+    }
+    if ($var(rc) < 0 || $au != "${o.username}") {
+      xlog("L_NOTICE", "carrier: challenge $ci $TV(Sn)\\n");
+      proxy_challenge("${o.realm}", "1");
+      exit;
+    }
+    consume_credentials();
+    ${callerCheck}
+      xlog("L_NOTICE", "carrier: caller-id-refused $ci $TV(Sn)\\n");
+      sl_send_reply("403", "Caller ID Not Allowed");
+      exit;
+    }
+    xlog("L_NOTICE", "carrier: authenticated $ci $TV(Sn)\\n");
+    if ($rU =~ "0100$") { sl_send_reply("486", "Busy Here"); exit; }
+  }
+  record_route();
+  $du = "sip:${o.next}";
+  t_relay();
+}
+`);
+  const peer = await startPeerProcess({
+    name: 'kamailio (carrier)', bin: KAMAILIO, args: ['-f', cfg, '-DD', '-E', '-Y', dir, '-P', path.join(dir, 'kamailio.pid')], dir,
+    ready: /SO_RCVBUF is finally/,
+  });
+  return {
+    address: `${host}:${port}`,
+    port,
+    log: peer.log,
+    lines: () => [...peer.log().matchAll(/carrier: (challenge|stale|authenticated|caller-id-refused) (\S+) ([\d.]+)/g)]
+      .map((m) => ({ what: m[1] as CarrierLine['what'], callId: m[2]!, at: Number(m[3]) * 1000 })),
+    stop: peer.stop,
+  };
+}
