@@ -1,3 +1,4 @@
+import { speechVoice } from '../voices/cloning.ts';
 import { prepared, withTx } from '../db/pool.ts';
 import type { Services } from '../services.ts';
 import { phraseIn, type Phrase } from '../sessions/translations.ts';
@@ -38,7 +39,24 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
   const { signaling, speech, media } = gw;
   const recognizerOf = (callId: string) => (o.live?.(callId) && s.recognizer ? s.recognizer : gw.recognizer);
   /** Calls answered whose dialog is here, with the callee's language: what is heard on their line goes to their session. */
-  const talking = new Map<string, { lang: string }>();
+  const talking = new Map<string, { lang: string; voice?: Promise<string | undefined> }>();
+  /**
+   * The voice the agent speaks with on the call: the call's voice when it is
+   * a ready cloned voice the engines can speak (voices/cloning.ts), read once
+   * per call; else the engine's own voice for the language.
+   */
+  const voiceOf = (callId: string): Promise<string | undefined> => {
+    const line = talking.get(callId);
+    if (!line) return Promise.resolve(undefined);
+    line.voice ??= s.pool.query<{ voice_id: string | null; org_id: string; livemode: boolean }>(
+      prepared(`SELECT voice_id, org_id, livemode FROM calls WHERE id = $1`, [callId]),
+    ).then(({ rows }) => (rows[0]?.voice_id ? speechVoice(s.pool, { orgId: rows[0].org_id, livemode: rows[0].livemode }, rows[0].voice_id) : undefined))
+      .catch((err) => {
+        log.warn({ err: String(err), callId }, 'the call\'s voice could not be read: the engine\'s own voice speaks');
+        return undefined;
+      });
+    return line.voice;
+  };
   const unspoken = new Set<string>();
   /** Says `text` on the call's line in `lang`; a language no engine speaks stays text (logged once per language). */
   const speak = async (callId: string, utterance: string, text: string, lang: string) => {
@@ -47,7 +65,8 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
       unspoken.add(lang);
       return;
     }
-    const { pcm } = await speech.synthesize(text, lang);
+    const voice = await voiceOf(callId);
+    const { pcm } = await speech.synthesize(text, lang, voice);
     await signaling.play(callId, utterance, pcm);
   };
   // What is said on a line is queued in the order it was asked for (the

@@ -11,6 +11,7 @@ import { addNumber } from '../../src/cli/admin.ts';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
 import { disclosure } from '../../src/calls/disclosure.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
+import { startElevenLabs, type FakeSpeechServer } from '../helpers/fake-speech.ts';
 
 // Live calls through a carrier's SIP trunk, end to end: Kamailio plays the
 // carrier (digest 407 challenges against the trunk's credentials, the caller
@@ -45,6 +46,9 @@ const live = { orgId: '', secret: '', test: '' };
 const numbers: Record<keyof typeof N, string> = { main: '', paced: '', slow: '', wrong: '', poor: '' };
 const trunks: Record<string, string> = {};
 let poorKey = '';
+let eleven: FakeSpeechServer;
+/** The provider's id of a live cloned voice of the organization. */
+const CLONE = 'cloneOfTheAgentVoice01';
 
 async function evenFreePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
@@ -65,10 +69,13 @@ beforeAll(async () => {
       { e164: N.wrong, header: 'from' }, { e164: N.poor, header: 'from' },
     ],
   });
+  // ElevenLabs (a local server answering as its API does) speaks cloned voices only; Pico comes first for the rest.
+  eleven = await startElevenLabs({ apiKey: 'xi-test', voices: [CLONE], ms: 1_500 });
   t = await startTestApp({
     db, workers: true, clock,
     config: {
-      ...withApertium(), recognize: [{ name: 'pocketsphinx' }], speechEngines: ['pico'],
+      ...withApertium(), recognize: [{ name: 'pocketsphinx' }], speechEngines: ['pico', `elevenlabs=${eleven.url}`],
+      speechKeys: { elevenlabs: 'xi-test', openaiSttModel: 'whisper-1', openaiTtsModel: 'tts-1', voskLangs: ['en'] },
       secretKey, trunkPingSeconds: 0.5, ringTimeoutSeconds: 10,
     },
   });
@@ -98,6 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
+  await eleven?.close();
   await carrier?.stop();
   await db?.drop();
 });
@@ -202,6 +210,28 @@ describe('a live call through the trunk', () => {
     const hung = await (await t.request('POST', `/v1/calls/${second.body.id}/hangup`, { key: live.secret })).json();
     expect(hung).toMatchObject({ status: 'no_answer', end_reason: 'agent_hangup' });
     expect(carrier.lines().length).toBe(n);
+  });
+});
+
+describe('a live call in a cloned voice', () => {
+  it('the agent speaks on the line with the provider\'s voice of the call\'s voice_id', async () => {
+    // A live clone made ready by the consent flow (test/voices/live-cloning.test.ts covers how): its row as that flow leaves it.
+    const voiceId = `voice_${randomBytes(8).toString('hex')}`;
+    const { rows: [key] } = await t.pool.query(`SELECT id FROM api_keys WHERE org_id = $1 AND mode = 'live' LIMIT 1`, [live.orgId]);
+    await t.pool.query(
+      `INSERT INTO voices (id, org_id, livemode, credential_id, name, language, person_name, person_email, status, consent_token, link_expires_at, provider, provider_voice_id)
+       VALUES ($1, $2, true, $3, 'Agent', 'en', 'Ana', 'ana@example.com', 'ready', $4, now() + interval '7 days', 'elevenlabs', $5)`,
+      [voiceId, live.orgId, key.id, randomBytes(16).toString('hex'), CLONE],
+    );
+    const sipp = await phone();
+    const placed = await place({ voice_id: voiceId });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    await untilStatus(placed.body.id, ['answered']);
+    // The disclosure, in English, spoken by ElevenLabs with the clone (Pico would otherwise speak English first).
+    const spoken = await until('the clone speaks', async () => eleven.requests.find((r) => r.path === `/v1/text-to-speech/${CLONE}`) ?? null, { timeoutMs: 10_000, intervalMs: 100 });
+    expect(JSON.parse(spoken.body.toString('utf8')).text).toMatch(/Tolk Assistant/);
+    await t.request('POST', `/v1/calls/${placed.body.id}/hangup`, { key: live.secret });
+    expect((await finished(sipp)).code).toBe(0);
   });
 });
 
