@@ -31,6 +31,7 @@ const N = {
   slow: '+12125550103', // one call every 20 s
   wrong: '+12125550104', // a wrong password
   poor: '+12125550105', // another organization, with a tiny balance
+  tcp: '+12125550106', // over TCP through an outbound proxy, the number as digits
 };
 
 const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
@@ -43,7 +44,7 @@ let carrier: Carrier;
 let sippAddress: string;
 let mediaPort: number;
 const live = { orgId: '', secret: '', test: '' };
-const numbers: Record<keyof typeof N, string> = { main: '', paced: '', slow: '', wrong: '', poor: '' };
+const numbers: Record<keyof typeof N, string> = { main: '', paced: '', slow: '', wrong: '', poor: '', tcp: '' };
 const trunks: Record<string, string> = {};
 let poorKey = '';
 let eleven: FakeSpeechServer;
@@ -66,7 +67,7 @@ beforeAll(async () => {
     next: sippAddress, username: USER, password: PASSWORD, realm: REALM,
     numbers: [
       { e164: N.main, header: 'pai' }, { e164: N.paced, header: 'from' }, { e164: N.slow, header: 'from' },
-      { e164: N.wrong, header: 'from' }, { e164: N.poor, header: 'from' },
+      { e164: N.wrong, header: 'from' }, { e164: N.poor, header: 'from' }, { e164: N.tcp, header: 'from' },
     ],
   });
   // ElevenLabs (a local server answering as its API does) speaks cloned voices only; Pico comes first for the rest.
@@ -94,6 +95,9 @@ beforeAll(async () => {
   numbers.paced = (await addNumber(t.pool, { org: live.orgId, e164: N.paced, trunk: trunks.paced })).id;
   numbers.slow = (await addNumber(t.pool, { org: live.orgId, e164: N.slow, trunk: trunks.slow })).id;
   numbers.wrong = (await addNumber(t.pool, { org: live.orgId, e164: N.wrong, trunk: trunks.wrong })).id;
+  // A trunk named by a host name that resolves nowhere: every request goes to its outbound proxy (the carrier), over TCP.
+  await trunk('tcp', { uri: 'sip:sip.carrier.invalid;transport=tcp', proxy: `sip:${carrier.address};transport=tcp`, numberFormat: 'digits' });
+  numbers.tcp = (await addNumber(t.pool, { org: live.orgId, e164: N.tcp, trunk: trunks.tcp })).id;
   // Another organization, its own trunk, six seconds of balance.
   const poor = await t.key({ mode: 'live', minutes: 0.1, rpm: 100_000 });
   poorKey = poor.secret;
@@ -176,6 +180,15 @@ describe('a live call through the trunk', () => {
     const c = await untilStatus(placed.body.id, ['busy']);
     expect(c).toMatchObject({ sip_code: 486, sip_reason: 'Busy Here' });
     expect(carrier.lines().slice(n).map((l) => l.what)).toEqual(['authenticated']);
+  });
+
+  it('over TCP through an outbound proxy, the number as digits: the carrier gets it with the trunk\'s host in the Request-URI', async () => {
+    const n = carrier.lines().length;
+    const placed = await place({ from: numbers.tcp, to: '+14155550100' });
+    const c = await untilStatus(placed.body.id, ['busy']);
+    expect(c).toMatchObject({ sip_code: 486 });
+    const got = carrier.lines().slice(n).find((l) => l.what === 'authenticated');
+    expect(got).toMatchObject({ user: '14155550100', transport: 'tcp', host: 'sip.carrier.invalid' });
   });
 
   it('wrong credentials: challenged twice, then the call fails with the carrier\'s 407', async () => {

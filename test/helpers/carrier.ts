@@ -36,7 +36,15 @@ export type CarrierOptions = {
   port?: number;
 };
 
-export type CarrierLine = { what: 'challenge' | 'stale' | 'authenticated' | 'caller-id-refused'; callId: string; at: number };
+export type CarrierLine = {
+  what: 'challenge' | 'stale' | 'authenticated' | 'caller-id-refused';
+  callId: string;
+  at: number;
+  /** Of an authenticated INVITE: the Request-URI's user and host, and the transport it came over (udp, tcp). */
+  user?: string;
+  host?: string;
+  transport?: string;
+};
 
 export type Carrier = {
   address: string;
@@ -111,7 +119,7 @@ request_route {
       sl_send_reply("403", "Caller ID Not Allowed");
       exit;
     }
-    xlog("L_NOTICE", "carrier: authenticated $ci $TV(Sn)\\n");
+    xlog("L_NOTICE", "carrier: authenticated $ci $TV(Sn) $rU $pr $rd\\n");
     if ($rU =~ "0100$") { sl_send_reply("486", "Busy Here"); exit; }
   }
   record_route();
@@ -127,8 +135,11 @@ request_route {
     address: `${host}:${port}`,
     port,
     log: peer.log,
-    lines: () => [...peer.log().matchAll(/carrier: (challenge|stale|authenticated|caller-id-refused) (\S+) ([\d.]+)/g)]
-      .map((m) => ({ what: m[1] as CarrierLine['what'], callId: m[2]!, at: Number(m[3]) * 1000 })),
+    lines: () => [...peer.log().matchAll(/carrier: (challenge|stale|authenticated|caller-id-refused) (\S+) ([\d.]+)(?: (\S+) (\S+) (\S+))?/g)]
+      .map((m) => ({
+        what: m[1] as CarrierLine['what'], callId: m[2]!, at: Number(m[3]) * 1000,
+        ...(m[4] ? { user: m[4], transport: m[5]!, host: m[6]! } : {}),
+      })),
     stop: peer.stop,
   };
 }
