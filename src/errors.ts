@@ -65,7 +65,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   test_daily_limit: 'Test keys allow 1,000 requests per day.',
   internal_error: 'Something went wrong on our side; retry with backoff.',
   not_available_yet:
-    'Not available yet in live mode: AI agent sessions, calls, voice cloning and the test helpers answer it to live keys; test keys use the simulator.',
+    'Not available yet in live mode on this service: answered to live keys where the operator has not configured what the feature needs (live calls: a SIP trunk for the number and engines covering their languages; live agent sessions: engines covering the room\'s languages; live voice cloning: a cloning engine), and by the test helpers. Test keys use the simulator.',
   api_disabled: 'The API is temporarily unavailable; retry later.',
   mcp_disabled: 'The assistant-tool interface is temporarily unavailable; retry later.',
   booking_unavailable: 'Booking is temporarily unavailable; retry later.',

@@ -316,11 +316,13 @@ describe('placing: input, keys and limits', () => {
     await t.pool.query(`DELETE FROM phone_numbers WHERE id = 'num_testown1'`);
   });
 
-  it('live keys answer 501; key restrictions answer 403', async () => {
+  it('live keys without a trunk answer 501 naming it; key restrictions answer 403', async () => {
     const live = await t.key({ mode: 'live' });
     const res = await place({ to: US('0100'), ...SUPPORT }, live.secret);
     expect(res.status).toBe(501);
-    expect((await res.json()).code).toBe('not_available_yet');
+    const body = await res.json();
+    expect(body.code).toBe('not_available_yet');
+    expect(body.detail ?? body.message ?? JSON.stringify(body)).toMatch(/no SIP trunk/);
     const gb = await t.key({ destinations: 'GB' });
     const refused = await place({ to: US('0100'), ...SUPPORT }, gb.secret);
     expect(refused.status).toBe(403);

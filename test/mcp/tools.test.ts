@@ -293,7 +293,8 @@ describe('refusals: the endpoint\'s rules, as tool results', () => {
     await refused(c, 'listen', { session_id: 'ses_whatever1234', cursor: 0, wait: 0 }, 'not_available_yet');
     await refused(c, 'leave', { session_id: 'ses_whatever1234' }, 'not_available_yet');
     await refused(c, 'place_call', { to: '+14155550000', purpose: 'support', consent: { kind: 'prior_express' } }, 'not_available_yet');
-    await refused(c, 'hang_up', { call_id: 'call_whatever1234' }, 'not_available_yet');
+    // Live calls exist (through a trunk): hanging up one that is not the caller's is a 404 like any other.
+    await refused(c, 'hang_up', { call_id: 'call_whatever1234' }, 'not_found');
     expect((await ok(c, 'list_booking_links')).data).toEqual([]);
     const { rows } = await t.pool.query(`SELECT count(*)::int AS n FROM agent_sessions WHERE room_id = $1`, [roomId]);
     expect(rows[0].n).toBe(0);

@@ -11,7 +11,7 @@ export default function register(app: FastifyInstance, s: Services) {
     schema: {
       summary: 'Hang up a call (idempotent)',
       description: 'Ends the call: a ringing call is canceled (no_answer, end_reason agent_hangup), an answered one completed. ' +
-        'An ended call is returned unchanged. Live keys answer 501 not_available_yet.',
+        'An ended call is returned unchanged.',
       tags: ['Phone calls'],
       params: IdParams,
       response: { 200: Call, ...errorResponses },

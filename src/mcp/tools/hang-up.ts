@@ -9,7 +9,7 @@ export default defineTool({
   title: 'Hang up a phone call',
   description:
     'Ends a call: a ringing call is canceled, an answered one completed. An ended call comes back unchanged, so repeating it is safe. ' +
-    'Live keys get not_available_yet. Mirrors POST /v1/calls/{id}/hangup.',
+    'Mirrors POST /v1/calls/{id}/hangup.',
   http: 'POST /v1/calls/{id}/hangup',
   permission: 'calls:dial',
   write: true,

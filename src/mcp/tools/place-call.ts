@@ -9,7 +9,8 @@ export default defineTool({
     'Calls a phone number as an AI agent that first tells the callee it is an AI, in their language. You speak and hear in agent_lang; ' +
     'the callee hears and speaks remote_lang. The call\'s conversation is its session (session_id): listen to hear the callee, say to ' +
     'speak, hang_up (or leave) to end. A destination or purpose the country rules refuse gives a call with status blocked and the reason. ' +
-    'Check with quote_call first. Test keys only: live keys get not_available_yet. Mirrors POST /v1/calls.',
+    'Check with quote_call first. Test keys call the simulator; live keys place real calls through the operator\'s trunk, billed from the balance, ' +
+    'or get not_available_yet where the service has no trunk or engines for them. Mirrors POST /v1/calls.',
   http: 'POST /v1/calls',
   permission: 'calls:dial',
   write: true,
