@@ -21,6 +21,7 @@
 //     outside our dialogs (403 or 480, OPTIONS, 481, 405).
 // Everything other code imports from the stack is exported here.
 
+import net from 'node:net';
 import sip from 'sip';
 import type { PingResult, PlaceRequest, SignalingOptions, SipSignaling } from './signaling.ts';
 import { ALLOW, CAPABILITIES } from './session-timer.ts';
@@ -47,6 +48,21 @@ export type SipStackOptions = Omit<SignalingOptions, 'log'> & {
    */
   fromTrunk?: (source: { address: string; port: number }) => boolean;
 };
+
+/** Why a TCP connection to host:port cannot be made (ECONNREFUSED, a timeout…), or null when it can (closed at once). */
+function tcpRefused(host: string, port: number, timeoutMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: host.replace(/^\[|\]$/g, ''), port });
+    const done = (why: string | null) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(why);
+    };
+    const timer = setTimeout(() => done(`no TCP connection in ${timeoutMs} ms`), timeoutMs);
+    socket.once('connect', () => done(null));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
+  });
+}
 
 /** A proxy's URI as a loose Route (RFC 3261 16.12: `;lr`, so the Request-URI stays the trunk's). */
 function looseRoute(uri: string): string {
@@ -287,7 +303,14 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
   /** OPTIONS to a trunk (signaling.ts ping): its own Call-ID and tags, no dialog. */
   async function ping(uri: string, o: { proxy?: string; timeoutMs: number }): Promise<PingResult> {
     if (closing) return { ok: false, reason: 'the SIP stack is closed' };
-    if (!sip.parseUri(uri)) return { ok: false, reason: `not a SIP URI: ${uri}` };
+    const hop = sip.parseUri(o.proxy ?? uri);
+    if (!sip.parseUri(uri) || !hop) return { ok: false, reason: `not a SIP URI: ${uri}` };
+    // Over TCP the connection is tried here first: `sip` prints a refused connection on stdout
+    // (console.log), which would break the JSON log every interval while a TCP trunk is down.
+    if ((hop.params.transport ?? '').toLowerCase() === 'tcp') {
+      const refused = await tcpRefused(hop.host, hop.port ?? 5060, o.timeoutMs);
+      if (refused) return { ok: false, reason: `unreachable (${refused})` };
+    }
     const rq: sip.Message = {
       method: 'OPTIONS',
       uri,
