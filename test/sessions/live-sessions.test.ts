@@ -24,6 +24,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  // Every page's stream ended on the server before the connections go (one cut mid-stream makes the client
+  // open new ones, which the server would wait for until its keep-alive timeout).
+  if (t) await until('the pages\' streams end', async () => (await t.pool.query('SELECT 1 FROM room_streams')).rowCount === 0);
   t?.app.server.closeAllConnections();
   await t?.close();
 });
