@@ -6,7 +6,7 @@ import type { Caller, Services } from '../services.ts';
 import { lockRobots, stopRobots } from '../sim/robots.ts';
 import { planTranscript } from '../transcripts/transcripts.ts';
 import type { Session } from './schemas.ts';
-import { COLUMNS, assertSessionsAvailable, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
+import { COLUMNS, unlessUnavailable, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
 import { SESSION_CHANNEL } from './bus.ts';
 import { endCall } from '../calls/events.ts';
 
@@ -16,8 +16,7 @@ import { endCall } from '../calls/events.ts';
  * the call up (the session ends with it).
  */
 export async function leave(s: Services, cred: Caller, id: string): Promise<Session> {
-  assertSessionsAvailable(s, cred);
-  return withTx(s.pool, async (tx) => {
+  return unlessUnavailable(s, cred, withTx(s.pool, async (tx) => {
     // The robots' row of the room before the session's (lockRobots explains the order).
     if (ID_PATTERN.test(id)) {
       const { rows } = await tx.query<{ log_id: string; call_id: string | null }>(`SELECT log_id, call_id FROM agent_sessions WHERE id = $1`, [id]);
@@ -37,7 +36,7 @@ export async function leave(s: Services, cred: Caller, id: string): Promise<Sess
     const { rows } = await tx.query(`SELECT 1 FROM agent_sessions WHERE log_id = $1 AND status <> 'ended' LIMIT 1`, [session.log_id]);
     if (rows.length === 0) await stopRobots(tx, session.log_id);
     return ended;
-  });
+  }));
 }
 
 /** Ends every open session of a room (the room was deleted or expired), in the room's transaction. */

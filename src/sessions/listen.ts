@@ -1,7 +1,7 @@
 import type { Caller, Services } from '../services.ts';
 import type { Gone, SessionBus } from './bus.ts';
 import type { EventReader, ReadResult } from './reader.ts';
-import { assertSessionsAvailable } from './sessions.ts';
+import { unlessUnavailable } from './sessions.ts';
 
 /** Longest wait of one long-poll (api.md: wait, seconds). */
 export const MAX_WAIT_SECONDS = 25;
@@ -18,7 +18,10 @@ export async function listen(
   q: { cursor: number; wait: number },
   gone?: Gone,
 ): Promise<ReadResult> {
-  assertSessionsAvailable(deps, cred);
+  return unlessUnavailable(deps, cred, poll(deps, cred, id, q, gone));
+}
+
+async function poll(deps: { bus: SessionBus; reader: EventReader }, cred: Caller, id: string, q: { cursor: number; wait: number }, gone?: Gone): Promise<ReadResult> {
   const deadline = Date.now() + q.wait * 1000;
   for (let first = true; ; first = false) {
     // Marked before reading: a notification after it ends the wait below at once.

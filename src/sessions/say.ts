@@ -7,7 +7,7 @@ import { recordUsage } from '../billing/ledger.ts';
 import { assertCanSpend, lockSpending } from '../billing/limits.ts';
 import { robotLangs, scheduleReply } from '../sim/robots.ts';
 import { ApiError } from '../errors.ts';
-import { assertSessionsAvailable, loadSession, sessionEnded } from './sessions.ts';
+import { loadSession, sessionEnded, unlessUnavailable } from './sessions.ts';
 import { publishSegment } from './publish.ts';
 import { voiceInUse } from '../voices/voices.ts';
 import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
@@ -47,8 +47,7 @@ async function listenerLangs(tx: Client, roomId: string, exclude: string): Promi
  */
 export async function say(s: Services, cred: Caller, id: string, input: { text: string; lang?: string }) {
   if (input.lang !== undefined) assertLanguagesAllowed(cred, 'lang', [input.lang]);
-  assertSessionsAvailable(s, cred);
-  return withTx(s.pool, async (tx) => {
+  return unlessUnavailable(s, cred, withTx(s.pool, async (tx) => {
     await lockSpending(tx, cred);
     // The speaker's row (its speaking_until and billed total, and a leave
     // cannot pass it); the room's log is locked last, by publishSegment.
@@ -92,5 +91,5 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     if (!session.livemode) await scheduleReply(s, tx, session.log_id, lang);
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode, voice_id: voiceId };
-  });
+  }));
 }

@@ -38,5 +38,5 @@ export const SessionEvent = z
 export const SESSIONS_TAG = 'AI agent sessions';
 export const SESSION_ROUTE = { auth: true, permission: 'rooms:join' } as const;
 export const SESSIONS_LIVE_NOTE =
-  "Test keys work on the simulator. Live keys work when the operator's translation engines cover the languages (the session's and " +
-  'its room\'s), without robots, billed from the organization\'s balance; on a server with no translation engine they answer 501 not_available_yet.';
+  "Test keys work on the simulator. Live keys work, without robots and billed from the organization's balance, where the operator's " +
+  "translation engines cover the languages (the session's and its room's); else, or on a server with no translation engine, 501 not_available_yet.";

@@ -57,18 +57,35 @@ export function toSession(r: SessionRow): Session {
 }
 
 /**
- * Live sessions are translated by the operator's engines (operator.md:
- * Engines; SIP trunks and live mode): on a server with none configured no
- * live session can exist, and every session operation of a live key answers
- * 501 not_available_yet. Test keys run on the simulator everywhere.
+ * Live sessions in rooms are translated by the operator's engines
+ * (operator.md: Engines; SIP trunks and live mode): on a server with none
+ * configured a live key cannot join a room (501 not_available_yet). Test keys
+ * run on the simulator everywhere.
  */
 export function assertSessionsAvailable(s: Pick<Services, 'translation'>, cred: Caller): void {
-  if (cred.livemode && !hasTranslationEngines(s)) {
-    throw new ApiError(
-      'not_available_yet',
-      'AI agent sessions in live mode need translation engines, and this server has none configured (the operator sets TOLK_TRANSLATE); ' +
-        'they work with a test key, on the simulator',
-    );
+  if (cred.livemode && !hasTranslationEngines(s)) throw liveUnavailable();
+}
+
+function liveUnavailable(): ApiError {
+  return new ApiError(
+    'not_available_yet',
+    'AI agent sessions in live mode need translation engines, and this server has none configured (the operator sets TOLK_TRANSLATE); ' +
+      'they work with a test key, on the simulator',
+  );
+}
+
+/**
+ * The work on a session (get, say, listen, leave), where a live key's session
+ * that is not there answers 501 not_available_yet instead of 404 on a server
+ * where no live session can join a room: the feature is what is missing, as
+ * api.md says. A session that exists (a live call's) works either way.
+ */
+export async function unlessUnavailable<T>(s: Pick<Services, 'translation'>, cred: Caller, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'not_found' && cred.livemode && !hasTranslationEngines(s)) throw liveUnavailable();
+    throw err;
   }
 }
 
@@ -93,6 +110,5 @@ export function sessionEnded(id: string): ApiError {
 }
 
 export async function getSession(s: Services, cred: Caller, id: string): Promise<Session> {
-  assertSessionsAvailable(s, cred);
-  return toSession(await loadSession(s.pool, cred, id));
+  return toSession(await unlessUnavailable(s, cred, loadSession(s.pool, cred, id)));
 }

@@ -306,6 +306,31 @@ describe('live sessions refused', () => {
   });
 });
 
+describe('a server with no translation engine', () => {
+  it('refuses a live join and answers 501 for a session id it does not have, while a live session made elsewhere still works there', async () => {
+    const bare = await startTestApp({ db: t.db });
+    try {
+      const k = await liveKey();
+      const roomId = await room(k.secret, ['en', 'es']);
+      const refused = await bare.request('POST', `/v1/rooms/${roomId}/agent-sessions`, { key: k.secret, body: { speak_lang: 'en', hear_lang: 'en' }, headers: idem() });
+      expect(refused.status).toBe(501);
+      expect((await refused.json()).message).toContain('TOLK_TRANSLATE');
+      const missing = await bare.request('GET', '/v1/sessions/ses_missing', { key: k.secret });
+      expect(missing.status).toBe(501);
+      // Joined through the process that has Apertium: the other one serves it too (an existing session is not refused).
+      const ses = await joined(k.secret, roomId, { speak_lang: 'en', hear_lang: 'en' });
+      expect((await bare.request('GET', `/v1/sessions/${ses.id}`, { key: k.secret })).status).toBe(200);
+      expect((await bare.request('GET', `/v1/sessions/${ses.id}/events?cursor=0`, { key: k.secret })).status).toBe(200);
+      const left = await bare.request('POST', `/v1/sessions/${ses.id}/leave`, { key: k.secret });
+      expect(left.status).toBe(200);
+      expect((await left.json()).status).toBe('ended');
+    } finally {
+      bare.app.server.closeAllConnections();
+      await bare.close();
+    }
+  });
+});
+
 describe('assistant tools with a live credential', () => {
   async function connect(secret: string): Promise<Client> {
     const client = new Client({ name: 'tolk-test', version: '1.0.0' });
