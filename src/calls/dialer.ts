@@ -145,7 +145,9 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     }
     if (!dialogUp) known.delete(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
-    if (dialogUp && r.changed && r.row.status === 'answered') line.answered(callId, r.row.remote_lang);
+    if (dialogUp && r.changed && r.row.status === 'answered') {
+      line.answered(callId, r.row.remote_lang, r.row.voice_id ? { id: r.row.voice_id, orgId: r.row.org_id, livemode: r.row.livemode } : undefined);
+    }
   };
   /**
    * A 2xx is a person or a machine: the first seconds of the far end's audio

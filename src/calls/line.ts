@@ -18,8 +18,11 @@ import { perKey } from './per-key.ts';
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
 export type Line = {
-  /** The call was answered and its dialog is here: the disclosure goes first on the line, and what is heard is published. */
-  answered(callId: string, remoteLang: string): void;
+  /**
+   * The call was answered and its dialog is here: the disclosure goes first on the line, and what is heard is published.
+   * `voice`: the call's voice_id (and its owner), spoken with when it is a ready cloned voice.
+   */
+  answered(callId: string, remoteLang: string, voice?: { id: string; orgId: string; livemode: boolean }): void;
   /** The call ended: nothing more is heard. */
   ended(callId: string): void;
   /** An agent's say on the call's session (channel.ts), spoken to the callee. */
@@ -45,18 +48,7 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
    * a ready cloned voice the engines can speak (voices/cloning.ts), read once
    * per call; else the engine's own voice for the language.
    */
-  const voiceOf = (callId: string): Promise<string | undefined> => {
-    const line = talking.get(callId);
-    if (!line) return Promise.resolve(undefined);
-    line.voice ??= s.pool.query<{ voice_id: string | null; org_id: string; livemode: boolean }>(
-      prepared(`SELECT voice_id, org_id, livemode FROM calls WHERE id = $1`, [callId]),
-    ).then(({ rows }) => (rows[0]?.voice_id ? speechVoice(s.pool, { orgId: rows[0].org_id, livemode: rows[0].livemode }, rows[0].voice_id) : undefined))
-      .catch((err) => {
-        log.warn({ err: String(err), callId }, 'the call\'s voice could not be read: the engine\'s own voice speaks');
-        return undefined;
-      });
-    return line.voice;
-  };
+  const voiceOf = (callId: string): Promise<string | undefined> => talking.get(callId)?.voice ?? Promise.resolve(undefined);
   const unspoken = new Set<string>();
   /** Says `text` on the call's line in `lang`; a language no engine speaks stays text (logged once per language). */
   const speak = async (callId: string, utterance: string, text: string, lang: string) => {
@@ -126,8 +118,15 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
   });
 
   return {
-    answered(callId, lang) {
-      talking.set(callId, { lang });
+    answered(callId, lang, voice) {
+      // Looked up once per call, only for a call with a voice: a call without one costs no statement.
+      const lookup = voice
+        ? speechVoice(s.pool, { orgId: voice.orgId, livemode: voice.livemode }, voice.id).catch((err) => {
+          log.warn({ err: String(err), callId }, 'the call\'s voice could not be read: the engine\'s own voice speaks');
+          return undefined;
+        })
+        : undefined;
+      talking.set(callId, { lang, ...(lookup ? { voice: lookup } : {}) });
       onLine(callId, 'disclosure', () => disclosureOnLine(lang));
     },
     ended(callId) {

@@ -32,6 +32,7 @@ const N = {
   wrong: '+12125550104', // a wrong password
   poor: '+12125550105', // another organization, with a tiny balance
   tcp: '+12125550106', // over TCP through an outbound proxy, the number as digits
+  hidden: '+12125550107', // caller id in P-Asserted-Identity with Privacy: id
 };
 
 const offset = Date.parse('2026-11-18T17:00:00Z') - Date.now();
@@ -44,7 +45,7 @@ let carrier: Carrier;
 let sippAddress: string;
 let mediaPort: number;
 const live = { orgId: '', secret: '', test: '' };
-const numbers: Record<keyof typeof N, string> = { main: '', paced: '', slow: '', wrong: '', poor: '', tcp: '' };
+const numbers: Record<keyof typeof N, string> = { main: '', paced: '', slow: '', wrong: '', poor: '', tcp: '', hidden: '' };
 const trunks: Record<string, string> = {};
 let poorKey = '';
 let eleven: FakeSpeechServer;
@@ -68,6 +69,7 @@ beforeAll(async () => {
     numbers: [
       { e164: N.main, header: 'pai' }, { e164: N.paced, header: 'from' }, { e164: N.slow, header: 'from' },
       { e164: N.wrong, header: 'from' }, { e164: N.poor, header: 'from' }, { e164: N.tcp, header: 'from' },
+      { e164: N.hidden, header: 'pai' },
     ],
   });
   // ElevenLabs (a local server answering as its API does) speaks cloned voices only; Pico comes first for the rest.
@@ -98,6 +100,8 @@ beforeAll(async () => {
   // A trunk named by a host name that resolves nowhere: every request goes to its outbound proxy (the carrier), over TCP.
   await trunk('tcp', { uri: 'sip:sip.carrier.invalid;transport=tcp', proxy: `sip:${carrier.address};transport=tcp`, numberFormat: 'digits' });
   numbers.tcp = (await addNumber(t.pool, { org: live.orgId, e164: N.tcp, trunk: trunks.tcp })).id;
+  await trunk('hidden', { callerId: 'pai', privacy: true });
+  numbers.hidden = (await addNumber(t.pool, { org: live.orgId, e164: N.hidden, trunk: trunks.hidden })).id;
   // Another organization, its own trunk, six seconds of balance.
   const poor = await t.key({ mode: 'live', minutes: 0.1, rpm: 100_000 });
   poorKey = poor.secret;
@@ -188,7 +192,15 @@ describe('a live call through the trunk', () => {
     const c = await untilStatus(placed.body.id, ['busy']);
     expect(c).toMatchObject({ sip_code: 486 });
     const got = carrier.lines().slice(n).find((l) => l.what === 'authenticated');
-    expect(got).toMatchObject({ user: '14155550100', transport: 'tcp', host: 'sip.carrier.invalid' });
+    expect(got).toMatchObject({ user: '14155550100', transport: 'tcp', host: 'sip.carrier.invalid', fromUser: N.tcp, privacy: '<null>' });
+  });
+
+  it('with privacy: the caller id only in P-Asserted-Identity (which the carrier checked), Privacy: id, From anonymous', async () => {
+    const n = carrier.lines().length;
+    const placed = await place({ from: numbers.hidden, to: '+14155550100' });
+    await untilStatus(placed.body.id, ['busy']);
+    const got = carrier.lines().slice(n).find((l) => l.what === 'authenticated');
+    expect(got).toMatchObject({ fromUser: 'anonymous', privacy: 'id' });
   });
 
   it('wrong credentials: challenged twice, then the call fails with the carrier\'s 407', async () => {

@@ -40,10 +40,12 @@ export type CarrierLine = {
   what: 'challenge' | 'stale' | 'authenticated' | 'caller-id-refused';
   callId: string;
   at: number;
-  /** Of an authenticated INVITE: the Request-URI's user and host, and the transport it came over (udp, tcp). */
+  /** Of an authenticated INVITE: the Request-URI's user and host, the transport it came over (udp, tcp), From's user, its Privacy header (`<null>`: none). */
   user?: string;
   host?: string;
   transport?: string;
+  fromUser?: string;
+  privacy?: string;
 };
 
 export type Carrier = {
@@ -119,7 +121,7 @@ request_route {
       sl_send_reply("403", "Caller ID Not Allowed");
       exit;
     }
-    xlog("L_NOTICE", "carrier: authenticated $ci $TV(Sn) $rU $pr $rd\\n");
+    xlog("L_NOTICE", "carrier: authenticated $ci $TV(Sn) $rU $pr $rd $fU $hdr(Privacy)\\n");
     if ($rU =~ "0100$") { sl_send_reply("486", "Busy Here"); exit; }
   }
   record_route();
@@ -135,10 +137,10 @@ request_route {
     address: `${host}:${port}`,
     port,
     log: peer.log,
-    lines: () => [...peer.log().matchAll(/carrier: (challenge|stale|authenticated|caller-id-refused) (\S+) ([\d.]+)(?: (\S+) (\S+) (\S+))?/g)]
+    lines: () => [...peer.log().matchAll(/carrier: (challenge|stale|authenticated|caller-id-refused) (\S+) ([\d.]+)(?: (\S+) (\S+) (\S+) (\S+) (\S+))?/g)]
       .map((m) => ({
         what: m[1] as CarrierLine['what'], callId: m[2]!, at: Number(m[3]) * 1000,
-        ...(m[4] ? { user: m[4], transport: m[5]!, host: m[6]! } : {}),
+        ...(m[4] ? { user: m[4], transport: m[5]!, host: m[6]!, fromUser: m[7]!, privacy: m[8]! } : {}),
       })),
     stop: peer.stop,
   };
