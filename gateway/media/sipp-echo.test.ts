@@ -7,9 +7,8 @@ import { afterEach, expect, test } from 'vitest';
 import { createSipSignaling } from '../sip-stack.ts';
 import { MediaPlane } from './plane.ts';
 import type { DialogEvent } from '../signaling.ts';
-import { startSipp, wire } from '../../test/helpers/sipp.ts';
+import { startSipp, wire, evenFreePort } from '../../test/helpers/sipp.ts';
 import { until } from '../../test/helpers/wait.ts';
-import { freeUdpPort } from '../sip-stack.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -18,14 +17,6 @@ afterEach(async () => {
 
 const tone = (ms: number, hz = 440, amp = 8000) => Int16Array.from({ length: (ms * 8000) / 1000 }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * hz * i) / 8000)));
 
-/** A free even UDP port whose next port is free too (SIPp's media and its RTCP). */
-async function freeEvenPort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const p = await freeUdpPort('127.0.0.1');
-    if (p % 2 === 0 && p < 65534) return p;
-  }
-  throw new Error('no free even port');
-}
 
 test('a call to SIPp with RTP echo: the offer names our stream, the answer connects it, a tone spoken comes back', async () => {
   const plane = await MediaPlane.start('127.0.0.1');
@@ -33,7 +24,7 @@ test('a call to SIPp with RTP echo: the offer names our stream, the answer conne
   const events: DialogEvent[] = [];
   const sig = await createSipSignaling({ listen: '127.0.0.1:0', ringTimeoutSeconds: 5, onEvent: (_k, e) => events.push(e), media: plane });
   cleanups.push(() => sig.close());
-  const mediaPort = await freeEvenPort();
+  const mediaPort = await evenFreePort();
   const sipp = await startSipp({ scenario: new URL('../sipp/answer-wait-bye.xml', import.meta.url).pathname, extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
   cleanups.push(() => sipp.stop());
 

@@ -1,12 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
-import { finished, startSipp, type Sipp } from '../helpers/sipp.ts';
+import { finished, startSipp, type Sipp, evenFreePort } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import { startOpenAITranscription } from '../helpers/fake-speech.ts';
 import { disclosure } from '../../src/calls/disclosure.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
-import { freeUdpPort } from '../../gateway/sip-stack.ts';
 import type { RecognizeEngine } from '../../src/config.ts';
 
 // Calls hear for real: a real SIP peer (SIPp) on a real call echoes our
@@ -22,13 +21,6 @@ vi.setConfig({ testTimeout: 90_000 });
 const suite = callSuite();
 const { clock, cleanups } = suite;
 
-async function evenFreePort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const p = await freeUdpPort('127.0.0.1');
-    if (p % 2 === 0 && p < 65534) return p;
-  }
-  throw new Error('no free even port');
-}
 
 async function echoCall(recognize: RecognizeEngine[], recognizeTimeoutMs = 10_000): Promise<{ t: TestApp; sipp: Sipp; callId: string; sessionId: string }> {
   const mediaPort = await evenFreePort();

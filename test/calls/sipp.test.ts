@@ -1,11 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
-import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
+import { finished, flow, startSipp, wire, type Sipp, type WireMessage, evenFreePort } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/calls/disclosure.ts';
 import { existsSync } from 'node:fs';
-import { freeUdpPort } from '../../gateway/sip-stack.ts';
 
 // Calls placed through the API to a foreign SIP stack: SIPp plays the callee
 // (TOLK_SIM_SIP_PEER points test calls at it) with one scenario per test
@@ -39,14 +38,6 @@ async function rig(name: string, o: { extraArgs?: string[]; ringTimeoutSeconds?:
 
 const TO = '+14155550142';
 
-/** A free even UDP port with the next one free: SIPp's media port and its RTCP. */
-async function evenFreePort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const p = await freeUdpPort('127.0.0.1');
-    if (p % 2 === 0 && p < 65534) return p;
-  }
-  throw new Error('no free even port');
-}
 
 async function place(t: TestApp, remoteLang = 'es') {
   const res = await t.request('POST', '/v1/calls', {

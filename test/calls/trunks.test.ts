@@ -2,7 +2,7 @@ import { createSocket } from 'node:dgram';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp, type TestDb, createTestDatabase } from '../helpers/app.ts';
-import { finished, startSipp, wire, type Sipp } from '../helpers/sipp.ts';
+import { finished, startSipp, wire, type Sipp, evenFreePort } from '../helpers/sipp.ts';
 import { startCarrier, type Carrier } from '../helpers/carrier.ts';
 import { until } from '../helpers/wait.ts';
 import { withApertium } from '../helpers/apertium.ts';
@@ -52,13 +52,6 @@ let eleven: FakeSpeechServer;
 /** The provider's id of a live cloned voice of the organization. */
 const CLONE = 'cloneOfTheAgentVoice01';
 
-async function evenFreePort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const p = await freeUdpPort('127.0.0.1');
-    if (p % 2 === 0 && p < 65534) return p;
-  }
-  throw new Error('no free even port');
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -15,6 +15,15 @@ import { until } from './wait.ts';
 
 export const SIPP = '/usr/bin/sipp';
 
+/** A free even UDP port of 127.0.0.1 whose next port is free too: SIPp's media (`-mp`) and its RTCP. */
+export async function evenFreePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const p = await freeUdpPort('127.0.0.1');
+    if (p % 2 === 0 && p < 65534) return p;
+  }
+  throw new Error('no free even port');
+}
+
 export type SippOptions = {
   /** Path to the XML scenario. */
   scenario: string;
