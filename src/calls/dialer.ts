@@ -247,11 +247,11 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   }, every);
   sweeper.unref();
 
-  type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null };
+  type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null; livemode: boolean };
   /** Claims the calls no gateway has dialed yet (one statement for many: the dial jobs come in batches) and dials them. */
   const dial = async (...callIds: string[]): Promise<void> => {
     const { rows } = await s.pool.query<Claimed>(prepared(
-      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164, remote_lang, trunk_id`,
+      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode`,
       [callIds, id],
     ));
     // The others were dialed by another gateway (most often: the one that accepted them), or ended before.
@@ -270,7 +270,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
         WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND gateway_id IS NULL AND created_at < $2
                       ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED)
           AND gateway_id IS NULL
-        RETURNING id, to_e164, from_e164, remote_lang, trunk_id`,
+        RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode`,
       [id, new Date(now(s).getTime() - DIAL_FALLBACK_SECONDS * 1000)],
     ));
     await place(rows);
@@ -291,7 +291,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
                         AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
                       ORDER BY c.created_at LIMIT 100 FOR UPDATE OF c SKIP LOCKED)
           AND status = 'queued'
-        RETURNING id, to_e164, from_e164, remote_lang, trunk_id`,
+        RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode`,
       [id, s.config.gatewayLostSeconds],
     ));
     await place(rows);
@@ -301,11 +301,16 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   const dialPlaced = async (state: CallState): Promise<void> => {
     known.set(state.call.id, state);
     const r = state.call.row;
-    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null }]);
+    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null, livemode: r.livemode }]);
   };
   const place = async (rows: Claimed[]): Promise<void> => {
     for (const call of rows) {
-      if (call.trunk_id) {
+      // A live call goes out through its trunk, never to the simulated callee or the test peer.
+      if (call.livemode) {
+        if (!call.trunk_id) {
+          chains.run(call.id, () => apply(call.id, { type: 'FAILED', reason: 'trunk_missing' }), 'trunk_missing');
+          continue;
+        }
         // A live call: through its trunk, paced by its calls-per-second limit (its wait holds up no other call).
         liveCalls.add(call.id);
         const p = placeThroughTrunk(call, call.trunk_id).finally(() => pacing.delete(p));

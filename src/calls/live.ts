@@ -8,7 +8,8 @@ import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
 
 // What a live call needs (operator.md, SIP trunks and live mode): the trunk
 // of its caller id's number, and engines that cover the conversation
-// (translation between agent_lang and remote_lang both ways, a synthesizer
+// (translation between agent_lang and remote_lang both ways, directly or
+// through a pivot language, a synthesizer
 // that speaks remote_lang, a recognizer that hears it). Without either, the
 // live key gets 501 not_available_yet as api.md says, with what is missing.
 
@@ -38,7 +39,7 @@ export function missingEngines(s: Services, agentLang: string, remoteLang: strin
   const missing: string[] = [];
   if (base(agentLang) !== base(remoteLang)) {
     for (const [from, to] of [[agentLang, remoteLang], [remoteLang, agentLang]] as const) {
-      if (!s.translation?.engineOf(from, to)) missing.push(`translation ${from}→${to} (TOLK_TRANSLATE)`);
+      if (!s.translation?.chain.covers(from, to)) missing.push(`translation ${from}→${to} (TOLK_TRANSLATE)`);
     }
   }
   if (!speaks(s.config, remoteLang)) missing.push(`speech synthesis in ${remoteLang} (TOLK_SPEECH_ENGINES)`);
