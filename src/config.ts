@@ -197,6 +197,10 @@ export type PublicLimits = {
   streamsPerParticipant: number;
   phrasesPerParticipantMinute: number;
   phrasesPerRoomMinute: number;
+  /** Seconds of microphone audio one participant may send in a minute (rooms/audio.ts); more closes the socket. */
+  audioSecondsPerParticipantMinute: number;
+  /** Phrases read aloud to one participant in a minute (rooms/read-aloud.ts). */
+  readAloudPerParticipantMinute: number;
 };
 
 export const PUBLIC_LIMITS: PublicLimits = {
@@ -213,6 +217,9 @@ export const PUBLIC_LIMITS: PublicLimits = {
   streamsPerParticipant: 3,
   phrasesPerParticipantMinute: 20,
   phrasesPerRoomMinute: 120,
+  // A minute holds 60 s of speech; the rest is slack for a network that delivers in bursts.
+  audioSecondsPerParticipantMinute: 75,
+  readAloudPerParticipantMinute: 120,
 };
 
 export type Config = {

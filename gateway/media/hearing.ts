@@ -22,7 +22,7 @@ export type HearingOptions = {
 export const HEARING_DEFAULTS: HearingOptions = { voiceRms: 400, hangoverMs: 700, prerollMs: 200, minVoiceMs: 120, maxMs: 30_000 };
 
 export type Utterance = {
-  /** 8 kHz 16-bit PCM, from the preroll to the last voiced frame. */
+  /** 16-bit PCM at the frames' rate (a line's 8 kHz), from the preroll to the last voiced frame. */
   pcm: Int16Array;
   /** Milliseconds from the first voiced frame to the end of the last one. */
   audioMs: number;
@@ -80,6 +80,29 @@ export class Hearing {
     }
     const tooLong = (this.frames.length - this.prerollFrames) * 20 >= this.o.maxMs;
     if (this.silenceMs < this.o.hangoverMs && !tooLong) return null;
+    return this.end();
+  }
+
+  /** Whether an utterance is under way (voice heard, its closing silence not yet long enough). */
+  get speaking(): boolean {
+    return this.inVoice;
+  }
+
+  /** The utterance so far (from the preroll to the last voiced frame), while one is under way: what a partial result reads. */
+  current(): Int16Array | null {
+    return this.inVoice ? concat(this.frames.slice(0, this.upToVoice)) : null;
+  }
+
+  /** Ends the utterance under way now (the speaker let go of push-to-talk, or left): it, if long enough to be one. */
+  flush(): Utterance | null {
+    if (!this.inVoice) {
+      this.preroll.length = 0;
+      return null;
+    }
+    return this.end();
+  }
+
+  private end(): Utterance | null {
     this.inVoice = false;
     const kept = this.frames.slice(0, this.upToVoice);
     const voicedMs = this.voicedMs;
@@ -87,8 +110,19 @@ export class Hearing {
     this.frames = [];
     this.upToVoice = 0;
     if (voicedMs < this.o.minVoiceMs) return null;
-    const pcm = new Int16Array(kept.length * FRAME);
-    kept.forEach((k, i) => pcm.set(k, i * FRAME));
-    return { pcm, audioMs, voicedMs };
+    return { pcm: concat(kept), audioMs, voicedMs };
   }
+}
+
+/** Frames one after another (a line's are 160 samples, a microphone's at 16 kHz 320). */
+function concat(frames: Int16Array[]): Int16Array {
+  let n = 0;
+  for (const f of frames) n += f.length;
+  const pcm = new Int16Array(n);
+  let at = 0;
+  for (const f of frames) {
+    pcm.set(f, at);
+    at += f.length;
+  }
+  return pcm;
 }

@@ -75,6 +75,20 @@ function livePage(v: RoomView, title: string): string {
     '<div class="say-row"><input id="say-text" name="text" type="text" maxlength="1000" autocomplete="off" aria-describedby="say-error">' +
     '<button type="submit" id="say-submit" class="primary">Send</button></div>' +
     '<p id="say-error" class="error" role="alert"></p></form>' +
+    '<section class="audio" aria-label="Speak and hear aloud">' +
+    '<div class="mic-row">' +
+    '<button type="button" id="mic" aria-pressed="false">Microphone</button>' +
+    '<button type="button" id="ptt" aria-pressed="false">Hold to talk</button>' +
+    '<button type="button" id="mute" aria-pressed="false" hidden>Mute</button>' +
+    '<meter id="mic-level" min="0" max="1" value="0" aria-label="Microphone level"></meter>' +
+    '</div>' +
+    '<p id="mic-status" class="hint" role="status"></p>' +
+    '<p id="partial" class="partial" aria-live="polite"></p>' +
+    '<p class="check"><input type="checkbox" id="read-aloud"><label for="read-aloud">Read aloud what the others say, in my language</label>' +
+    '<button type="button" id="read-pause" hidden>Pause</button></p>' +
+    '<p id="read-status" class="hint" role="status"></p>' +
+    '<p class="hint">The microphone is used only while it is on. What you say is turned into text; the audio itself is not kept.</p>' +
+    '</section>' +
     '</div>' +
     '<section class="people" aria-labelledby="people-h"><h2 id="people-h">In the room</h2><ul id="participants"></ul></section>' +
     '</div></section>';
@@ -82,7 +96,7 @@ function livePage(v: RoomView, title: string): string {
     '<section id="over" class="over" hidden tabindex="-1" aria-labelledby="over-h">' +
     `<h1>${h}</h1><h2 id="over-h"></h2><p id="over-text"></p>` +
     '<p><button type="button" id="rejoin" class="primary">Join again</button></p></section>';
-  return join + room + over;
+  return join + room + over + '<script src="/r/assets/room-audio.js" defer></script>';
 }
 
 /** The page's HTML for a room in any state (no I/O). */
@@ -159,6 +173,12 @@ main[data-mode="room"] { max-width: 72rem; }
 li.speaking .speaking-label { display: inline-block; }
 .speaking-label::before { content: ""; display: inline-block; width: .625rem; height: .625rem; margin-right: .25rem; border-radius: 50%; background: var(--ok); animation: room-pulse 1.2s ease-in-out infinite; }
 @keyframes room-pulse { 50% { opacity: .3; } }
+.audio { margin-top: .75rem; }
+.mic-row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+.mic-row button[aria-pressed="true"] { background: var(--accent); color: var(--accent-fg); }
+#mic-level { flex: 1 1 6rem; min-width: 6rem; height: 1rem; }
+.partial { font-style: italic; color: var(--muted); min-height: 1.5em; }
+#read-pause { margin-left: .5rem; }
 .over { border: 2px solid var(--border); border-radius: .5rem; padding: .25rem 1rem .75rem; }
 @media (prefers-reduced-motion: reduce) { .speaking-label::before { animation: none; } #phrases { scroll-behavior: auto; } }
 `;
@@ -262,6 +282,8 @@ export const ROOM_SCRIPT = String.raw`(function () {
     }
     // The participant is no longer in the room: keep the name and languages for the form, not the secret.
     function forget() {
+      window.tolkRoom = null;
+      document.dispatchEvent(new CustomEvent('tolk:left'));
       var s = load() || {};
       save(s.name || s.speak_lang ? { name: s.name, speak_lang: s.speak_lang, hear_lang: s.hear_lang } : null);
       me = null;
@@ -299,6 +321,9 @@ export const ROOM_SCRIPT = String.raw`(function () {
     function enter(m, focus) {
       me = { id: m.id, secret: m.secret, name: m.name, speak_lang: m.speak_lang, hear_lang: m.hear_lang };
       save(me);
+      // The audio controls (room-audio.js) learn who is here.
+      window.tolkRoom = { me: me };
+      document.dispatchEvent(new CustomEvent('tolk:joined', { detail: window.tolkRoom }));
       $('me').textContent = 'You speak ' + langName(m.speak_lang) + (m.hear_lang ? ' and hear ' + langName(m.hear_lang) : '') + '.';
       people.textContent = '';
       join.hidden = true;
@@ -339,7 +364,7 @@ export const ROOM_SCRIPT = String.raw`(function () {
       on('participants', function (d) { resumed = false; roster = d.participants || []; showPeople(roster); });
       on('joined', function (d) { roster = roster.filter(function (p) { return p.id !== d.participant.id; }).concat([d.participant]); showPeople(roster); });
       on('left', function (d) { roster = roster.filter(function (p) { return p.id !== d.id; }); showPeople(roster); });
-      on('ended', function (d) { save(null); me = null; finish(d.status === 'canceled' ? 'canceled' : 'ended'); });
+      on('ended', function (d) { save(null); me = null; document.dispatchEvent(new CustomEvent('tolk:left')); finish(d.status === 'canceled' ? 'canceled' : 'ended'); });
       on('gone', function () {
         stop();
         forget();
@@ -366,6 +391,7 @@ export const ROOM_SCRIPT = String.raw`(function () {
       if (p.untranslated && !p.own) li.appendChild(el('p', { 'class': 'hint untranslated' }, 'Not translated: ' + langName(p.src_lang) + ' as it was said'));
       if (p.original && p.original !== p.text) li.appendChild(el('p', { 'class': 'original', lang: p.src_lang }, p.original));
       list.appendChild(li);
+      document.dispatchEvent(new CustomEvent('tolk:phrase', { detail: p }));
       while (list.children.length > MAX_PHRASES) list.removeChild(list.firstElementChild);
       if (stick) list.scrollTop = list.scrollHeight;
       else toLatest.hidden = false;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { prepared } from '../db/pool.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, invalid } from '../errors.ts';
 import { FreeText, Lang, OneLine } from '../http/schemas.ts';
 import { CSP, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
 import { ID_PATTERN } from '../ids.ts';
@@ -11,6 +11,18 @@ import { linkSigningKey, verifyJoinToken } from './join-links.ts';
 import { joinAsPerson, leaveAsPerson, leaveUnlessBack, openStream, participantOf, sayAsPerson } from './participants.ts';
 import { ROOM_SCRIPT, ROOM_STYLE, roomPageHtml, roomProblemHtml, type RoomView } from './page-view.ts';
 import { RoomHub } from './stream.ts';
+import { readFileSync } from 'node:fs';
+import websocket from '@fastify/websocket';
+import { AudioSocket, CLOSE, MAX_MESSAGE_BYTES } from './audio.ts';
+import { PageSpeech, readAloud } from './read-aloud.ts';
+import type { ParticipantRow } from './participants.ts';
+
+/** The page's audio scripts, real files beside this one (the microphone's worklet must be a module of its own). */
+const asset = (name: string) => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+const AUDIO_SCRIPT = asset('room-audio.js');
+const MIC_WORKLET = asset('mic-worklet.js');
+/** The room page may use the microphone, for this origin only; nothing else of the device. */
+const PERMISSIONS = 'microphone=(self), camera=(), geolocation=(), display-capture=()';
 
 // The room page: what a room's `url` and its join links open (no API key).
 //
@@ -25,7 +37,11 @@ import { RoomHub } from './stream.ts';
 //                              ?participant=&secret= (EventSource sends no headers)
 // - POST /r/:id/say            a phrase typed by the participant ({ participant, secret, text })
 // - POST /r/:id/leave          leaves ({ participant, secret }; also sent by the tab closing)
-// - GET  /r/assets/room.js|.css
+// - GET  /r/:id/audio          WebSocket: the person's microphone (audio.ts); ?participant=&secret=,
+//                              checked before the upgrade (401 otherwise)
+// - GET  /r/:id/speech?seq=N   "read aloud": a phrase spoken in the person's language, WAV (read-aloud.ts)
+// - GET  /r/:id/audio-info     ?speak=&hear=: whether the microphone and "read aloud" can work here
+// - GET  /r/assets/room.js|.css|room-audio.js|mic-worklet.js
 //
 // A private room is joined only with a join link of the room; a public
 // room's url is enough. The page loads nothing from another origin, under the
@@ -52,7 +68,13 @@ async function roomOf(s: Services, id: string): Promise<RoomRow | null> {
 
 function page(reply: FastifyReply, status: number, html: string): FastifyReply {
   // The page's address may carry a join link: not indexed, not cached, not sent on.
-  return securityHeaders(reply, { private: true, csp: CSP }).code(status).send(html);
+  return securityHeaders(reply, { private: true, csp: CSP }).header('Permissions-Policy', PERMISSIONS).code(status).send(html);
+}
+
+/** The participant a request names (?participant=&secret=), or 401. */
+async function who(s: Services, roomId: string, q: { participant?: string; secret?: string }): Promise<ParticipantRow> {
+  if (!ID_PATTERN.test(roomId)) throw new ApiError('not_found', 'No such room');
+  return participantOf(s.pool, roomId, String(q.participant ?? ''), String(q.secret ?? ''));
 }
 
 export default function register(app: FastifyInstance, s: Services, bus: SessionBus) {
@@ -61,12 +83,58 @@ export default function register(app: FastifyInstance, s: Services, bus: Session
   app.addHook('preClose', async () => hub.closeAll());
   app.decorate('roomHub', hub);
 
+  const speech = new PageSpeech(s);
+  /** The open microphone of each person on this process: a second one (another tab) replaces the first. */
+  const microphones = new Map<string, AudioSocket>();
+  app.addHook('preClose', async () => {
+    for (const m of microphones.values()) m.close(CLOSE.goingAway, 'the server is restarting');
+    await Promise.all([...microphones.values()].map((m) => m.settled()));
+  });
+  app.addHook('onClose', async () => speech.close());
+
   app.register(async (pages) => {
     pages.setErrorHandler(pageErrorHandler(s));
     const hide = { schema: { hide: true } };
+    await pages.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES + 1024 } });
 
     pages.get('/r/assets/room.js', hide, async (_req, reply) => sendAsset(reply, 'text/javascript', ROOM_SCRIPT));
     pages.get('/r/assets/room.css', hide, async (_req, reply) => sendAsset(reply, 'text/css', PAGE_STYLE + ROOM_STYLE));
+    pages.get('/r/assets/room-audio.js', hide, async (_req, reply) => sendAsset(reply, 'text/javascript', AUDIO_SCRIPT));
+    pages.get('/r/assets/mic-worklet.js', hide, async (_req, reply) => sendAsset(reply, 'text/javascript', MIC_WORKLET));
+
+    type WhoQuery = { participant?: string; secret?: string };
+    pages.get<{ Params: { id: string }; Querystring: WhoQuery }>('/r/:id/audio', {
+      ...hide,
+      websocket: true,
+      // Refused before the upgrade: no socket without a participant of the room.
+      preValidation: async (req) => {
+        (req as unknown as { participant: ParticipantRow }).participant = await who(s, req.params.id, req.query);
+      },
+    }, (socket, req) => {
+      const p = (req as unknown as { participant: ParticipantRow }).participant;
+      microphones.get(p.id)?.close(CLOSE.replaced, 'your microphone was opened in another tab');
+      const mic = new AudioSocket(s, socket, req.params.id, p, req.log);
+      microphones.set(p.id, mic);
+      socket.on('close', () => { if (microphones.get(p.id) === mic) microphones.delete(p.id); });
+    });
+
+    pages.get<{ Params: { id: string }; Querystring: WhoQuery & { seq?: string } }>('/r/:id/speech', hide, async (req, reply) => {
+      const p = await who(s, req.params.id, req.query);
+      const r = await readAloud(s, speech, req.params.id, p, String(req.query.seq ?? ''));
+      return reply.type('audio/wav').header('Cache-Control', 'private, max-age=3600').header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Language', r.lang).send(r.wav);
+    });
+
+    pages.get<{ Params: { id: string }; Querystring: { speak?: string; hear?: string } }>('/r/:id/audio-info', hide, async (req) => {
+      const speak = Lang.safeParse(req.query.speak);
+      const hear = Lang.safeParse(req.query.hear);
+      if (!speak.success) throw invalid('speak', 'a language code, e.g. en');
+      if (!hear.success) throw invalid('hear', 'a language code, e.g. es');
+      return {
+        microphone: { available: s.recognizer?.hears(speak.data) ?? false, lang: speak.data },
+        read_aloud: { available: speech.speaks(hear.data), lang: hear.data },
+      };
+    });
 
     pages.get<{ Params: { id: string }; Querystring: { t?: string | string[] } }>('/r/:id', hide, async (req, reply) => {
       const room = await roomOf(s, req.params.id);

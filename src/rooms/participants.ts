@@ -265,16 +265,39 @@ export async function sayAsPerson(s: Services, roomId: string, id: string, secre
     const { rows } = await tx.query(prepared(`SELECT status FROM rooms WHERE id = $1 FOR SHARE`, [roomId]));
     const p = await participantOf(tx, roomId, id, secret, true);
     if (rows[0]?.status !== 'live') throw new ApiError('conflict', 'room: this room has ended');
-    const l = s.config.publicLimits;
-    await takeQuotas(tx, [
-      { bucket: `say:participant:${p.id}`, limit: l.phrasesPerParticipantMinute, windowSeconds: 60, what: 'phrases from you in a minute' },
-      { bucket: `say:room:${roomId}`, limit: l.phrasesPerRoomMinute, windowSeconds: 60, what: 'phrases in this room in a minute' },
-    ], now(s).getTime());
-    await tx.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = $1`, [id]));
-    const seq = await publishSegment(s, tx, { roomId, kind: 'person', speaker: p.name, participantId: p.id, srcLang: p.speak_lang, text: trimmed });
-    await scheduleReply(s, tx, roomId, p.speak_lang);
-    return { seq };
+    return publishPersonPhrase(s, tx, roomId, p, trimmed);
   });
+}
+
+/**
+ * A phrase the participant said aloud (rooms/audio.ts: recognized from their
+ * microphone), into the room's log as a typed one goes, with its length. The
+ * audio socket proved the participant when it opened; here they must still
+ * be in the room, and the room live.
+ */
+export async function sayAloudAsPerson(s: Services, roomId: string, id: string, text: string, audioMs: number): Promise<{ seq: number }> {
+  return withTx(s.pool, async (tx) => {
+    const { rows } = await tx.query(prepared(`SELECT status FROM rooms WHERE id = $1 FOR SHARE`, [roomId]));
+    const { rows: ps } = await tx.query<ParticipantRow>(prepared(`SELECT ${COLUMNS} FROM room_participants WHERE id = $1 AND room_id = $2 FOR UPDATE`, [id, roomId]));
+    const p = ps[0];
+    if (!p || p.left_at) throw new ApiError('conflict', 'participant: you left this room; join again');
+    if (rows[0]?.status !== 'live') throw new ApiError('conflict', 'room: this room has ended');
+    return publishPersonPhrase(s, tx, roomId, p, text.trim(), audioMs);
+  });
+}
+
+async function publishPersonPhrase(s: Services, tx: Client, roomId: string, p: ParticipantRow, text: string, audioMs?: number): Promise<{ seq: number }> {
+  const l = s.config.publicLimits;
+  await takeQuotas(tx, [
+    { bucket: `say:participant:${p.id}`, limit: l.phrasesPerParticipantMinute, windowSeconds: 60, what: 'phrases from you in a minute' },
+    { bucket: `say:room:${roomId}`, limit: l.phrasesPerRoomMinute, windowSeconds: 60, what: 'phrases in this room in a minute' },
+  ], now(s).getTime());
+  await tx.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = $1`, [p.id]));
+  const seq = await publishSegment(s, tx, {
+    roomId, kind: 'person', speaker: p.name, participantId: p.id, srcLang: p.speak_lang, text, ...(audioMs !== undefined ? { audioMs } : {}),
+  });
+  await scheduleReply(s, tx, roomId, p.speak_lang);
+  return { seq };
 }
 
 export type Person = { id: string; name: string; kind: 'person' | 'agent' | 'robot'; ai: boolean; speak_lang: string; hear_lang: string | null };

@@ -1,0 +1,239 @@
+// The room page's audio (beside room.js, which tells it when the person
+// joins or leaves and each phrase that arrives, through document events):
+//
+// - Speak: the microphone, asked for only when the person presses a button.
+//   "Microphone" keeps it open (open mic; "Mute" pauses it), "Hold to talk"
+//   sends only while held (or while Space is held on it). Audio goes to the
+//   server over a WebSocket as 16 kHz 16-bit PCM (mic-worklet.js); the server
+//   cuts it into phrases, reads each with a speech recognizer and puts it in
+//   the room's log, where it comes back like a typed phrase. What it has read
+//   so far of the phrase under way shows under the buttons, replaced by the
+//   phrase once it is final.
+// - Hear: "Read aloud" speaks every phrase of the others, from then on, in the
+//   person's language (GET /r/{id}/speech), one after another, never two at
+//   once, never their own; "Pause" holds it and "Resume" goes on.
+// - Where the service has no recognizer for the person's language, or no voice
+//   for the language they hear, the control says so and stays off; typing
+//   works as always.
+(function () {
+  'use strict';
+  var app = document.getElementById('app');
+  if (!app || app.dataset.mode !== 'room') return;
+  var base = '/r/' + encodeURIComponent(app.dataset.room || '');
+
+  function $(id) { return document.getElementById(id); }
+  var micBtn = $('mic'), pttBtn = $('ptt'), muteBtn = $('mute'), level = $('mic-level'), micStatus = $('mic-status'), partial = $('partial');
+  var readBox = $('read-aloud'), pauseBtn = $('read-pause'), readStatus = $('read-status');
+  if (!micBtn || !readBox) return;
+
+  var me = null;
+  var info = null;
+  // The microphone: its stream, the 16 kHz context and worklet, the socket.
+  var media = null, ctx = null, node = null, ws = null, starting = null;
+  var mode = null; // 'open' or 'ptt'
+  var muted = false, holding = false;
+
+  function qs() { return 'participant=' + encodeURIComponent(me.id) + '&secret=' + encodeURIComponent(me.secret); }
+  function say(el, text) { if (el.textContent !== text) el.textContent = text; }
+
+  // --- Who is here, and what the service can do for them ---
+
+  function joined(d) {
+    me = d.me;
+    info = null;
+    fetch(base + '/audio-info?speak=' + encodeURIComponent(me.speak_lang) + '&hear=' + encodeURIComponent(me.hear_lang), { credentials: 'same-origin' })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (i) { info = i; showInfo(); }, function () { showInfo(); });
+  }
+  function showInfo() {
+    var canSpeak = !!(info && info.microphone && info.microphone.available);
+    var canHear = !!(info && info.read_aloud && info.read_aloud.available);
+    micBtn.disabled = !canSpeak;
+    pttBtn.disabled = !canSpeak;
+    say(micStatus, info === null ? 'Speaking aloud is not available right now; type instead.'
+      : canSpeak ? '' : 'No speech recognition for ' + me.speak_lang + ' on this service: type what you want to say instead.');
+    readBox.disabled = !canHear;
+    say(readStatus, info === null ? '' : canHear ? '' : 'No voice on this service speaks ' + me.hear_lang + ': read aloud is not available.');
+  }
+  function left() {
+    stopMic();
+    stopReading();
+    me = null;
+  }
+
+  // --- Speak ---
+
+  function micMessage(e) {
+    level.value = Math.min(1, (e.data.rms || 0) * 4);
+    if (!ws || ws.readyState !== 1 || muted) return;
+    if (mode === 'ptt' && !holding) return;
+    ws.send(e.data.pcm);
+  }
+  function openSocket() {
+    var proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    var sock = ws = new WebSocket(proto + '//' + location.host + base + '/audio?' + qs());
+    sock.binaryType = 'arraybuffer';
+    sock.onmessage = function (e) {
+      if (sock !== ws || typeof e.data !== 'string') return;
+      var m = null;
+      try { m = JSON.parse(e.data); } catch (x) { return; }
+      if (m.type === 'partial') say(partial, m.text + ' …');
+      else if (m.type === 'final') say(partial, m.text ? '' : 'We did not catch that. Try again, or type it.');
+      else if (m.type === 'error') say(micStatus, m.message || 'The microphone stopped.');
+    };
+    sock.onclose = function (e) {
+      if (sock !== ws) return;
+      ws = null;
+      if (mode && e.code !== 1000) {
+        if (!micStatus.textContent) say(micStatus, 'The microphone stopped (' + (e.reason || e.code) + ').');
+        stopMic(true);
+      }
+    };
+  }
+  function startMic(m) {
+    if (!me || micBtn.disabled) return Promise.resolve(false);
+    mode = m;
+    say(micStatus, '');
+    if (ctx) {
+      if (!ws) openSocket();
+      return Promise.resolve(true);
+    }
+    if (starting) return starting;
+    say(micStatus, 'Asking for your microphone…');
+    starting = navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true } })
+      .then(function (s) {
+        media = s;
+        try { ctx = new AudioContext({ sampleRate: 16000 }); } catch (x) { ctx = new AudioContext(); }
+        return ctx.audioWorklet.addModule('/r/assets/mic-worklet.js');
+      })
+      .then(function () {
+        node = new AudioWorkletNode(ctx, 'tolk-mic');
+        node.port.onmessage = micMessage;
+        ctx.createMediaStreamSource(media).connect(node);
+        say(micStatus, '');
+        openSocket();
+        starting = null;
+        return true;
+      }, function () {
+        starting = null;
+        stopMic(true);
+        say(micStatus, 'We could not use your microphone. Allow this page to use it (the icon in the address bar) and try again, or type instead.');
+        return false;
+      });
+    return starting;
+  }
+  function stopMic(keepStatus) {
+    if (ws) {
+      var sock = ws;
+      ws = null;
+      try { sock.send(JSON.stringify({ type: 'end' })); } catch (x) { /* closing */ }
+      sock.close(1000);
+    }
+    if (media) media.getTracks().forEach(function (t) { t.stop(); });
+    if (ctx) ctx.close();
+    media = null; ctx = null; node = null; mode = null; holding = false; muted = false;
+    level.value = 0;
+    micBtn.setAttribute('aria-pressed', 'false');
+    micBtn.textContent = 'Microphone';
+    muteBtn.hidden = true;
+    muteBtn.setAttribute('aria-pressed', 'false');
+    muteBtn.textContent = 'Mute';
+    pttBtn.setAttribute('aria-pressed', 'false');
+    if (!keepStatus) say(micStatus, '');
+    say(partial, '');
+  }
+
+  micBtn.addEventListener('click', function () {
+    if (mode === 'open') return stopMic();
+    startMic('open').then(function (ok) {
+      if (!ok) return;
+      micBtn.setAttribute('aria-pressed', 'true');
+      micBtn.textContent = 'Microphone on';
+      muteBtn.hidden = false;
+    });
+  });
+  muteBtn.addEventListener('click', function () {
+    muted = !muted;
+    // The phrase under way ends where the person muted.
+    if (muted && ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'end' }));
+    muteBtn.setAttribute('aria-pressed', muted ? 'true' : 'false');
+    muteBtn.textContent = muted ? 'Unmute' : 'Mute';
+  });
+  function press(e) {
+    if (e) e.preventDefault();
+    if (holding || mode === 'open') return;
+    holding = true;
+    pttBtn.setAttribute('aria-pressed', 'true');
+    startMic('ptt');
+  }
+  function release() {
+    if (!holding) return;
+    holding = false;
+    pttBtn.setAttribute('aria-pressed', 'false');
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'end' }));
+  }
+  pttBtn.addEventListener('pointerdown', press);
+  pttBtn.addEventListener('pointerup', release);
+  pttBtn.addEventListener('pointerleave', release);
+  pttBtn.addEventListener('pointercancel', release);
+  pttBtn.addEventListener('keydown', function (e) { if ((e.key === ' ' || e.key === 'Enter') && !e.repeat) press(e); });
+  pttBtn.addEventListener('keyup', function (e) { if (e.key === ' ' || e.key === 'Enter') release(); });
+
+  // --- Hear ---
+
+  var player = null, queue = [], playing = false, paused = false;
+  function wanted(p) {
+    return !p.own && p.kind !== 'announcement' && p.kind !== 'disclosure' && p.kind !== 'dtmf' && !!p.text;
+  }
+  function phrase(p) {
+    if (!readBox.checked || !me || !wanted(p)) return;
+    queue.push(p.seq);
+    next();
+  }
+  function next() {
+    if (playing || paused || !player || queue.length === 0) return;
+    var seq = queue.shift();
+    playing = true;
+    fetch(base + '/speech?' + qs() + '&seq=' + encodeURIComponent(seq), { credentials: 'same-origin' })
+      .then(function (r) { if (!r.ok) throw new Error(String(r.status)); return r.arrayBuffer(); })
+      .then(function (bytes) { return player.decodeAudioData(bytes); })
+      .then(function (buffer) {
+        if (!player) { playing = false; return; }
+        var src = player.createBufferSource();
+        src.buffer = buffer;
+        src.connect(player.destination);
+        src.onended = function () { playing = false; next(); };
+        src.start();
+      })
+      .catch(function () { playing = false; next(); });
+  }
+  function stopReading() {
+    queue = [];
+    playing = false;
+    paused = false;
+    if (player) player.close();
+    player = null;
+    readBox.checked = false;
+    pauseBtn.hidden = true;
+  }
+  readBox.addEventListener('change', function () {
+    if (!readBox.checked) return stopReading();
+    // Created on the person's click: browsers let a page play sound after one.
+    player = new AudioContext();
+    pauseBtn.hidden = false;
+    pauseBtn.textContent = 'Pause';
+  });
+  pauseBtn.addEventListener('click', function () {
+    if (!player) return;
+    paused = !paused;
+    pauseBtn.textContent = paused ? 'Resume' : 'Pause';
+    if (paused) player.suspend();
+    else player.resume().then(next);
+  });
+
+  document.addEventListener('tolk:joined', function (e) { joined(e.detail); });
+  document.addEventListener('tolk:left', left);
+  document.addEventListener('tolk:phrase', function (e) { phrase(e.detail); });
+  // room.js may have joined before this script ran (a reload rejoins at once).
+  if (window.tolkRoom && window.tolkRoom.me) joined(window.tolkRoom);
+})();

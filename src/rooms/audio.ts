@@ -1,0 +1,218 @@
+import type { WebSocket, RawData } from 'ws';
+import { ApiError } from '../errors.ts';
+import type { Services } from '../services.ts';
+import { Hearing } from '../../gateway/media/hearing.ts';
+import { sayAloudAsPerson, type ParticipantRow } from './participants.ts';
+
+// A person speaking in a room (GET /r/{id}/audio, a WebSocket opened by the
+// room page's microphone button). The page sends its microphone as 16 kHz
+// 16-bit mono PCM, little-endian, in binary messages of up to one second:
+// 16 kHz because it is what recognizers read best (speech carries little
+// above 8 kHz, and 8 kHz phone audio loses consonants), and raw PCM rather
+// than Opus because every recognizer takes it as is, the page makes it with
+// Web Audio alone, and no decoder has to run on the server (32 kB/s, only
+// while the microphone is on). Here:
+//   - voice activity cuts it into phrases (gateway/media/hearing.ts, as on a
+//     call's line, at 20 ms frames of 320 samples);
+//   - each phrase is read by the first recognizer of TOLK_RECOGNIZE that
+//     hears the person's "I speak" language, and enters the room's log as a
+//     typed phrase does (participants.ts sayAloudAsPerson): every page, agent
+//     session and transcript gets it;
+//   - while a phrase goes on, what it says so far is read again about every
+//     second and sent to the speaker's page as a partial result, replaced by
+//     the final phrase;
+//   - the audio is kept only until it is read, never stored.
+// Client messages: binary PCM; text `{"type":"end"}` ends the phrase under
+// way (push-to-talk released). Server messages (text JSON): `ready`,
+// `partial`, `final`, `error` (then the socket closes).
+//
+// Limits: a message must be whole samples and at most MAX_MESSAGE_BYTES
+// (one second); a person may send PublicLimits.audioSecondsPerParticipantMinute
+// seconds of audio per minute; anything else (text that is not a known
+// message, a partial sample) closes the socket with 1003 or 1008. A socket is
+// opened only by a participant of the room (its id and secret, checked
+// before the upgrade, page.ts).
+
+export const AUDIO_RATE = 16_000;
+/** One second of audio. */
+export const MAX_MESSAGE_BYTES = AUDIO_RATE * 2;
+const FRAME_SAMPLES = AUDIO_RATE / 50;
+const FRAME_BYTES = FRAME_SAMPLES * 2;
+/** How often a phrase under way is read again for its partial result. */
+const PARTIAL_EVERY_MS = 1000;
+/** Phrases longer than this get no more partial results (reading them again costs more than it shows). */
+const PARTIAL_UP_TO_MS = 15_000;
+
+/** Close codes: RFC 6455's, and ours in the 4000s. */
+export const CLOSE = { done: 1000, goingAway: 1001, unsupported: 1003, policy: 1008, tooBig: 1009, replaced: 4001, noRecognizer: 4003, left: 4009, limited: 4029 } as const;
+
+type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void };
+
+/** What one open socket costs in memory is this object, its Hearing (at most 30 s of a phrase) and its remainder. */
+export class AudioSocket {
+  private readonly hearing = new Hearing({ voiceRms: 300, maxMs: 30_000 });
+  private remainder: Buffer = Buffer.alloc(0);
+  /** Audio received in the last minute: [when, seconds]. */
+  private readonly window: Array<[number, number]> = [];
+  private windowSeconds = 0;
+  /** Phrases are read and published one after another, in the order they were said. */
+  private chain: Promise<void> = Promise.resolve();
+  private partialAt = 0;
+  private partialBusy = false;
+  private lastPartial = '';
+  private closed = false;
+  private ended = false;
+  readonly opened = Date.now();
+
+  private readonly s: Services;
+  private readonly ws: WebSocket;
+  private readonly roomId: string;
+  private readonly p: ParticipantRow;
+  private readonly log: Log;
+
+  constructor(s: Services, ws: WebSocket, roomId: string, p: ParticipantRow, log: Log) {
+    this.s = s;
+    this.ws = ws;
+    this.roomId = roomId;
+    this.p = p;
+    this.log = log;
+    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    ws.on('close', () => this.onClose());
+    ws.on('error', () => this.onClose());
+    const recognizer = s.recognizer;
+    if (!recognizer?.hears(p.speak_lang)) {
+      this.fail(CLOSE.noRecognizer, 'no_recognizer', `No speech recognizer on this service hears ${p.speak_lang}: type what you want to say instead`);
+      return;
+    }
+    this.send({ type: 'ready', sample_rate: AUDIO_RATE, max_message_bytes: MAX_MESSAGE_BYTES, lang: p.speak_lang, recognizer: recognizer.engineFor(p.speak_lang) });
+  }
+
+  /** Closes the socket from our side; the phrase under way is still read and published. */
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.onClose();
+    this.ws.close(code, reason);
+  }
+
+  /** Whatever is under way is finished (published if it is a phrase). */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  private send(m: object): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(m));
+  }
+
+  private fail(code: number, error: string, message: string): void {
+    this.send({ type: 'error', code: error, message });
+    this.closed = true;
+    this.ws.close(code, message.slice(0, 120));
+  }
+
+  private onMessage(data: RawData, isBinary: boolean): void {
+    if (this.closed) return;
+    const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
+    if (!isBinary) return this.onControl(buf.toString('utf8'));
+    if (buf.length === 0) return;
+    if (buf.length % 2 !== 0) return this.fail(CLOSE.unsupported, 'bad_audio', 'audio must be 16-bit PCM: whole samples of 2 bytes');
+    if (buf.length > MAX_MESSAGE_BYTES) return this.fail(CLOSE.tooBig, 'bad_audio', `audio messages are at most ${MAX_MESSAGE_BYTES} bytes (one second)`);
+    if (!this.count(buf.length / 2 / AUDIO_RATE)) {
+      return this.fail(CLOSE.limited, 'rate_limited', `at most ${this.s.config.publicLimits.audioSecondsPerParticipantMinute} seconds of audio a minute`);
+    }
+    this.remainder = this.remainder.length > 0 ? Buffer.concat([this.remainder, buf]) : buf;
+    let at = 0;
+    for (; at + FRAME_BYTES <= this.remainder.length; at += FRAME_BYTES) {
+      const frame = new Int16Array(FRAME_SAMPLES);
+      for (let i = 0; i < FRAME_SAMPLES; i++) frame[i] = this.remainder.readInt16LE(at + i * 2);
+      const u = this.hearing.push(frame);
+      if (u) this.finish(u.pcm, u.audioMs);
+      else this.maybePartial();
+    }
+    this.remainder = Buffer.from(this.remainder.subarray(at));
+  }
+
+  /** Adds seconds of audio to the last minute's; false when that passes the limit. */
+  private count(seconds: number): boolean {
+    const t = Date.now();
+    while (this.window.length > 0 && this.window[0]![0] < t - 60_000) this.windowSeconds -= this.window.shift()![1];
+    this.window.push([t, seconds]);
+    this.windowSeconds += seconds;
+    return this.windowSeconds <= this.s.config.publicLimits.audioSecondsPerParticipantMinute;
+  }
+
+  private onControl(text: string): void {
+    let m: unknown;
+    try {
+      m = JSON.parse(text);
+    } catch {
+      m = null;
+    }
+    const type = m && typeof m === 'object' ? (m as { type?: unknown }).type : undefined;
+    if (type === 'end') {
+      const u = this.hearing.flush();
+      if (u) this.finish(u.pcm, u.audioMs);
+      return;
+    }
+    if (type === 'ping') return this.send({ type: 'pong' });
+    this.fail(CLOSE.unsupported, 'bad_message', 'text messages are {"type":"end"} or {"type":"ping"}; audio goes in binary messages');
+  }
+
+  /** About every second of a phrase under way, what it says so far goes to the speaker's page. */
+  private maybePartial(): void {
+    if (!this.hearing.speaking || this.partialBusy) return;
+    const t = Date.now();
+    if (t - this.partialAt < PARTIAL_EVERY_MS) return;
+    const pcm = this.hearing.current();
+    if (!pcm || pcm.length < AUDIO_RATE / 2 || (pcm.length / AUDIO_RATE) * 1000 > PARTIAL_UP_TO_MS) return;
+    this.partialAt = t;
+    this.partialBusy = true;
+    this.s.recognizer!.recognize({ key: `${this.p.id}:partial`, pcm, rate: AUDIO_RATE, audioMs: (pcm.length / AUDIO_RATE) * 1000, lang: this.p.speak_lang, at: t })
+      .then(({ text }) => {
+        // A partial that comes after its phrase ended would replace the final one on the page: dropped.
+        if (text && text !== this.lastPartial && this.hearing.speaking) {
+          this.lastPartial = text;
+          this.send({ type: 'partial', text });
+        }
+      }, () => {})
+      .finally(() => { this.partialBusy = false; });
+  }
+
+  /** A phrase ended: read it, publish it, tell the speaker. */
+  private finish(pcm: Int16Array, audioMs: number): void {
+    const endedAt = Date.now();
+    this.lastPartial = '';
+    this.chain = this.chain.then(async () => {
+      const started = Date.now();
+      const { text } = await this.s.recognizer!.recognize({ key: this.p.id, pcm, rate: AUDIO_RATE, audioMs, lang: this.p.speak_lang, at: endedAt });
+      const recognizeMs = Date.now() - started;
+      if (!text || !text.trim()) {
+        this.send({ type: 'final', seq: null, text: null, audio_ms: audioMs, recognize_ms: recognizeMs, reason: 'no words were recognized' });
+        return;
+      }
+      try {
+        const { seq } = await sayAloudAsPerson(this.s, this.roomId, this.p.id, text, audioMs);
+        this.send({ type: 'final', seq, text, audio_ms: audioMs, recognize_ms: recognizeMs });
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'conflict') return this.fail(CLOSE.left, 'conflict', err.message.replace(/^\w+: /, ''));
+        if (err instanceof ApiError && err.code === 'rate_limited') return this.send({ type: 'error', code: 'rate_limited', message: err.message });
+        throw err;
+      }
+    }).catch((err) => {
+      this.log.warn({ err: String(err), participant: this.p.id }, 'a phrase said aloud was not published');
+      this.send({ type: 'final', seq: null, text: null, audio_ms: audioMs, reason: 'the phrase could not be published' });
+    });
+  }
+
+  private onClose(): void {
+    if (this.ended) return;
+    this.ended = true;
+    // The phrase under way when the page went (the tab closed, the person left): read and published if they are
+    // still in the room. A socket we closed for a fault drops it.
+    if (!this.closed) {
+      this.closed = true;
+      const u = this.hearing.flush();
+      if (u) this.finish(u.pcm, u.audioMs);
+    }
+    this.remainder = Buffer.alloc(0);
+  }
+}
