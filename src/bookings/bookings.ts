@@ -13,6 +13,7 @@ import { roomUrl, toRoom } from '../rooms/rooms.ts';
 import { takeQuotas, type Quota } from '../http/quotas.ts';
 import type { z } from 'zod';
 import type { Booking as BookingSchema, EventType as EventTypeSchema, Slots as SlotsSchema } from './schemas.ts';
+import { writeRoomTranscript } from '../transcripts/transcripts.ts';
 
 type Booking = z.infer<typeof BookingSchema>;
 type EventType = z.infer<typeof EventTypeSchema>;
@@ -414,6 +415,8 @@ export async function cancelByToken(s: Services, token: string, limits?: LimitsO
     if (!room.changed) throw new ApiError('conflict', `The meeting has ${room.row.status === 'live' ? 'started' : room.row.status}; it can no longer be canceled`);
     const t = await transition<BookingRow>(tx, 'booking', b.id, { type: 'CANCEL' }, { returning: BOOKING_COLUMNS, objectFor: (x) => bookingObject(x) });
     await copyToBooker(tx, t.row, t.emitted);
+    // Agents may have talked in the meeting before it started: what was said becomes its transcript.
+    await writeRoomTranscript(tx, b.room_id);
     await mailGuests(s, tx, 'cancellation', room.row);
     return t.row;
   });

@@ -12,6 +12,7 @@ import { toRoom, ROOM_COLUMNS, type RoomRow } from '../rooms/rooms.ts';
 import type { Room } from '../rooms/schemas.ts';
 import { sendMeetingMail, type Guest, type MeetingMailKind } from './invitations.ts';
 import { settleBookingOfRoom } from '../bookings/bookings.ts';
+import { writeRoomTranscript } from '../transcripts/transcripts.ts';
 
 // Meetings (api.md: Room as meeting, POST/GET/DELETE /v1/meetings, the room
 // state table): a meeting is a room of kind 'meeting' whose actor
@@ -230,6 +231,8 @@ export async function cancelMeeting(s: Services, cred: Caller, id: string): Prom
       throw new ApiError('conflict', `meeting ${id} is ${t.row.status}; only a scheduled meeting can be canceled (DELETE /v1/rooms/${id} ends a live one)`);
     }
     await settleBookingOfRoom(s, tx, id, 'CANCEL');
+    // Agents may have talked in it before it started: what was said becomes its transcript.
+    await writeRoomTranscript(tx, id);
     await mailGuests(s, tx, 'cancellation', t.row);
     return toRoom(base, t.row);
   });
@@ -256,6 +259,8 @@ export async function fireTimer(s: Services, job: TimerJob): Promise<void> {
           await endRoomSessions(tx, m.id);
           await endRoomParticipants(tx, m.id);
           await settleBookingOfRoom(s, tx, m.id, before === 'live' ? 'COMPLETE' : 'CANCEL');
+          // Its log becomes the room's transcript (rooms.ts end() does the same).
+          await writeRoomTranscript(tx, m.id);
         }
         return;
       }

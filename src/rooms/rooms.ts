@@ -9,6 +9,7 @@ import { assertLanguagesAllowed } from '../restrictions.ts';
 import { endRoomSessions } from '../sessions/leave.ts';
 import { endRoomParticipants } from './participants.ts';
 import { settleBookingOfRoom } from '../bookings/bookings.ts';
+import { writeRoomTranscript } from '../transcripts/transcripts.ts';
 
 // Rooms (api.md: Room, the room state table, the Rooms endpoints). The
 // lifecycle is machines/room.ts, persisted as an actor; the status column is
@@ -126,7 +127,8 @@ export async function listRooms(s: Services, cred: Caller, limit: number, starti
 }
 
 /**
- * Ends a room for everyone (DELETE /v1/rooms/{id}, or its expiry timer).
+ * Ends a room for everyone (DELETE /v1/rooms/{id}, or its expiry timer): its
+ * sessions and people leave, and its log becomes the room's transcript.
  * Ending an ended room changes nothing and returns it as it is.
  */
 export async function endRoom(s: Services, owner: { orgId: string; livemode: boolean } | null, id: string, reason: 'deleted' | 'expired'): Promise<Room> {
@@ -155,6 +157,9 @@ async function end(s: Services, owner: { orgId: string; livemode: boolean } | nu
     // A booked meeting's booking: completed once its meeting took place,
     // canceled (its slot free again) when the room ended before it started.
     if (t.changed && row.kind === 'meeting') await settleBookingOfRoom(s, tx, id, row.status === 'live' ? 'COMPLETE' : 'CANCEL');
+    // What was said in it, whoever said it, becomes the room's transcript, in
+    // the transaction that ends it (once: a second end changes nothing).
+    if (t.changed) await writeRoomTranscript(tx, id);
     return { room: toRoom(base, t.row), changed: t.changed };
   });
 }

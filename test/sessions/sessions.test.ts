@@ -187,8 +187,9 @@ describe('agent session flow', () => {
       const got = await (await t.request('GET', `/v1/sessions/${s.id}`, { key })).json();
       expect(got.status).toBe('ended');
     }
+    // Each session's, and the room's own (test/transcripts/room-transcripts.test.ts).
     const list = await (await t.request('GET', `/v1/transcripts?room_id=${roomId}`, { key })).json();
-    expect(list.data).toHaveLength(2);
+    expect(list.data).toHaveLength(3);
     const actor = await t.pool.query(`SELECT state, snapshot->'context' AS ctx FROM actors WHERE id = $1`, [s1.id]);
     expect(actor.rows[0]).toMatchObject({ state: 'ended', ctx: { endReason: 'room_ended' } });
     // No robot keeps talking in an ended room.

@@ -11,6 +11,7 @@ export default function register(app: FastifyInstance, s: RouteDeps) {
     config: TRANSCRIPTS_ROUTE,
     schema: {
       summary: 'Transcripts readable by the credential, newest first',
+      description: 'Every transcript of the organization in the key\'s mode. A room that had phrases has one transcript of its own, written when it ends (deleted, expired, a meeting ended or canceled): its whole conversation from the first phrase, whoever spoke (people, agents, test-mode robots). Each agent session also has its own, written when it leaves or its room ends: what the room said while it was there. A call\'s has room_id null. room_id: only those of that room.',
       tags: ['Transcripts'],
       querystring: z.object({
         room_id: z.string().max(100).optional(),
