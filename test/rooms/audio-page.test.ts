@@ -151,6 +151,17 @@ describe('the room page speaks and hears', () => {
 
     await ana.getByRole('button', { name: 'Microphone on' }).click();
     await until('the microphone off', async () => (await ana.getByRole('button', { name: 'Microphone', exact: true }).count()) === 1, 5000);
+
+    // The room ends: its transcript holds Ana's spoken phrase, as said and in Spanish.
+    expect((await t.request('DELETE', `/v1/rooms/${r.id}`, { key: r.key })).status).toBe(200);
+    const list = await until('the room\'s transcript', async () => {
+      const l = await (await t.request('GET', `/v1/transcripts?room_id=${r.id}`, { key: r.key })).json();
+      return l.data?.length > 0 ? l.data : null;
+    }, { timeoutMs: 10_000, intervalMs: 100 });
+    expect(list).toHaveLength(1);
+    const tr = await (await t.request('GET', `/v1/transcripts/${list[0].id}?lang=es`, { key: r.key })).json();
+    const seg = tr.segments.find((x: { speaker: string }) => x.speaker === 'Ana');
+    expect(seg).toMatchObject({ src_lang: 'en', untrusted_content: { text: original, text_in_lang: spanish } });
   });
 
   it('where no engine covers a language, the controls say so and typing works', async () => {
