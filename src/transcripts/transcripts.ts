@@ -5,6 +5,8 @@ import { invalid, notFound, truncate } from '../errors.ts';
 import { type Caller, type Services } from '../services.ts';
 import { renderAll, type InLang, type Phrase } from '../sessions/translations.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
+import { disclosure } from '../calls/disclosure.ts';
+import { ANNOUNCEMENT, fillName, normaliseLang } from '../sim/phrasebook.ts';
 
 // Transcripts (api.md: Transcript, the Transcripts endpoints). Two kinds, one
 // shape: a session's, written when an agent session ends (sessions/leave.ts),
@@ -107,6 +109,24 @@ export async function writeRoomTranscript(tx: Client, roomId: string): Promise<v
   await w.run(tx);
 }
 
+/**
+ * Text the service wrote itself in several languages (a call's AI disclosure,
+ * a room's announcement that an AI assistant joined), in lang: its own wording
+ * there, else its English wording as it is. Never translated, never marked:
+ * an engine's paraphrase of the disclosure is not the disclosure. null for any
+ * other phrase.
+ */
+export function ownWording(kind: string | null, announced: string | null, lang: string): string | null {
+  if (announced === null) return null;
+  if (kind === 'disclosure') return disclosure(announced, lang);
+  if (kind === 'announcement') {
+    const key = normaliseLang(lang);
+    const template = Object.hasOwn(ANNOUNCEMENT, key) ? (ANNOUNCEMENT as Readonly<Record<string, string>>)[key]! : ANNOUNCEMENT.en;
+    return fillName(template, announced);
+  }
+  return null;
+}
+
 type TranscriptRow = { id: string; room_id: string | null; lang: string; started_at: Date; ended_at: Date | null; segments: number; livemode: boolean };
 
 export async function listTranscripts(s: Services, cred: Caller, q: { room_id?: string; limit: number; starting_after?: string }) {
@@ -161,6 +181,8 @@ export async function getTranscript(s: Services, cred: Caller, id: string, lang?
   const byLog = new Map<string, Phrase[]>();
   for (const r of segs.rows) {
     if (r.log_id === null || r.seq === null || r.src_lang === null) continue;
+    // The service's own wordings are not translated (ownWording).
+    if (ownWording(r.kind, r.announced, target) !== null) continue;
     const list = byLog.get(r.log_id) ?? [];
     list.push({ seq: Number(r.seq), kind: r.kind ?? 'person', text: r.text, src_lang: r.src_lang, announced: r.announced, created_at: r.at });
     byLog.set(r.log_id, list);
@@ -177,7 +199,9 @@ export async function getTranscript(s: Services, cred: Caller, id: string, lang?
       src_lang: r.src_lang,
       untrusted_content: {
         text: r.text,
-        text_in_lang: r.text === null || r.src_lang === null || r.log_id === null || r.seq === null ? r.text : rendered.get(r.log_id)!(Number(r.seq)).text,
+        text_in_lang: r.text === null ? null
+          : ownWording(r.kind, r.announced, target)
+            ?? (r.src_lang === null || r.log_id === null || r.seq === null ? r.text : rendered.get(r.log_id)!(Number(r.seq)).text),
       },
       at: r.at.toISOString(),
     })),
