@@ -17,9 +17,17 @@ export async function resolveDatabase(config: Config, log: (m: string) => void):
   }
   const db = await ensureEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
   const how = db.started ? 'started' : 'already running';
+  const here = (p: string) => {
+    const rel = path.relative(process.cwd(), p);
+    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p;
+  };
+  // A cluster kept outside the folder (root, private folder) says where it is and why.
+  const where = db.elsewhere
+    ? `${db.dir} (${here(db.elsewhere.link)} links there: the postgres user it runs as cannot enter ${db.elsewhere.unreachable})`
+    : here(db.dir);
   return {
     url: db.url,
-    description: `embedded PostgreSQL in ${path.relative(process.cwd(), db.dir) || db.dir} on 127.0.0.1:${db.port} (${how})`,
+    description: `embedded PostgreSQL in ${where} on 127.0.0.1:${db.port} (${how})`,
     stop: db.stop,
   };
 }

