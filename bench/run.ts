@@ -23,6 +23,7 @@ import { printTranslateReport, runTranslateBench, type TranslateResult } from '.
 import { printMcpReport, runMcpBench, type McpResult } from './mcp.ts';
 import { printMediaReport, runMediaBench, type MediaResult } from './media.ts';
 import { printHearingReport, runHearingBench, type HearingResult } from './hearing.ts';
+import { printRoomAudioReport, runRoomAudioBench, type RoomAudioResult } from './room-audio.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
@@ -44,18 +45,22 @@ import type { LoadJob, LoadResult } from './load.ts';
 // an MCP tool call against the endpoint it mirrors (bench/mcp.ts), and 100
 // calls' RTP both ways on one media plane (bench/media.ts), and speech
 // recognition by the embedded PocketSphinx, on recordings and on 20 calls
-// whose far end speaks (bench/hearing.ts).
+// whose far end speaks (bench/hearing.ts), and 200 people of one room
+// speaking recorded sentences in turn through the room page's audio socket,
+// recognized and translated into four languages, against the recognizer's and
+// translator's own times (bench/room-audio.ts).
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing), BENCH_WEBHOOK_*
+// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing, room_audio), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ROOM_AUDIO_* (bench/room-audio.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
 // met; 1 when more than 1% of requests failed, webhook events went missing,
 // a call failed or a room page missed a phrase (or its translation), or an
-// utterance heard on a call was not published (with the recognizer, not read); 2 when setup failed.
+// utterance heard on a call was not published (with the recognizer, not read),
+// or a spoken phrase's caption missed a room page (or came untranslated); 2 when setup failed.
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = path.join(HERE, 'results');
@@ -76,7 +81,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing', 'room_audio'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -226,6 +231,9 @@ async function main(): Promise<number> {
     // --- Speech recognition: recorded sentences, then calls whose far end speaks, with and without a recognizer.
     let hearing: HearingResult | null = null;
     if (only.has('hearing')) hearing = await runHearingBench(databaseUrl, log);
+    // --- People speaking in turn into a room through its audio socket: recognized, translated, on every page.
+    let roomAudio: RoomAudioResult | null = null;
+    if (only.has('room_audio')) roomAudio = await runRoomAudioBench(databaseUrl, log);
 
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
@@ -249,6 +257,7 @@ async function main(): Promise<number> {
     if (media && media.failures > 0) failures.push(`media: ${media.lost} packets lost`);
     if (hearing && hearing.failures > 0) failures.push(`hearing: ${hearing.failures} utterances or calls failed`);
     if (roomPage && roomPage.failures > 0) failures.push(`room_page: ${roomPage.failures} phrases missing or wrong over ${roomPage.pages} pages`);
+    if (roomAudio && roomAudio.failures > 0) failures.push(`room_audio: ${roomAudio.failures} captions missing, untranslated or wrong over ${roomAudio.people} pages`);
     if (translate && translate.failures > 0) failures.push(`translate: ${translate.failures} translations missing, untranslated or wrong over ${translate.pages} pages`);
     const errorRate = Math.max(0, ...Object.values(results).map((r) => (r.non2xx + r.errors + r.timeouts) / Math.max(1, r.requests)));
 
@@ -278,6 +287,7 @@ async function main(): Promise<number> {
     if (mcp) printMcpReport(mcp);
     if (media) printMediaReport(media);
     if (hearing) printHearingReport(hearing);
+    if (roomAudio) printRoomAudioReport(roomAudio);
 
     const date = new Date();
     const out = {
@@ -304,6 +314,7 @@ async function main(): Promise<number> {
       mcp,
       media,
       hearing,
+      room_audio: roomAudio,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -345,6 +356,10 @@ async function main(): Promise<number> {
     }
     if (hearing && hearing.failures > 0) {
       console.log(`FAILED: ${hearing.failures} utterances heard on the calls were not published (or, with the recognizer, had no text), or calls failed`);
+      return 1;
+    }
+    if (roomAudio && roomAudio.failures > 0) {
+      console.log(`FAILED: ${roomAudio.failures} spoken phrases' captions never reached their room page (or untranslated, or not the translator's), or were recognized as nothing`);
       return 1;
     }
     return 0;
