@@ -10,6 +10,7 @@ import { parseHours } from './hours.ts';
 import { computeSlots, isOfferedSlot, isValidZone, slotsRange, type Busy } from './slots.ts';
 import { armTimers, expiresAt, MEETING_COLUMNS, mailGuests, scheduleMeeting, type MeetingRow } from '../meetings/meetings.ts';
 import { roomUrl, toRoom } from '../rooms/rooms.ts';
+import { joinUrl, linkSigningKey } from '../rooms/join-links.ts';
 import { takeQuotas, type Quota } from '../http/quotas.ts';
 import type { z } from 'zod';
 import type { Booking as BookingSchema, EventType as EventTypeSchema, Slots as SlotsSchema } from './schemas.ts';
@@ -158,10 +159,15 @@ function manageUrl(base: string, token: string): string {
   return `${base}/bookings/manage/${token}`;
 }
 
-export function toBooking(base: string, b: { id: string; room_id: string; manage_token: string; start_at: Date; livemode: boolean }): Booking {
+/**
+ * A booking as POST /v1/bookings answers it. Its room_url is the guest's own
+ * join link (name and languages prefilled, as in the invitation): the meeting
+ * is private, and its bare url would let nobody in.
+ */
+export function toBooking(base: string, b: { id: string; room_id: string; manage_token: string; start_at: Date; livemode: boolean }, roomLink: string): Booking {
   return {
     id: b.id,
-    room_url: roomUrl(base, b.room_id),
+    room_url: roomLink,
     manage_url: manageUrl(base, b.manage_token),
     start: iso(b.start_at),
     livemode: b.livemode,
@@ -326,7 +332,8 @@ export async function createBooking(s: Services, tx: Client, booker: Booker, inp
       row: { ...insert, answers: JSON.stringify(input.answers ?? {}), credential_id: booker.id },
     });
     await copyToBooker(tx, row, ['booking.created']);
-    return toBooking(s.config.publicBaseUrl, row);
+    const link = joinUrl(s.config.publicBaseUrl, await linkSigningKey(tx), meeting.row, { name: g.name, speak: g.speak, ...(g.hear ? { hear: g.hear } : {}) });
+    return toBooking(s.config.publicBaseUrl, row, link);
   } catch (err) {
     if (isSlotTaken(err)) throw new ApiError('slot_taken', `${iso(start)} was booked meanwhile; pick another slot`);
     return unavailable(err);

@@ -317,7 +317,7 @@ export default function register(app: FastifyInstance, s: Services) {
         `<dt>Duration</dt><dd>${v.duration_min} minutes</dd>` +
         `<dt>Host</dt><dd>${esc(host)}</dd>` +
         `<dt>Guest</dt><dd>${esc(v.guest.name)}</dd>` +
-        (link ? `<dt>Meeting link</dt><dd><a href="${esc(link)}" id="room-link">${esc(v.room_url)}</a></dd>` : '') +
+        (link ? `<dt>Meeting link</dt><dd><a href="${esc(link)}" id="room-link">${esc(link)}</a></dd>` : '') +
         '</dl>' +
         `<p><a href="${esc(selfPath)}/invite.ics" download="invite.ics" id="ics-link">Download the calendar file (.ics)</a></p>`;
       let actions = '';

@@ -101,7 +101,7 @@ async function everything() {
   return rows[0];
 }
 
-const roomIdOf = (roomUrl: string) => roomUrl.slice(roomUrl.lastIndexOf('/r/') + 3);
+const roomIdOf = (roomUrl: string) => new URL(roomUrl).pathname.slice(3);
 
 async function mailsTo(...addrs: string[]) {
   const { rows } = await t.pool.query(
@@ -309,13 +309,14 @@ describe('POST /v1/bookings', () => {
     expect(Object.keys(b).sort()).toEqual(['id', 'livemode', 'manage_url', 'room_url', 'start']);
     expect(b).toMatchObject({ start, livemode: false });
     expect(b.id).toMatch(/^bk_/);
-    expect(b.room_url).toMatch(new RegExp(`^${t.url}/r/room_`));
+    // The guest's own join link: the meeting is private.
+    expect(b.room_url).toMatch(new RegExp(`^${t.url}/r/room_\\w+\\?t=`));
     expect(b.manage_url).toMatch(new RegExp(`^${t.url}/bookings/manage/[A-Za-z0-9_-]{20,64}$`));
     const roomId = roomIdOf(b.room_url);
 
     // The meeting, as the host sees it.
     const room = await (await t.request('GET', `/v1/rooms/${roomId}`, { key: host.secret })).json();
-    expect(room).toMatchObject({ id: roomId, url: b.room_url, status: 'scheduled', duration_min: 45, livemode: false, visibility: 'private' });
+    expect(room).toMatchObject({ id: roomId, url: `${t.url}/r/${roomId}`, status: 'scheduled', duration_min: 45, livemode: false, visibility: 'private' });
     expect(new Date(room.starts_at).getTime()).toBe(Date.parse(start));
     expect([...room.langs].sort()).toEqual(['en', 'es', 'pt']);
     expect(room.invitees.map((e: string) => e.toLowerCase()).sort()).toEqual([g.email!, ownerEmail].sort());
