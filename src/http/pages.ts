@@ -96,9 +96,9 @@ export function securityHeaders(reply: FastifyReply, opts: { private?: boolean; 
   return reply.type('text/html; charset=utf-8');
 }
 
-/** A page: its title, its main content, and its one stylesheet and script (paths on this server). */
-export function layout(title: string, main: string, o: { css: string; js: string; mainAttrs?: string }): string {
-  return '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+/** A page: its title, its main content, its one stylesheet and script (paths on this server), and its language (default en). */
+export function layout(title: string, main: string, o: { css: string; js: string; mainAttrs?: string; lang?: string }): string {
+  return `<!doctype html>\n<html lang="${esc(o.lang ?? 'en')}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${esc(title)}</title>` +
     `<link rel="stylesheet" href="${o.css}">` +

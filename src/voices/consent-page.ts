@@ -1,5 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DateTime } from 'luxon';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { prepared } from '../db/pool.ts';
 import { mailQuotas } from '../http/quotas.ts';
@@ -8,7 +7,9 @@ import { CSP, esc, layout, PAGE_STYLE, pageErrorHandler, parseBody, securityHead
 import { now, type Services } from '../services.ts';
 import { AudioProbeError, probeAudio } from './probe.ts';
 import { checkSaid } from './said.ts';
-import { VOICE_USE } from './texts.ts';
+import { CONSENT, type ConsentTexts } from '../i18n/consent.ts';
+import { acceptedLocale, ENGLISH, languageName, type Locale } from '../i18n/lang.ts';
+import { consentLocale, utcDateTime } from './texts.ts';
 import {
   admitRecording,
   consentWithRecording,
@@ -45,13 +46,19 @@ import {
 // (http/pages.ts) with blob: media for playing the recording back, and the
 // microphone allowed to this origin only. JSON answers and errors are as on
 // the booking pages (problem+json with `field` and `error`).
+//
+// Everything the person reads is in the voice's language (i18n/consent.ts:
+// en, pt, es, de, fr; English for any other): the page, its script's texts
+// (given to it in data-msgs), and the errors of its requests, which the
+// script asks for in the page's language (Accept-Language); a request
+// without one (a program's) is answered in English, as before.
 
 const CODE = z.object({ code: z.string().trim().regex(/^\d{6}$/, 'enter the 6 digits of the code we e-mailed you') });
 const RECORDING_TYPES = ['audio/webm', 'audio/ogg', 'audio/mp4'];
 const PAGE_CSP = `${CSP}; media-src 'self' blob:`;
 
-function consentPage(title: string, main: string, attrs = ''): string {
-  return layout(title, main, { css: '/consent/assets/consent.css', js: '/consent/assets/consent.js', mainAttrs: attrs });
+function consentPage(l: Locale, title: string, main: string, attrs = ''): string {
+  return layout(title, main, { css: '/consent/assets/consent.css', js: '/consent/assets/consent.js', mainAttrs: attrs, lang: l.tag });
 }
 
 function headers(reply: FastifyReply): FastifyReply {
@@ -59,21 +66,42 @@ function headers(reply: FastifyReply): FastifyReply {
   return securityHeaders(reply, { private: true, csp: PAGE_CSP }).header('Permissions-Policy', 'microphone=(self), camera=(), geolocation=()');
 }
 
-function message(reply: FastifyReply, code: number, heading: string, text: string, state: string): FastifyReply {
-  return headers(reply).code(code).send(consentPage(heading, `<h1>${esc(heading)}</h1><p data-state="${esc(state)}">${esc(text)}</p>`));
+function message(reply: FastifyReply, l: Locale, code: number, [heading, text]: readonly [string, string], state: string): FastifyReply {
+  return headers(reply).code(code).send(consentPage(l, heading, `<h1>${esc(heading)}</h1><p data-state="${esc(state)}">${esc(text)}</p>`));
 }
 
-function languageName(code: string): string {
-  try {
-    const name = new Intl.DisplayNames(['en'], { type: 'language' }).of(code);
-    return name && name !== code ? `${name} (${code})` : code;
-  } catch {
-    return code;
-  }
+/** The language of a page that has no voice to go by (an unknown link): the browser's, else English. */
+function browserLocale(req: FastifyRequest): Locale {
+  return acceptedLocale(req.headers['accept-language']) ?? ENGLISH;
 }
 
-function utc(d: Date): string {
-  return `${DateTime.fromJSDate(d, { zone: 'UTC' }).toFormat('d LLLL yyyy, HH:mm')} UTC`;
+/**
+ * An error of the consent flow said in the person's language: the service's
+ * English messages (voices.ts, this file) are recognized and said again,
+ * with the field they name kept in front (`code: …`); anything else is said
+ * in general words.
+ */
+export function localizedError(err: ApiError, t: ConsentTexts): ApiError {
+  const m = /^([a-z_]+): ([\s\S]*)$/.exec(err.message);
+  const field = m ? m[1]! : null;
+  const text = m ? m[2]! : err.message;
+  const en = CONSENT.en.errors;
+  const e = t.errors;
+  const same: Array<keyof typeof en> = ['codeDigits', 'wrongCodeLast', 'askFirst', 'codeExpired', 'confirmFirst', 'linkUsed', 'linkWithdrawn', 'linkExpired', 'linkClosed', 'notAudio', 'silence', 'notSaid', 'recordingType'];
+  let out: string | null = null;
+  for (const k of same) if (text === en[k]) out = e[k] as string;
+  let x: RegExpExecArray | null;
+  if (out !== null) return new ApiError(err.code, field ? `${field}: ${out}` : out, err.headers);
+  if (text === 'confirm your e-mail address with a code first') out = e.confirmFirst;
+  else if ((x = /^wrong code; (\d+) tr(?:y|ies) left$/.exec(text))) out = e.wrongCode(Number(x[1]));
+  else if ((x = /^(\d+) codes were sent for this link already/.exec(text))) out = e.tooManyCodes(Number(x[1]));
+  else if ((x = /^a code was sent moments ago; wait (\d+) s/.exec(text))) out = e.codeWait(Number(x[1]));
+  else if ((x = /^(\d+) recordings were sent for this link already/.exec(text))) out = e.tooManyRecordings(Number(x[1]));
+  else if ((x = /^([\d.]+) s long; record at least (\d+) s/.exec(text))) out = e.tooShort(`${x[1]} s`, Number(x[2]));
+  else if ((x = /^([\d.]+) s long; at most (\d+) s/.exec(text))) out = e.tooLong(`${x[1]} s`, Number(x[2]));
+  if (out !== null) return new ApiError(err.code, field ? `${field}: ${out}` : out, err.headers);
+  // Said in general words, without a field.
+  return new ApiError(err.code, err.code === 'rate_limited' ? e.tooMany : err.code === 'not_found' ? t.notFound[1] : e.other, err.headers);
 }
 
 async function orgName(s: Services, orgId: string): Promise<string> {
@@ -83,14 +111,11 @@ async function orgName(s: Services, orgId: string): Promise<string> {
 
 /** The page of a link that no longer takes a consent: why, plainly. */
 function closedPage(reply: FastifyReply, r: VoiceRow): FastifyReply {
-  if (r.status === 'awaiting_consent' || r.status === 'expired') {
-    return message(reply, 410, 'This link has expired', `Consent links work for 7 days; this one lapsed on ${utc(r.link_expires_at)}. Nothing was recorded. If you still want to give your consent, ask the requester for a new link.`, 'expired');
-  }
-  if (r.status === 'revoked') return message(reply, 410, 'This request was withdrawn', 'This voice was withdrawn. The link no longer works, and nothing more will be done with it.', 'revoked');
-  const text = r.status === 'failed'
-    ? 'You already gave your consent with this link, but the voice could not be made from the recording. The recording was deleted; the requester can send you a new link.'
-    : 'You already gave your consent with this link; it cannot be used again. The receipt we e-mailed you has the link to withdraw your consent at any time.';
-  return message(reply, 409, 'Consent already given', text, 'used');
+  const l = consentLocale(r.language);
+  const t = CONSENT[l.lang];
+  if (r.status === 'awaiting_consent' || r.status === 'expired') return message(reply, l, 410, t.expired(utcDateTime(r.link_expires_at, l)), 'expired');
+  if (r.status === 'revoked') return message(reply, l, 410, t.requestWithdrawn, 'revoked');
+  return message(reply, l, 409, [t.usedHeading, r.status === 'failed' ? t.usedFailed : t.used], 'used');
 }
 
 function secretOf(req: FastifyRequest): string {
@@ -106,7 +131,11 @@ function seconds(ms: number): string {
 
 export default function register(app: FastifyInstance, s: Services) {
   app.register(async (pages) => {
-    pages.setErrorHandler(pageErrorHandler(s));
+    const answerError = pageErrorHandler(s);
+    pages.setErrorHandler((err: FastifyError, req, reply) => {
+      const l = acceptedLocale(req.headers['accept-language']);
+      return answerError(err instanceof ApiError && l && l.lang !== 'en' ? localizedError(err, CONSENT[l.lang]) as unknown as FastifyError : err, req, reply);
+    });
     // The recording arrives as the browser recorded it; a plain form (the withdrawal) as a form.
     pages.addContentTypeParser(/^audio\//, { parseAs: 'buffer', bodyLimit: MAX_RECORDING_BYTES }, (_req, body, done) => done(null, body));
     pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, _body, done) => done(null, {}));
@@ -117,50 +146,55 @@ export default function register(app: FastifyInstance, s: Services) {
 
     pages.get<{ Params: { token: string } }>('/consent/:token', hide, async (req, reply) => {
       const r = await voiceByConsentToken(s.pool, req.params.token);
-      if (!r) return message(reply, 404, 'Link not found', 'This consent link does not exist. Check that you opened the whole link from the e-mail.', 'not_found');
-      const t = now(s);
-      if (!linkOpen(r, t)) return closedPage(reply, r);
+      if (!r) {
+        const l = browserLocale(req);
+        return message(reply, l, 404, CONSENT[l.lang].notFound, 'not_found');
+      }
+      const now_ = now(s);
+      if (!linkOpen(r, now_)) return closedPage(reply, r);
+      const l = consentLocale(r.language);
+      const t = CONSENT[l.lang];
       const org = await orgName(s, r.org_id);
       const base = `/consent/${encodeURIComponent(req.params.token)}`;
-      const attrs = ` data-mode="consent" data-base="${esc(base)}" data-min-ms="${MIN_RECORDING_MS}" data-max-ms="${MAX_RECORDING_MS}"`;
+      const attrs = ` data-mode="consent" data-base="${esc(base)}" data-min-ms="${MIN_RECORDING_MS}" data-max-ms="${MAX_RECORDING_MS}"` +
+        ` data-msgs="${esc(JSON.stringify(t.script))}"`;
       const main =
-        '<h1>Consent to copy your voice</h1>' +
-        `<p class="meta">${esc(org)} asks ${esc(r.person_name)} for permission to create a synthetic copy of their voice.</p>` +
-        '<section aria-labelledby="ask-h"><h2 id="ask-h">What you are asked</h2><dl>' +
-        `<dt>Who asks</dt><dd data-field="org">${esc(org)}</dd>` +
-        `<dt>Why</dt><dd data-field="purpose">${r.purpose ? esc(r.purpose) : 'They did not say. Ask them before you agree.'}</dd>` +
-        `<dt>Name of the voice</dt><dd>${esc(r.name)}</dd>` +
-        `<dt>Language</dt><dd>${esc(languageName(r.language))}</dd>` +
-        `<dt>This link works until</dt><dd>${esc(utc(r.link_expires_at))}</dd>` +
+        `<h1>${esc(t.title)}</h1>` +
+        `<p class="meta">${esc(t.meta(org, r.person_name))}</p>` +
+        `<section aria-labelledby="ask-h"><h2 id="ask-h">${esc(t.askHeading)}</h2><dl>` +
+        `<dt>${esc(t.whoAsks)}</dt><dd data-field="org">${esc(org)}</dd>` +
+        `<dt>${esc(t.why)}</dt><dd data-field="purpose">${esc(r.purpose ? r.purpose : t.purposeNone)}</dd>` +
+        `<dt>${esc(t.voiceName)}</dt><dd>${esc(r.name)}</dd>` +
+        `<dt>${esc(t.language)}</dt><dd>${esc(languageName(r.language, l))}</dd>` +
+        `<dt>${esc(t.linkUntil)}</dt><dd>${esc(utcDateTime(r.link_expires_at, l))}</dd>` +
         '</dl>' +
-        `<p>${esc(VOICE_USE)}</p>` +
-        '<p>Nothing happens unless you finish the steps below. Your recording is kept as the proof of your consent and to make the voice. ' +
-        'You can withdraw at any time with the link in the receipt we e-mail you; the voice then stops working at once and the recording is deleted.</p>' +
+        `<p>${esc(t.voiceUse)}</p>` +
+        `<p>${esc(t.nothingHappens)}</p>` +
         '</section>' +
-        '<section id="step-email" aria-labelledby="email-h"><h2 id="email-h">1. Confirm your e-mail address</h2>' +
-        `<p>We send a 6-digit code to <strong>${esc(maskEmail(r.person_email))}</strong>, the address the request names.</p>` +
-        '<p><button type="button" id="send-code" class="primary">Send me a code</button></p>' +
+        `<section id="step-email" aria-labelledby="email-h"><h2 id="email-h">${esc(t.step1)}</h2>` +
+        `<p>${t.codeSentToHtml(esc(maskEmail(r.person_email)))}</p>` +
+        `<p><button type="button" id="send-code" class="primary">${esc(t.sendCode)}</button></p>` +
         '<p id="code-status" role="status" aria-live="polite"></p>' +
-        '<form id="code-form" novalidate hidden><p class="field"><label for="code">Code from the e-mail</label>' +
+        `<form id="code-form" novalidate hidden><p class="field"><label for="code">${esc(t.codeLabel)}</label>` +
         '<input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6" aria-describedby="code-error">' +
         '<span id="code-error" class="field-error" role="alert"></span></p>' +
-        '<p class="actions"><button type="submit" class="primary">Confirm</button><button type="button" id="resend">Send a new code</button></p></form>' +
+        `<p class="actions"><button type="submit" class="primary">${esc(t.confirm)}</button><button type="button" id="resend">${esc(t.resend)}</button></p></form>` +
         '</section>' +
-        '<section id="step-record" aria-labelledby="record-h" hidden><h2 id="record-h">2. Read this sentence aloud</h2>' +
+        `<section id="step-record" aria-labelledby="record-h" hidden><h2 id="record-h">${esc(t.step2)}</h2>` +
         '<blockquote id="sentence" class="sentence"></blockquote>' +
-        '<p class="hint">Press Record, read the whole sentence in your normal voice, then press Stop. You can listen to it and record again before you send it.</p>' +
-        '<p class="actions"><button type="button" id="record" class="primary">Record</button><button type="button" id="stop" disabled>Stop</button>' +
+        `<p class="hint">${esc(t.recordHint)}</p>` +
+        `<p class="actions"><button type="button" id="record" class="primary">${esc(t.record)}</button><button type="button" id="stop" disabled>${esc(t.stop)}</button>` +
         '<span id="elapsed" class="elapsed" aria-hidden="true"></span></p>' +
         '<p id="mic-status" role="status" aria-live="polite"></p>' +
         '<audio id="playback" controls hidden></audio>' +
         '<p class="field check"><input type="checkbox" id="agree"> ' +
-        `<label for="agree">I agree that ${esc(org)} may create and use a synthetic copy of my voice, as described above.</label></p>` +
-        '<p><button type="button" id="submit" class="primary" disabled>Give my consent</button></p>' +
+        `<label for="agree">${esc(t.agree(org))}</label></p>` +
+        `<p><button type="button" id="submit" class="primary" disabled>${esc(t.submit)}</button></p>` +
         '<p id="record-error" class="error" role="alert"></p>' +
         '</section>' +
-        '<section id="step-done" aria-labelledby="done-h" hidden tabindex="-1"><h2 id="done-h">3. Thank you</h2>' +
+        `<section id="step-done" aria-labelledby="done-h" hidden tabindex="-1"><h2 id="done-h">${esc(t.step3)}</h2>` +
         '<p id="done-status" role="status" aria-live="polite"></p></section>';
-      return headers(reply).send(consentPage('Consent to copy your voice', main, attrs));
+      return headers(reply).send(consentPage(l, t.title, main, attrs));
     });
 
     pages.post<{ Params: { token: string } }>('/consent/:token/code', hide, async (req, reply) => {
@@ -210,23 +244,23 @@ export default function register(app: FastifyInstance, s: Services) {
 
     const revokePage = async (req: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply, withdraw: boolean) => {
       const found = await voiceByRevokeToken(s.pool, req.params.token);
-      if (!found) return message(reply, 404, 'Link not found', 'This link does not exist. Check that you opened the whole link from the e-mail.', 'not_found');
+      if (!found) {
+        const l = browserLocale(req);
+        return message(reply, l, 404, CONSENT[l.lang].notFound, 'not_found');
+      }
+      const l = consentLocale(found.language);
+      const t = CONSENT[l.lang];
       const org = await orgName(s, found.org_id);
       const r = withdraw ? ((await revokeByPerson(s, req.params.token)) ?? found) : found;
-      if (r.status === 'revoked') {
-        const when = withdraw ? '' : ' It was withdrawn before.';
-        return message(reply, 200, 'Consent withdrawn', `Your consent for the voice "${r.name}" of ${org} is withdrawn.${when} The voice can no longer be used and your recording was deleted. We e-mailed you a receipt.`, 'revoked');
-      }
-      if (r.status === 'failed' || r.status === 'expired') {
-        return message(reply, 200, 'Nothing to withdraw', `The voice "${r.name}" was never made, so it cannot be used; your recording was deleted.`, r.status);
-      }
+      if (r.status === 'revoked') return message(reply, l, 200, [t.revokedHeading, t.revoked(r.name, org, !withdraw)], 'revoked');
+      if (r.status === 'failed' || r.status === 'expired') return message(reply, l, 200, [t.nothingHeading, t.nothing(r.name)], r.status);
       const path = `/consent/revoke/${encodeURIComponent(req.params.token)}`;
       const main =
-        '<h1>Withdraw your consent</h1>' +
-        `<p>You agreed that ${esc(org)} may create and use a synthetic copy of your voice, called "${esc(r.name)}".</p>` +
-        '<p>If you withdraw, the voice stops working at once, also in conversations already under way, and your recording is deleted. This cannot be undone.</p>' +
-        `<form method="post" action="${esc(path)}"><button type="submit" class="danger primary" id="withdraw">Withdraw my consent</button></form>`;
-      return headers(reply).send(consentPage('Withdraw your consent', main));
+        `<h1>${esc(t.revokeTitle)}</h1>` +
+        `<p>${esc(t.revokeAgreed(org, r.name))}</p>` +
+        `<p>${esc(t.revokeWarning)}</p>` +
+        `<form method="post" action="${esc(path)}"><button type="submit" class="danger primary" id="withdraw">${esc(t.revokeButton)}</button></form>`;
+      return headers(reply).send(consentPage(l, t.revokeTitle, main));
     };
     pages.get<{ Params: { token: string } }>('/consent/revoke/:token', hide, (req, reply) => revokePage(req, reply, false));
     pages.post<{ Params: { token: string } }>('/consent/revoke/:token', hide, (req, reply) => revokePage(req, reply, true));
@@ -255,6 +289,13 @@ const SCRIPT = String.raw`(function () {
   var base = app.dataset.base;
   var minMs = Number(app.dataset.minMs), maxMs = Number(app.dataset.maxMs);
   var store = 'tolk-consent:' + base;
+  // The page's texts in its language, and that language for the errors of its requests.
+  var M = {};
+  try { M = JSON.parse(app.dataset.msgs || '{}'); } catch (e) { M = {}; }
+  var LANG = document.documentElement.lang || 'en';
+  function say(key, values) {
+    return String(M[key] || key).replace(/\{(\w+)\}/g, function (all, k) { return values && k in values ? String(values[k]) : all; });
+  }
   function $(id) { return document.getElementById(id); }
   function json(res) {
     return res.text().then(function (t) {
@@ -264,21 +305,21 @@ const SCRIPT = String.raw`(function () {
     });
   }
   function post(path, body) {
-    return fetch(base + path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: 'application/json' },
+    return fetch(base + path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: 'application/json', 'accept-language': LANG },
       body: JSON.stringify(body || {}) }).then(json);
   }
-  function problem(r) { return (r.body && (r.body.error || r.body.message)) || ('Something went wrong (' + r.status + '); please try again.'); }
+  function problem(r) { return (r.body && (r.body.error || r.body.message)) || say('problem', { status: r.status }); }
   function clean(m) { return String(m).replace(/^[a-z_]+: /, ''); }
 
   function sendCode() {
-    $('code-status').textContent = 'Sending…';
+    $('code-status').textContent = say('sending');
     post('/code').then(function (r) {
       if (!r.ok) { $('code-status').textContent = clean(problem(r)); return; }
-      $('code-status').textContent = 'We sent a code to ' + r.body.sent_to + '. It works for ' + Math.round(r.body.expires_in / 60) + ' minutes.';
+      $('code-status').textContent = say('sent', { to: r.body.sent_to, minutes: Math.round(r.body.expires_in / 60) });
       $('send-code').hidden = true;
       $('code-form').hidden = false;
       $('code').focus();
-    }, function () { $('code-status').textContent = 'The service could not be reached; check your connection and try again.'; });
+    }, function () { $('code-status').textContent = say('offline'); });
   }
   $('send-code').addEventListener('click', sendCode);
   $('resend').addEventListener('click', sendCode);
@@ -292,7 +333,7 @@ const SCRIPT = String.raw`(function () {
       if (!r.ok) { $('code').setAttribute('aria-invalid', 'true'); $('code-error').textContent = clean(problem(r)); $('code').focus(); return; }
       try { sessionStorage.setItem(store, JSON.stringify(r.body)); } catch (x) { /* private mode: kept in memory only */ }
       showRecord(r.body);
-    }, function () { $('code-error').textContent = 'The service could not be reached; try again.'; });
+    }, function () { $('code-error').textContent = say('unreachable'); });
   });
 
   var verified = null;
@@ -321,10 +362,10 @@ const SCRIPT = String.raw`(function () {
     var type = pickType();
     $('record-error').textContent = '';
     if (type === null || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-      $('record-error').textContent = 'This browser cannot record audio. Please open the link in a current version of Firefox, Chrome, Edge or Safari.';
+      $('record-error').textContent = say('noRecorder');
       return;
     }
-    $('mic-status').textContent = 'Asking for your microphone…';
+    $('mic-status').textContent = say('askingMic');
     navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false } }).then(function (s) {
       stream = s;
       chunks = [];
@@ -338,16 +379,16 @@ const SCRIPT = String.raw`(function () {
         stopTracks();
         var elapsed = Date.now() - started;
         blob = new Blob(chunks, { type: recorder.mimeType || type || 'audio/webm' });
-        $('record').textContent = 'Record again';
+        $('record').textContent = say('recordAgain');
         $('record').classList.remove('recording');
         $('record').disabled = false;
         $('stop').disabled = true;
         if (elapsed < minMs) {
           blob = null;
           $('mic-status').textContent = '';
-          $('record-error').textContent = 'That was only ' + (elapsed / 1000).toFixed(1) + ' s. Read the whole sentence (at least ' + minMs / 1000 + ' s).';
+          $('record-error').textContent = say('tooShort', { seconds: (elapsed / 1000).toLocaleString(LANG, { minimumFractionDigits: 1, maximumFractionDigits: 1 }), min: minMs / 1000 });
         } else {
-          $('mic-status').textContent = 'Recorded ' + (elapsed / 1000).toFixed(1) + ' s. Listen to it if you like, then tick the box and give your consent.';
+          $('mic-status').textContent = say('recorded', { seconds: (elapsed / 1000).toLocaleString(LANG, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) });
           $('playback').src = URL.createObjectURL(blob);
           $('playback').hidden = false;
         }
@@ -359,15 +400,15 @@ const SCRIPT = String.raw`(function () {
       $('record').classList.add('recording');
       $('stop').disabled = false;
       $('stop').focus();
-      $('mic-status').textContent = 'Recording. Read the sentence, then press Stop.';
+      $('mic-status').textContent = say('recording');
       tick = setInterval(function () {
         var ms = Date.now() - started;
-        $('elapsed').textContent = (ms / 1000).toFixed(0) + ' s';
+        $('elapsed').textContent = say('seconds', { n: (ms / 1000).toFixed(0) });
         if (ms >= maxMs) recorder.stop();
       }, 250);
     }, function () {
       $('mic-status').textContent = '';
-      $('record-error').textContent = 'We could not use your microphone. Allow this page to use it (the icon in the address bar) and press Record again.';
+      $('record-error').textContent = say('micDenied');
     });
   });
   $('stop').addEventListener('click', function () { if (recorder && recorder.state === 'recording') recorder.stop(); });
@@ -376,9 +417,9 @@ const SCRIPT = String.raw`(function () {
     if (!blob || !verified) return;
     $('submit').disabled = true;
     $('record-error').textContent = '';
-    $('mic-status').textContent = 'Sending your recording…';
+    $('mic-status').textContent = say('uploading');
     fetch(base + '/recording', { method: 'POST', credentials: 'same-origin',
-      headers: { 'content-type': blob.type.split(';')[0] || 'audio/webm', 'x-consent-secret': verified.secret, accept: 'application/json' }, body: blob })
+      headers: { 'content-type': blob.type.split(';')[0] || 'audio/webm', 'x-consent-secret': verified.secret, accept: 'application/json', 'accept-language': LANG }, body: blob })
       .then(json).then(function (r) {
         if (!r.ok) {
           $('mic-status').textContent = '';
@@ -391,19 +432,19 @@ const SCRIPT = String.raw`(function () {
         $('step-record').hidden = true;
         $('step-done').hidden = false;
         $('step-done').focus();
-        $('done-status').textContent = 'Thank you: your consent is recorded. Your voice is being prepared…';
+        $('done-status').textContent = say('thanks');
         wait(0);
-      }, function () { $('mic-status').textContent = ''; $('record-error').textContent = 'The service could not be reached; try again.'; updateSubmit(); });
+      }, function () { $('mic-status').textContent = ''; $('record-error').textContent = say('unreachable'); updateSubmit(); });
   });
 
   function wait(n) {
-    fetch(base + '/status', { headers: { accept: 'application/json' }, credentials: 'same-origin' }).then(json).then(function (r) {
+    fetch(base + '/status', { headers: { accept: 'application/json', 'accept-language': LANG }, credentials: 'same-origin' }).then(json).then(function (r) {
       var st = r.body && r.body.status;
-      if (st === 'ready') { $('done-status').textContent = 'Your voice is ready. We e-mailed you a receipt with a link to withdraw your consent at any time.'; return; }
-      if (st === 'failed') { $('done-status').textContent = 'We could not make a voice from this recording (too little speech). The recording was deleted; the requester can send you a new link.'; return; }
-      if (st === 'revoked') { $('done-status').textContent = 'This voice was withdrawn.'; return; }
+      if (st === 'ready') { $('done-status').textContent = say('ready'); return; }
+      if (st === 'failed') { $('done-status').textContent = say('failed'); return; }
+      if (st === 'revoked') { $('done-status').textContent = say('revoked'); return; }
       if (n < 60) setTimeout(function () { wait(n + 1); }, 1000);
-      else $('done-status').textContent = 'Your consent is recorded. The voice is still being prepared; you can close this page.';
+      else $('done-status').textContent = say('stillPreparing');
     }, function () { if (n < 60) setTimeout(function () { wait(n + 1); }, 2000); });
   }
 

@@ -1,10 +1,13 @@
 import { DateTime } from 'luxon';
+import { CONSENT, type ConsentTexts } from '../i18n/consent.ts';
+import { dateTime, pickLocale, type Locale } from '../i18n/lang.ts';
 
 // What the person whose voice is asked for reads: the consent sentence they
 // record, and the mails of the consent flow. The sentence exists in
 // Portuguese, English and Spanish (api.md); a voice in any other language is
-// consented to by reading the English one. Mails are in English, with the
-// sentence in the voice's language quoted where it matters.
+// consented to by reading the English one. The mails are in the voice's
+// language where the pages and mails are written in it (i18n/consent.ts:
+// en, pt, es, de, fr), else in English.
 
 export type SentenceLang = 'pt' | 'en' | 'es';
 
@@ -39,83 +42,90 @@ export function sentenceDay(lang: SentenceLang, date: Date): string {
   return DateTime.fromJSDate(date, { zone: 'UTC' }).setLocale(lang === 'en' ? 'en-GB' : lang).toLocaleString(DateTime.DATE_FULL);
 }
 
-/** What a cloned voice is used for, said to the person before they agree. */
-export const VOICE_USE =
-  'A synthetic copy of your voice can say any text the organization sends, in live translated conversations: its AI agents in rooms and its translated phone calls. ' +
-  'Every agent that speaks with it tells the people it talks to that it is an AI.';
+/** What a cloned voice is used for, said to the person before they agree (in English). */
+export const VOICE_USE = CONSENT.en.voiceUse;
 
-function day(d: Date): string {
-  return `${DateTime.fromJSDate(d, { zone: 'UTC' }).toFormat('d LLLL yyyy, HH:mm')} UTC`;
+/** The language of the consent pages and mails of a voice in `language` (pt-BR: Portuguese, as in Brazil; ja: English). */
+export function consentLocale(language: string | null | undefined): Locale {
+  return pickLocale(language);
+}
+
+/** The consent flow's texts for a voice in `language`. */
+export function consentTexts(language: string | null | undefined): ConsentTexts {
+  return CONSENT[consentLocale(language).lang];
+}
+
+/** A day and time in UTC, in the locale's words, said to be UTC. */
+export function utcDateTime(d: Date, l: Locale): string {
+  return `${dateTime(d, 'UTC', l)} UTC`;
 }
 
 type Mail = { subject: string; text: string };
 
-export type RequestMailFor = { person: string; org: string; voice: string; purpose: string | null; url: string; expiresAt: Date };
+export type RequestMailFor = { person: string; org: string; voice: string; purpose: string | null; url: string; expiresAt: Date; language: string };
 
 /** The request: the consent link, sent when the voice is asked for. */
 export function requestMail(m: RequestMailFor): Mail {
+  const l = consentLocale(m.language);
+  const t = CONSENT[l.lang].mail;
   return {
-    subject: `${m.org} asks for your consent to copy your voice`,
+    subject: t.requestSubject(m.org),
     text: [
-      `Hello ${m.person},`,
+      t.hello(m.person),
       '',
-      `${m.org} asks for your permission to create a synthetic copy of your voice, called "${m.voice}".`,
-      ...(m.purpose ? [`They say why: ${m.purpose}`] : []),
+      t.requestAsks(m.org, m.voice),
+      ...(m.purpose ? [t.requestWhy(m.purpose)] : []),
       '',
-      VOICE_USE,
+      CONSENT[l.lang].voiceUse,
       '',
-      'Nothing happens without you. If you agree, open this link, confirm this address with a code we send to it, and read one sentence aloud:',
+      t.requestHow,
       m.url,
       '',
-      `The link works until ${day(m.expiresAt)}. If you do not know ${m.org} or do not want this, ignore this mail: the request lapses by itself.`,
+      t.requestUntil(utcDateTime(m.expiresAt, l), m.org),
     ].join('\n'),
   };
 }
 
 /** The one-time code that proves the person reads this address. */
-export function codeMail(m: { code: string; org: string; minutes: number }): Mail {
+export function codeMail(m: { code: string; org: string; minutes: number; language: string }): Mail {
+  const t = consentTexts(m.language).mail;
   return {
-    subject: `Your code: ${m.code}`,
-    text: [
-      `Your code to continue the voice consent asked for by ${m.org} is:`,
-      '',
-      `    ${m.code}`,
-      '',
-      `It works for ${m.minutes} minutes, once. If you did not ask for it, ignore this mail: nobody can continue without it.`,
-    ].join('\n'),
+    subject: t.codeSubject(m.code),
+    text: [t.codeIntro(m.org), '', `    ${m.code}`, '', t.codeWorks(m.minutes)].join('\n'),
   };
 }
 
 /** The receipt of the consent, with the link that withdraws it at any time. */
-export function confirmationMail(m: { person: string; org: string; voice: string; sentence: string; at: Date; revokeUrl: string }): Mail {
+export function confirmationMail(m: { person: string; org: string; voice: string; sentence: string; at: Date; revokeUrl: string; language: string }): Mail {
+  const l = consentLocale(m.language);
+  const t = CONSENT[l.lang].mail;
   return {
-    subject: `You gave ${m.org} consent to copy your voice`,
+    subject: t.confirmationSubject(m.org),
     text: [
-      `Hello ${m.person},`,
+      t.hello(m.person),
       '',
-      `On ${day(m.at)} you agreed that ${m.org} may create and use a synthetic copy of your voice, called "${m.voice}", by reading:`,
+      t.confirmationAgreed(utcDateTime(m.at, l), m.org, m.voice),
       '',
       `    "${m.sentence}"`,
       '',
-      'You can withdraw this consent at any time, without an account, by opening this link and confirming:',
+      t.confirmationWithdraw,
       m.revokeUrl,
       '',
-      'Once withdrawn, the voice stops working at once, also in conversations already under way, and your recording is deleted. Keep this mail.',
+      t.confirmationAfter,
     ].join('\n'),
   };
 }
 
 /** The receipt of a withdrawal (by the person or by the organization). */
-export function revokedMail(m: { person: string; org: string; voice: string; byPerson: boolean }): Mail {
+export function revokedMail(m: { person: string; org: string; voice: string; byPerson: boolean; language: string }): Mail {
+  const t = consentTexts(m.language).mail;
   return {
-    subject: `The copy of your voice for ${m.org} was withdrawn`,
+    subject: t.revokedSubject(m.org),
     text: [
-      `Hello ${m.person},`,
+      t.hello(m.person),
       '',
-      m.byPerson
-        ? `As you asked, your consent for the voice "${m.voice}" is withdrawn.`
-        : `${m.org} withdrew the voice "${m.voice}" it had made with your consent.`,
-      'The voice can no longer be used, and your recording was deleted.',
+      m.byPerson ? t.revokedByPerson(m.voice) : t.revokedByOrg(m.org, m.voice),
+      t.revokedAfter,
     ].join('\n'),
   };
 }

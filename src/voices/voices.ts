@@ -188,7 +188,7 @@ export async function requestVoice(s: Services, tx: Client, cred: Caller, input:
   });
   await armTimer(s, tx, { voiceId: id, kind: 'expire' }, row.link_expires_at);
   const url = consentUrl(s.config.publicBaseUrl, row.consent_token);
-  const mail = requestMail({ person: row.person_name, org: await orgNameOf(tx, cred.orgId), voice: row.name, purpose: row.purpose, url, expiresAt: row.link_expires_at });
+  const mail = requestMail({ person: row.person_name, org: await orgNameOf(tx, cred.orgId), voice: row.name, purpose: row.purpose, url, expiresAt: row.link_expires_at, language: row.language });
   await queueMail(s, tx, { orgId: cred.orgId, livemode: cred.livemode, to: row.person_email, ...mail });
   return toVoice(s.config.publicBaseUrl, row);
 }
@@ -291,7 +291,7 @@ async function revokeLocked(s: Services, tx: Client, id: string, by: RevokeBy): 
     await queueProviderDelete(s, tx, { voiceId: id, provider: t.row.provider, providerVoiceId: t.row.provider_voice_id });
   }
   if (t.row.consented_at) {
-    const mail = revokedMail({ person: t.row.person_name, org: await orgNameOf(tx, t.row.org_id), voice: t.row.name, byPerson: by === 'person' });
+    const mail = revokedMail({ person: t.row.person_name, org: await orgNameOf(tx, t.row.org_id), voice: t.row.name, byPerson: by === 'person', language: t.row.language });
     await queueMail(s, tx, { orgId: t.row.org_id, livemode: t.row.livemode, to: t.row.person_email, ...mail });
   }
   return t;
@@ -352,7 +352,7 @@ async function consentLocked(s: Services, tx: Client, id: string, proof: Consent
   else await armTimer(s, tx, { voiceId: id, kind: 'process' }, at);
   const mail = confirmationMail({
     person: t.row.person_name, org: await orgNameOf(tx, t.row.org_id), voice: t.row.name, sentence: proof.sentence, at,
-    revokeUrl: revokeUrl(s.config.publicBaseUrl, revokeToken),
+    revokeUrl: revokeUrl(s.config.publicBaseUrl, revokeToken), language: t.row.language,
   });
   await queueMail(s, tx, { orgId: t.row.org_id, livemode: t.row.livemode, to: t.row.person_email, ...mail });
   return t;
@@ -514,7 +514,7 @@ export async function sendCode(s: Services, token: string, limits?: (personEmail
       `UPDATE voices SET code_hash = $2, code_expires_at = $3, code_attempts = 0, codes_sent = codes_sent + 1, code_sent_at = $4 WHERE id = $1`,
       [r.id, hashSecret(r.id, code), new Date(t.getTime() + CODE_TTL_MS), t],
     ));
-    const mail = codeMail({ code, org: await orgNameOf(tx, r.org_id), minutes: CODE_TTL_MS / 60_000 });
+    const mail = codeMail({ code, org: await orgNameOf(tx, r.org_id), minutes: CODE_TTL_MS / 60_000, language: r.language });
     await queueMail(s, tx, { orgId: r.org_id, livemode: r.livemode, to: r.person_email, ...mail });
     return { sent_to: maskEmail(r.person_email), expires_in: CODE_TTL_MS / 1000, codes_left: MAX_CODES - r.codes_sent - 1 };
   });

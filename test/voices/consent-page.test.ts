@@ -6,6 +6,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ROOT } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
+import type { ConsentTexts } from '../../src/i18n/consent.ts';
+import { consentTexts } from '../../src/voices/texts.ts';
 
 // The consent page (src/voices/consent-page.ts) end to end in a real headless
 // Chromium whose microphone is Chromium's fake device: by default a beep of
@@ -83,7 +85,8 @@ async function open(ctx: BrowserContext, url: string, status = 200): Promise<Pag
 
 const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
 
-type Asked = { id: string; consentUrl: string; email: string; secret: string; orgId: string };
+/** ui: the texts of the page, in the voice's language (pt-BR by default: Portuguese). */
+type Asked = { id: string; consentUrl: string; email: string; secret: string; orgId: string; ui: ConsentTexts };
 
 /** A voice asked for over the API, by a new organization. */
 async function ask(o: { language?: string; person?: string; purpose?: string } = {}): Promise<Asked> {
@@ -96,7 +99,7 @@ async function ask(o: { language?: string; person?: string; purpose?: string } =
   });
   expect(res.status).toBe(202);
   const v = await res.json();
-  return { id: v.id, consentUrl: v.consent_url, email, secret: k.secret, orgId: k.orgId };
+  return { id: v.id, consentUrl: v.consent_url, email, secret: k.secret, orgId: k.orgId, ui: consentTexts(o.language ?? 'pt-BR') };
 }
 
 async function mailsTo(to: string) {
@@ -107,7 +110,7 @@ async function mailsTo(to: string) {
 /** The last one-time code mailed to the person. */
 async function lastCode(email: string, count: number): Promise<string> {
   const mails = await until('the code mail', async () => {
-    const m = (await mailsTo(email)).filter((x) => /^Your code: \d{6}$/.test(x.subject));
+    const m = (await mailsTo(email)).filter((x) => /^[^:]+ ?: \d{6}$/.test(x.subject));
     return m.length >= count ? m : null;
   }, 5000);
   return /(\d{6})/.exec(mails.at(-1)!.subject)![1]!;
@@ -126,28 +129,29 @@ async function waitStatus(a: Asked, status: string, timeoutMs = 5000) {
 
 /** Steps 1 and 2 on the page: the code asked for, a wrong one tried when asked, the right one entered. */
 async function confirmEmail(p: Page, a: Asked, o: { wrongFirst?: boolean } = {}) {
-  await p.getByRole('button', { name: 'Send me a code' }).click();
-  await p.locator('#code-status', { hasText: 'We sent a code to' }).waitFor();
+  await p.getByRole('button', { name: a.ui.sendCode }).click();
+  await p.locator('#code-status', { hasText: a.ui.script.sent.split('{')[0]! }).waitFor();
   const code = await lastCode(a.email, 1);
   if (o.wrongFirst) {
     const wrong = code === '000000' ? '111111' : '000000';
-    await p.getByLabel('Code from the e-mail').fill(wrong);
-    await p.getByRole('button', { name: 'Confirm' }).click();
-    await p.locator('#code-error', { hasText: 'wrong code; 4 tries left' }).waitFor();
-    expect(await p.getByLabel('Code from the e-mail').getAttribute('aria-invalid')).toBe('true');
+    await p.getByLabel(a.ui.codeLabel).fill(wrong);
+    await p.getByRole('button', { name: a.ui.confirm, exact: true }).click();
+    await p.locator('#code-error', { hasText: a.ui.errors.wrongCode(4) }).waitFor();
+    expect(await p.getByLabel(a.ui.codeLabel).getAttribute('aria-invalid')).toBe('true');
   }
-  await p.getByLabel('Code from the e-mail').fill(code);
-  await p.getByRole('button', { name: 'Confirm' }).click();
+  await p.getByLabel(a.ui.codeLabel).fill(code);
+  await p.getByRole('button', { name: a.ui.confirm, exact: true }).click();
   await p.locator('#step-record').waitFor({ state: 'visible' });
 }
 
 /** Records for `ms` on the page. */
-async function record(p: Page, ms: number) {
-  await p.getByRole('button', { name: /^Record/ }).click();
-  await p.locator('#mic-status', { hasText: 'Recording.' }).waitFor();
+async function record(p: Page, a: Asked, ms: number) {
+  await p.locator('#record').click();
+  await p.locator('#mic-status', { hasText: a.ui.script.recording }).waitFor();
   await p.waitForTimeout(ms);
-  await p.getByRole('button', { name: 'Stop' }).click();
+  await p.getByRole('button', { name: a.ui.stop, exact: true }).click();
 }
+
 
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM)) {
@@ -189,7 +193,10 @@ describe('consent page', () => {
     const html = await p.content();
     expect(html).not.toContain(a.email);
     expect(html).toMatch(/p\*\*\*@e\*\*\*\.org/);
-    expect(html).toContain('Portuguese');
+    // A pt-BR voice: the page is in Portuguese, dates too.
+    expect(await p.locator('html').getAttribute('lang')).toBe('pt-BR');
+    expect(await p.getByRole('heading', { level: 1 }).textContent()).toBe('Autorização para copiar a sua voz');
+    expect(html).toContain('português (Brasil) (pt-BR)');
     // No file input: the consent is recorded live.
     expect(await p.locator('input[type="file"]').count()).toBe(0);
     await shot(p, 'consent-page');
@@ -199,17 +206,17 @@ describe('consent page', () => {
     expect(await sentence.getAttribute('lang')).toBe('pt');
     expect(await sentence.textContent()).toMatch(/^Eu, Ana Souza, autorizo Acme <i>Voices<\/i> & Co a criar/);
     // Giving consent needs a recording and the box ticked.
-    expect(await p.getByRole('button', { name: 'Give my consent' }).isDisabled()).toBe(true);
+    expect(await p.getByRole('button', { name: 'Dar a minha autorização' }).isDisabled()).toBe(true);
 
     // The fake microphone beeps about a quarter of the time: 8 s hold the 1.5 s of sound the simulator's cloning needs.
-    await record(p, 8000);
-    await p.locator('#mic-status', { hasText: 'Recorded' }).waitFor();
+    await record(p, a, 8000);
+    await p.locator('#mic-status', { hasText: 'Gravação de' }).waitFor();
     expect(await p.locator('#playback').isVisible()).toBe(true);
-    expect(await p.getByRole('button', { name: 'Give my consent' }).isDisabled()).toBe(true);
-    await p.getByLabel(/I agree that/).check();
+    expect(await p.getByRole('button', { name: 'Dar a minha autorização' }).isDisabled()).toBe(true);
+    await p.getByLabel(/^Autorizo Acme/).check();
     await shot(p, 'consent-recorded');
-    await p.getByRole('button', { name: 'Give my consent' }).click();
-    await p.locator('#done-status', { hasText: 'Your voice is ready' }).waitFor({ timeout: 10_000 });
+    await p.getByRole('button', { name: 'Dar a minha autorização' }).click();
+    await p.locator('#done-status', { hasText: 'A sua voz está pronta' }).waitFor({ timeout: 10_000 });
     await shot(p, 'consent-done');
 
     // Over the API: ready, usable, the link gone from the voice.
@@ -227,13 +234,13 @@ describe('consent page', () => {
     expect(events.map((e) => e.type)).toEqual(['voice.consent_completed', 'voice.ready']);
     for (const e of events) expect(JSON.stringify(e.data)).not.toContain(a.email);
     // The receipt has the sentence and the withdrawal link.
-    const receipt = (await mailsTo(a.email)).find((m) => m.subject.startsWith('You gave'))!;
+    const receipt = (await mailsTo(a.email)).find((m) => m.subject === `Você autorizou ${ORG} a copiar a sua voz`)!;
     expect(receipt.text).toContain(proof.consent_sentence);
     expect(receipt.text).toMatch(/\/consent\/revoke\/[A-Za-z0-9_-]{32}/);
 
     // A second use of the link: the page says consent was given, and offers nothing.
     const again = await open(ctx, a.consentUrl, 409);
-    expect(await again.getByRole('heading', { level: 1 }).textContent()).toBe('Consent already given');
+    expect(await again.getByRole('heading', { level: 1 }).textContent()).toBe('Autorização já concedida');
     expect(await again.getByRole('button').count()).toBe(0);
     const code = await t.request('POST', `${new URL(a.consentUrl).pathname}/code`);
     expect(code.status).toBe(409);
@@ -245,7 +252,7 @@ describe('consent page', () => {
     const a = await ask({ language: 'es', person: 'Lucía' });
     await t.request('POST', `/v1/test-helpers/voices/${a.id}/complete-consent`, { key: a.secret });
     await waitStatus(a, 'ready');
-    const receipt = await until('the receipt', async () => (await mailsTo(a.email)).find((m) => m.subject.startsWith('You gave')), 5000);
+    const receipt = await until('the receipt', async () => (await mailsTo(a.email)).find((m) => m.subject === a.ui.mail.confirmationSubject(ORG)), 5000);
     expect(receipt.text).toContain('Yo, Lucía, autorizo a');
     const link = /(http\S+\/consent\/revoke\/[A-Za-z0-9_-]{32})/.exec(receipt.text)![1]!;
 
@@ -254,12 +261,12 @@ describe('consent page', () => {
     // Opening the link withdraws nothing (mail scanners open links): a button does.
     expect((await voice(a)).status).toBe('ready');
     await shot(p, 'consent-withdraw');
-    await p.getByRole('button', { name: 'Withdraw my consent' }).click();
-    await p.getByRole('heading', { name: 'Consent withdrawn' }).waitFor();
+    await p.getByRole('button', { name: a.ui.revokeButton }).click();
+    await p.getByRole('heading', { name: a.ui.revokedHeading }).waitFor();
     const v = await voice(a);
     expect(v).toMatchObject({ status: 'revoked', active: false });
     expect((await t.pool.query(`SELECT revoked_by FROM voices WHERE id = $1`, [a.id])).rows[0].revoked_by).toBe('person');
-    expect((await mailsTo(a.email)).some((m) => /withdrawn/.test(m.subject))).toBe(true);
+    expect((await mailsTo(a.email)).some((m) => m.subject === a.ui.mail.revokedSubject(ORG))).toBe(true);
     // An agent cannot speak with it any more.
     const room = await (await t.request('POST', '/v1/rooms', { key: a.secret, headers: idem(), body: { langs: ['es', 'en'] } })).json();
     const join = await t.request('POST', `/v1/rooms/${room.id}/agent-sessions`, { key: a.secret, headers: idem(), body: { speak_lang: 'es', hear_lang: 'es', voice_id: a.id } });
@@ -267,7 +274,7 @@ describe('consent page', () => {
     expect((await join.json()).message).toMatch(/^voice_id: .*revoked/);
     // The link again: withdrawn already; nothing more to do.
     const again = await open(ctx, link);
-    expect(await again.getByRole('heading', { level: 1 }).textContent()).toBe('Consent withdrawn');
+    expect(await again.getByRole('heading', { level: 1 }).textContent()).toBe(a.ui.revokedHeading);
     expect(await again.getByRole('button').count()).toBe(0);
     expect(foreign).toEqual([]);
     expect(pageErrors).toEqual([]);
@@ -279,7 +286,7 @@ describe('consent page', () => {
     const p = await open(ctx, a.consentUrl);
     await confirmEmail(p, a);
     expect(await p.locator('#sentence').getAttribute('lang')).toBe('en');
-    await record(p, 4000);
+    await record(p, a, 4000);
     await p.locator('#mic-status', { hasText: 'Recorded' }).waitFor();
     await p.getByLabel(/I agree that/).check();
     await p.getByRole('button', { name: 'Give my consent' }).click();
@@ -299,11 +306,12 @@ describe('consent page', () => {
     await confirmEmail(p, a);
     // French reads the English sentence.
     expect(await p.locator('#sentence').getAttribute('lang')).toBe('en');
-    await record(p, 4500);
-    await p.locator('#mic-status', { hasText: 'Recorded' }).waitFor();
-    await p.getByLabel(/I agree that/).check();
-    await p.getByRole('button', { name: 'Give my consent' }).click();
-    await p.locator('#done-status', { hasText: 'could not make a voice' }).waitFor({ timeout: 10_000 });
+    await record(p, a, 4500);
+    // A French voice: the page is in French.
+    await p.locator('#mic-status', { hasText: 's enregistrées' }).waitFor();
+    await p.getByLabel(/^J’accepte que/).check();
+    await p.getByRole('button', { name: 'Donner mon consentement' }).click();
+    await p.locator('#done-status', { hasText: 'Nous n’avons pas pu créer de voix' }).waitFor({ timeout: 10_000 });
     const v = await voice(a);
     expect(v).toMatchObject({ status: 'failed', active: false, failure_code: 'insufficient_speech' });
     expect((await t.pool.query(`SELECT count(*)::int AS n FROM voice_recordings WHERE voice_id = $1`, [a.id])).rows[0].n).toBe(0);
@@ -321,7 +329,7 @@ describe('consent page', () => {
     expect(v.consent_url).toBeNull();
     const ctx = await newContext(beeps);
     const p = await open(ctx, a.consentUrl, 410);
-    expect(await p.getByRole('heading', { level: 1 }).textContent()).toBe('This link has expired');
+    expect(await p.getByRole('heading', { level: 1 }).textContent()).toBe('Este link expirou');
     expect(await p.getByRole('button').count()).toBe(0);
     expect((await t.request('POST', `${new URL(a.consentUrl).pathname}/code`)).status).toBe(409);
     const events = (await t.pool.query(`SELECT type FROM outbox WHERE object_id = $1 ORDER BY id`, [a.id])).rows.map((r) => r.type);
@@ -433,7 +441,7 @@ describe('consent steps over HTTP', () => {
     expect((await del.json()).status).toBe('revoked');
     const ctx = await newContext(beeps);
     const p = await open(ctx, a.consentUrl, 410);
-    expect(await p.getByRole('heading', { level: 1 }).textContent()).toBe('This request was withdrawn');
+    expect(await p.getByRole('heading', { level: 1 }).textContent()).toBe('Este pedido foi retirado');
     expect((await t.request('POST', `${pathOf(a)}/code`)).status).toBe(409);
   });
 });
