@@ -9,6 +9,7 @@ import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsRe
 import { seed } from './seed.ts';
 import { addTrunk, listTrunks, removeTrunk } from './trunk.ts';
 import { reportEngines, reportSpeech } from '../engines/translate/report.ts';
+import { listen, registerListen } from './listen.ts';
 
 // The operator CLI of operator.md: one JSON object on stdout, logs on stderr,
 // non-zero exit with {"error": "..."} on failure.
@@ -162,6 +163,8 @@ program.command('actors').description('persisted actors').command('show <id>').a
   if (!actor) throw new UsageError(`no actor with id ${id}`);
   print(actor);
 });
+
+registerListen(program, (o) => withDb((p) => listen(p, o, print)));
 
 try {
   await program.parseAsync(process.argv);

@@ -43,6 +43,27 @@ function outboundOptions(s: Services) {
   return { allowOrigins: s.config.webhookAllowOrigins, lookup: s.dnsLookup };
 }
 
+/**
+ * What to do about a url refused for being local (http, a port other than
+ * https's, a local name, a private or loopback address): the server's
+ * allow-list, or `tolk listen`, which forwards the organization's test events
+ * to any url while it runs. Empty for any other refusal.
+ */
+export function localWayOut(raw: string, reason: string, cred: Pick<Caller, 'orgId' | 'livemode'>): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return '';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return '';
+  if (!/must use https|port \S+ is not allowed|local name|internal name|(points|resolves) to (?!an invalid)/.test(reason)) return '';
+  const allow = `start the server with TOLK_WEBHOOK_ALLOW_ORIGINS=${url.origin} (local development only)`;
+  if (cred.livemode) return `. To deliver to a local receiver, ${allow}`;
+  return `. To deliver to a local receiver, ${allow}, or run \`npx tolk listen --org ${cred.orgId} --forward-to ${truncate(url.href, 200)}\`, ` +
+    'which forwards this organization\'s test events to it, signed, while it runs (no restart, no endpoint to register)';
+}
+
 export async function listEndpoints(s: Services, cred: Caller) {
   const { rows } = await s.pool.query<EndpointRow>(
     `SELECT ${COLUMNS} FROM webhook_endpoints WHERE org_id = $1 AND livemode = $2 ORDER BY created_at DESC, id DESC`,
@@ -53,7 +74,7 @@ export async function listEndpoints(s: Services, cred: Caller) {
 
 export async function createEndpoint(s: Services, cred: Caller, input: { url: string; events: string[]; description?: string }) {
   const vetted = await vetUrl(input.url, { ...outboundOptions(s), requireResolution: false });
-  if (!vetted.ok) throw invalid('url', vetted.reason);
+  if (!vetted.ok) throw invalid('url', vetted.reason + localWayOut(input.url, vetted.reason, cred));
   const secret = newSecret();
   // The count and the insert in one statement, so parallel creates cannot pass the cap together
   // (the advisory lock serializes creates of one organization and environment).
