@@ -13,6 +13,7 @@ import { ApiError, ERROR_CATALOGUE, problem } from './errors.ts';
 import { CredentialCache } from './http/credential-cache.ts';
 import { lazyChildLogger } from './http/lazy-logger.ts';
 import { LOG_REDACTION } from './http/redact.ts';
+import { logDestination } from './startup.ts';
 import { RateLimiter } from './http/rate-limit.ts';
 import { RequestStats } from './http/request-stats.ts';
 import { AnonymousLimiter, authenticate, authorize, isWrite, setRateHeaders } from './http/auth.ts';
@@ -30,6 +31,7 @@ import { EventReader } from './sessions/reader.ts';
 import roomPage from './rooms/page.ts';
 import bookingPages from './bookings/pages.ts';
 import consentPages from './voices/consent-page.ts';
+import favicon from './http/favicon.ts';
 import mcpServer, { mcpChallenge } from './mcp/server.ts';
 
 export type AppDeps = Services & { databaseUrl: string };
@@ -80,7 +82,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // TOLK_TRUSTED_PROXIES: req.ip is X-Forwarded-For's client only for connections from these proxies.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // Every line goes through one redaction rule: no token or key of a URL reaches the log (http/redact.ts).
-    logger: { level: config.logLevel, ...LOG_REDACTION },
+    // Readable lines in a terminal, JSON elsewhere (startup.ts logDestination).
+    logger: { level: config.logLevel, ...LOG_REDACTION, stream: logDestination(1) },
     childLoggerFactory: lazyChildLogger,
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -206,6 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   roomPage(app, services, bus);
   bookingPages(app, services);
   consentPages(app, services);
+  favicon(app);
   mcpServer(app, { ...services, stats, bus, reader });
 
   let openapi: unknown = null;

@@ -9,7 +9,7 @@ import { migrate } from './db/migrate.ts';
 import { createPool, quietOutages, type Pool } from './db/pool.ts';
 import { startBoss, type Boss } from './jobs/boss.ts';
 import { startWorkers } from './jobs/workers.ts';
-import { StartupError, databaseFailure } from './startup.ts';
+import { StartupError, databaseFailure, logDestination } from './startup.ts';
 import type { CallGateway, Services } from './services.ts';
 import { startGateway } from '../gateway/gateway.ts';
 import { bindGateway } from './calls/dialer.ts';
@@ -70,7 +70,7 @@ export type Platform = {
  * and workers. A failure here is a StartupError: one sentence for the operator.
  */
 export async function startPlatform(config: Config, opts: { migrate?: boolean } = {}): Promise<Platform> {
-  const log = pino({ level: config.logLevel, ...LOG_REDACTION }, pino.destination(2));
+  const log = pino({ level: config.logLevel, ...LOG_REDACTION }, logDestination(2));
   const db = await resolveDatabase(config, (m) => log.info(m));
   const fail = async (err: unknown) => {
     await db.stop().catch(() => {});

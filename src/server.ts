@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { loadConfig, type Config } from './config.ts';
@@ -27,10 +28,50 @@ function listenFailure(err: NodeJS.ErrnoException, config: Config): StartupError
   return new StartupError(`cannot listen on ${where}: ${err.message}`);
 }
 
-/** The demo organization's id, to show the command that makes a key for it. */
-async function someOrg(pool: Pool): Promise<string | null> {
-  const { rows } = await pool.query(`SELECT id FROM organizations ORDER BY created_at LIMIT 1`).catch(() => ({ rows: [] }));
-  return rows[0]?.id ?? null;
+/**
+ * The organization a restart's banner names, with why: the one whose data
+ * changed last (its newest event: a room, a meeting, a key's work), which is
+ * the one whose keys the person has been using and need not be the first
+ * start's demo organization once `npx tolk seed` made others; else the one
+ * whose keys made requests last (request_counts, by day, then by count); else
+ * the one the first start seeded (its keys in first-keys.json); else the oldest.
+ */
+async function bannerOrg(pool: Pool, dataDir: string): Promise<{ id: string; why: string } | null> {
+  const none = { rows: [] as Array<{ id: string }> };
+  const changed = await pool.query(`SELECT org_id AS id FROM outbox ORDER BY created_at DESC LIMIT 1`).catch(() => none);
+  if (changed.rows[0]) return { id: changed.rows[0].id, why: 'the organization whose data changed last' };
+  const used = await pool.query(`SELECT org_id AS id FROM request_counts ORDER BY day DESC, requests DESC LIMIT 1`).catch(() => none);
+  if (used.rows[0]) return { id: used.rows[0].id, why: 'the organization whose keys were used last' };
+  const first = firstKeysOrg(dataDir);
+  if (first) {
+    const { rows } = await pool.query(`SELECT id FROM organizations WHERE id = $1`, [first]).catch(() => none);
+    if (rows[0]) return { id: first, why: `the first start's, keys in ${shellPath(path.join(dataDir, 'first-keys.json'))}` };
+  }
+  const { rows } = await pool.query(`SELECT id FROM organizations ORDER BY created_at LIMIT 1`).catch(() => none);
+  return rows[0] ? { id: rows[0].id, why: 'the oldest organization' } : null;
+}
+
+function firstKeysOrg(dataDir: string): string | null {
+  try {
+    const kept = JSON.parse(fs.readFileSync(path.join(dataDir, 'first-keys.json'), 'utf8')) as { org_id?: unknown };
+    return typeof kept.org_id === 'string' ? kept.org_id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Keeps the address this server answers at in the database (settings
+ * `server_base_url`), which the CLI of the same database reads when
+ * PUBLIC_BASE_URL is unset, so the urls it prints (event-type create) open
+ * this server, not :8080. The database rather than a file of the data folder:
+ * the CLI and the server always share the database (the data folder is
+ * theirs only without DATABASE_URL). The last server to start wins.
+ */
+async function recordBaseUrl(pool: Pool, base: string): Promise<void> {
+  await pool
+    .query(`INSERT INTO settings (name, value) VALUES ('server_base_url', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [base])
+    .catch(() => {});
 }
 
 /** A path as a shell command takes it: relative to here when inside, quoted when it needs to be. */
@@ -56,7 +97,7 @@ function translationLine(t: Translation): string {
   return `  translation: ${parts.join(', then ')}`;
 }
 
-function banner(base: string, database: string, first: FirstStart | null, orgId: string | null, translation: Translation): string {
+function banner(base: string, database: string, first: FirstStart | null, org: { id: string; why: string } | null, translation: Translation): string {
   const lines = [``, `Tolk is listening on ${base}`, `  API reference: ${base}/docs`, `  database: ${database}`, translationLine(translation)];
   if (first) {
     const { seeded, kept } = first;
@@ -77,8 +118,8 @@ function banner(base: string, database: string, first: FirstStart | null, orgId:
     );
   } else {
     lines.push(
-      orgId
-        ? `  a test key: npx tolk key create --org ${orgId} --mode test   (or npx tolk seed: a new demo organization with keys)`
+      org
+        ? `  a test key: npx tolk key create --org ${org.id} --mode test   (${org.why}; or npx tolk seed: a new demo organization with keys)`
         : `  keys: npx tolk seed   (a demo organization with a test and a live key)`,
     );
   }
@@ -131,7 +172,8 @@ try {
   }
   const { port } = app.server.address() as AddressInfo;
   const base = config.port === port ? config.publicBaseUrl : config.publicBaseUrl.replace(/:\d+$/, `:${port}`);
-  process.stderr.write(banner(base, platform.database, first, first ? null : await someOrg(platform.pool), platform.translation));
+  await recordBaseUrl(platform.pool, base);
+  process.stderr.write(banner(base, platform.database, first, first ? null : await bannerOrg(platform.pool, config.dataDir), platform.translation));
 } catch (err) {
   closing = true;
   await app?.close().catch(() => {});

@@ -1,3 +1,6 @@
+import pino, { type DestinationStream } from 'pino';
+import pretty from 'pino-pretty';
+
 // What a start tells the operator when it cannot go on: one sentence saying
 // why and what to do, on stderr, and a non-zero exit; never a stack trace.
 
@@ -34,4 +37,18 @@ export function databaseFailure(err: unknown, url: string, fromEnv: boolean): St
     return new StartupError(`DATABASE_URL is not a PostgreSQL connection string (postgres://user:password@host:5432/database)`);
   }
   return new StartupError(`database migration failed on ${where}: ${msg}`);
+}
+
+/**
+ * Where a logger of the service writes (fd 1: Fastify's request log, fd 2: the
+ * platform's): to a terminal, lines a person reads (pino-pretty: time, level,
+ * message, then the fields); anywhere else (a pipe, a file, a log shipper),
+ * pino's JSON, one object a line, as before. pino-pretty runs in this process
+ * as a stream, after pino's last step, so the redaction of http/redact.ts
+ * applies to both.
+ */
+export function logDestination(fd: 1 | 2): DestinationStream {
+  const tty = (fd === 1 ? process.stdout : process.stderr).isTTY === true;
+  if (!tty) return pino.destination(fd);
+  return pretty({ destination: fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
 }

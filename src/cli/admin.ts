@@ -216,17 +216,24 @@ export async function createEventType(
   return { id, url: bookingPageUrl(publicBaseUrl, o.page, o.slug) };
 }
 
+/** The address the server last started with (server.ts recordBaseUrl), if any. */
+export async function serverBaseUrl(db: Queryable): Promise<string | null> {
+  const { rows } = await db.query(`SELECT value FROM settings WHERE name = 'server_base_url'`);
+  return rows[0]?.value ?? null;
+}
+
 export async function listMail(db: Queryable, to?: string) {
   const { rows } = await db.query(
-    `SELECT to_addr, subject, text, ics, created_at, status, livemode FROM mail_outbox WHERE ($1::text IS NULL OR lower(to_addr) = lower($1))
+    `SELECT id, to_addr, subject, text, ics, created_at, status, livemode FROM mail_outbox WHERE ($1::text IS NULL OR lower(to_addr) = lower($1))
       ORDER BY created_at DESC, id DESC LIMIT 500`,
     [to ?? null],
   );
-  // operator.md's fields, then ours: the delivery status (kept: never leaves
-  // the outbox; queued, sent, failed: to SMTP_URL) and the mode.
+  // operator.md's fields, then ours: the id (`tolk mail show ID`), the
+  // delivery status (kept: never leaves the outbox; queued, sent, failed: to
+  // SMTP_URL) and the mode.
   return {
     data: rows.map((r) => ({
-      to: r.to_addr, subject: r.subject, text: r.text, ics: r.ics, created_at: r.created_at.toISOString(), status: r.status, livemode: r.livemode,
+      id: String(r.id), to: r.to_addr, subject: r.subject, text: r.text, ics: r.ics, created_at: r.created_at.toISOString(), status: r.status, livemode: r.livemode,
     })),
   };
 }

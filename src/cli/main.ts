@@ -5,7 +5,8 @@ import { migrate } from '../db/migrate.ts';
 import { databaseFailure } from '../startup.ts';
 import { createPool, type Pool } from '../db/pool.ts';
 import { loadActor } from '../actors/store.ts';
-import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsReview, revokeKey, setOrg, UsageError } from './admin.ts';
+import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsReview, revokeKey, serverBaseUrl, setOrg, UsageError } from './admin.ts';
+import { showMail } from './mail-show.ts';
 import { seed } from './seed.ts';
 import { addTrunk, listTrunks, removeTrunk } from './trunk.ts';
 import { reportEngines, reportSpeech } from '../engines/translate/report.ts';
@@ -27,6 +28,12 @@ try {
   process.exit(1);
 }
 
+// The urls the CLI prints (event-type create) open the server: PUBLIC_BASE_URL
+// when set, else http://localhost:PORT when PORT is set, else the address the
+// server last started with records in the database (server.ts recordBaseUrl),
+// else http://localhost:8080.
+const baseFromEnv = Boolean(process.env.PUBLIC_BASE_URL || process.env.PORT);
+
 async function withDb<T>(fn: (pool: Pool) => Promise<T>): Promise<T> {
   const db = await resolveDatabase(config, (m) => process.stderr.write(`${m}\n`));
   try {
@@ -35,6 +42,7 @@ async function withDb<T>(fn: (pool: Pool) => Promise<T>): Promise<T> {
     });
     const pool = createPool(db.url, 2);
     try {
+      if (!baseFromEnv) config.publicBaseUrl = (await serverBaseUrl(pool)) ?? config.publicBaseUrl;
       return await fn(pool);
     } finally {
       await pool.end();
@@ -154,9 +162,14 @@ program.command('engines').description('what each engine covers and whether it a
   print({ ...(await reportEngines(config)), ...reportSpeech(config) });
 });
 
-program.command('mail').description('the mail outbox').command('list')
+const mail = program.command('mail').description('the mail outbox');
+mail.command('list')
   .option('--to <addr>')
   .action(async (o) => print(await withDb((p) => listMail(p, o.to))));
+mail.command('show <id>')
+  .description('one message as its reader gets it; its calendar file saved to a file (--ics-out, default <TOLK_DATA_DIR>/mail/<id>/invite.ics)')
+  .option('--ics-out <file>', 'where to save the calendar attachment')
+  .action(async (id, o) => print(await withDb((p) => showMail(p, config, id, o.icsOut))));
 
 program.command('actors').description('persisted actors').command('show <id>').action(async (id) => {
   const actor = await withDb((p) => loadActor(p, id));

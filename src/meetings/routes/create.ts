@@ -8,9 +8,16 @@ import { createMeeting, END_GRACE_MIN } from '../meetings.ts';
 import { isValidZone } from '../../bookings/slots.ts';
 import type { Services } from '../../services.ts';
 
+const EXAMPLES = 'e.g. 2026-12-01T15:00:00Z or 2026-12-01T15:00:00-03:00';
+/** A date and time without an offset says which part is missing; anything else what is expected. */
+const startsAtError = (iss: { input?: unknown }) =>
+  typeof iss.input === 'string' && /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(iss.input.trim())
+    ? `include a time-zone offset, ${EXAMPLES}`
+    : `must be a date and time with a time-zone offset, ${EXAMPLES}`;
+
 export const CreateMeetingBody = z.object({
   title: OneLine((s) => s.min(1).max(120)),
-  starts_at: z.iso.datetime({ offset: true }).describe('ISO 8601 with a time zone offset (Z or +hh:mm); not in the past'),
+  starts_at: z.iso.datetime({ offset: true, error: startsAtError }).describe('ISO 8601 with a time zone offset (Z or +hh:mm); not in the past'),
   duration_min: z.int().min(5).max(720).default(30),
   invitees: z.array(Email).max(100).default([]).describe('E-mail addresses; each is sent an invitation with a calendar file'),
   langs: z.array(Lang).max(20).default([]),
