@@ -25,6 +25,8 @@ import {
 } from './bookings.ts';
 import { isValidZone, slotsRange } from './slots.ts';
 import { mailQuotas, takeQuotas, type Quota } from '../http/quotas.ts';
+import { BOOKING, type BookingTexts } from '../i18n/booking.ts';
+import { acceptedLocale, dateTimeRange, ENGLISH, pickLocale, type Locale } from '../i18n/lang.ts';
 
 // The public, server-rendered booking pages (no API key):
 //
@@ -47,6 +49,12 @@ import { mailQuotas, takeQuotas, type Quota } from '../http/quotas.ts';
 // The JSON routes answer errors as problem+json (errors.ts) with two more
 // members: `field` (the input at fault, or null) and `error` (the message),
 // and never 5xx for bad input. Routes are hidden from /v1/openapi.json.
+//
+// Language (i18n/booking.ts: en, pt, es, de, fr; English for others): the
+// booking page speaks the browser's (Accept-Language), the manage page the
+// guest's `locale`; <html lang> says which, the script's texts come with the
+// page (data-msgs), and its dates are written in the page's language (the
+// browser's own variant of it when it is the same language).
 
 /** A page or slug that can be in event_types (the CLI writes a-z, 0-9, -); anything else is simply not found. */
 const PATH_PART = /^[A-Za-z0-9._~-]{1,100}$/;
@@ -96,13 +104,19 @@ const RescheduleBody = z.object({
   start: z.iso.datetime({ offset: true, error: 'must be a date and time such as 2026-12-01T14:00:00Z' }),
 });
 
-/** The booking pages' layout: their stylesheet and script. */
-function bookingPage(title: string, main: string, mainAttrs = ''): string {
-  return layout(title, main, { css: '/book/assets/booking.css', js: '/book/assets/booking.js', mainAttrs });
+/** The booking pages' layout: their stylesheet and script, their language, and the script's texts in it. */
+function bookingPage(l: Locale, title: string, main: string, mainAttrs = ''): string {
+  const attrs = `${mainAttrs} data-date-locale="${esc(l.intl)}" data-msgs="${esc(JSON.stringify(BOOKING[l.lang].script))}"`;
+  return layout(title, main, { css: '/book/assets/booking.css', js: '/book/assets/booking.js', mainAttrs: attrs, lang: l.tag });
 }
 
-function notFoundPage(reply: FastifyReply, heading: string, text: string) {
-  return securityHeaders(reply, { private: true }).code(404).send(bookingPage(heading, `<h1>${esc(heading)}</h1><p>${esc(text)}</p>`));
+function notFoundPage(reply: FastifyReply, l: Locale, [heading, text]: readonly [string, string]) {
+  return securityHeaders(reply, { private: true }).code(404).send(bookingPage(l, heading, `<h1>${esc(heading)}</h1><p>${esc(text)}</p>`));
+}
+
+/** The browser's language (the booking page's). */
+function browserLocale(req: { headers: Record<string, string | string[] | undefined> }): Locale {
+  return acceptedLocale(req.headers['accept-language']) ?? ENGLISH;
 }
 
 /** The organization's name, shown as the host beside the page. */
@@ -115,30 +129,48 @@ function hostLabel(page: string, org: string | null): string {
   return org && org !== page ? `${page} (${org})` : page;
 }
 
-function languageOptions(selected: string): string {
+/** A language's name in the page's language, with its own name beside it ("alemão (Deutsch)"). */
+function languageLabel(code: string, english: string, native: string, l: Locale): string {
+  let name = english;
+  if (l.lang !== 'en') {
+    try {
+      name = new Intl.DisplayNames([l.intl], { type: 'language' }).of(code) ?? english;
+    } catch {
+      name = english;
+    }
+  }
+  return name === native ? name : `${name} (${native})`;
+}
+
+function languageOptions(selected: string, l: Locale): string {
   return PAGE_LANGUAGES.map(([code, english, native]) =>
-    `<option value="${code}"${code === selected ? ' selected' : ''}>${esc(english === native ? english : `${english} (${native})`)}</option>`).join('');
+    `<option value="${code}"${code === selected ? ' selected' : ''}>${esc(languageLabel(code, english, native, l))}</option>`).join('');
 }
 
 /** The slot picker both pages use; the script fills it (time zones, days, slots). */
-function pickerHtml(hostTz: string): string {
+function pickerHtml(hostTz: string, t: BookingTexts): string {
   return '<section class="picker" aria-labelledby="pick-h">' +
-    '<h2 id="pick-h">Pick a time</h2>' +
-    '<p class="field"><label for="tz">Your time zone</label>' +
+    `<h2 id="pick-h">${esc(t.pickTime)}</h2>` +
+    `<p class="field"><label for="tz">${esc(t.yourZone)}</label>` +
     `<select id="tz" name="tz"><option value="${esc(hostTz)}">${esc(hostTz)}</option></select></p>` +
     '<div class="week">' +
-    '<button type="button" id="prev-week">← Previous week</button>' +
+    `<button type="button" id="prev-week">${esc(t.prevWeek)}</button>` +
     '<span id="week-label"></span>' +
-    '<button type="button" id="next-week">Next week →</button>' +
+    `<button type="button" id="next-week">${esc(t.nextWeek)}</button>` +
     '</div>' +
-    '<p id="slots-status" role="status" aria-live="polite">Loading free times…</p>' +
+    `<p id="slots-status" role="status" aria-live="polite">${esc(t.script.loading)}</p>` +
     '<p id="slots-error" class="error" role="alert"></p>' +
     '<div id="days"></div>' +
     '</section>';
 }
 
-/** Wall-clock time of [start, end) in tz, in English, e.g. "Tuesday 10 March 2026, 09:00–09:30". */
-function whenText(start: Date, end: Date, tz: string): string {
+/**
+ * Wall-clock time of [start, end) in tz, in the page's language: in English
+ * "Tuesday 10 March 2026, 09:00–09:30", else as that language writes it
+ * ("terça-feira, 10 de março de 2026 às 09:00–09:30").
+ */
+function whenText(start: Date, end: Date, tz: string, l: Locale = ENGLISH): string {
+  if (l.lang !== 'en') return dateTimeRange(start, end, tz, l);
   const a = DateTime.fromJSDate(start, { zone: tz }).setLocale('en-GB');
   const b = DateTime.fromJSDate(end, { zone: tz }).setLocale('en-GB');
   return `${a.toFormat('cccc d LLLL yyyy, HH:mm')}–${b.toFormat(a.hasSame(b, 'day') ? 'HH:mm' : 'cccc d LLLL, HH:mm')}`;
@@ -161,12 +193,6 @@ async function guestJoinLink(s: Services, b: { room_id: string; guest_name: stri
   return joinUrl(base, await linkSigningKey(s.pool), m, { name: b.guest_name, speak: b.guest_speak, ...(b.guest_hear ? { hear: b.guest_hear } : {}) });
 }
 
-const STATUS_TEXT: Record<string, string> = {
-  confirmed: 'Confirmed',
-  rescheduled: 'Confirmed (rescheduled)',
-  canceled: 'Canceled',
-  completed: 'Completed',
-};
 
 export default function register(app: FastifyInstance, s: Services) {
   /** A change through a manage link mails guest and host: the mail limits, and a few changes a day per booking. */
@@ -186,51 +212,53 @@ export default function register(app: FastifyInstance, s: Services) {
     // The booking page of a link.
     pages.get<{ Params: { page: string; slug: string } }>('/book/:page/:slug', hide, async (req, reply) => {
       const { page, slug } = req.params;
+      const l = browserLocale(req);
+      const t = BOOKING[l.lang];
       const et = await linkOf(s, page, slug);
-      if (!et) return notFoundPage(reply, 'Booking link not found', 'There is no booking link at this address. Check the link you were given.');
+      if (!et) return notFoundPage(reply, l, t.linkNotFound);
       const host = hostLabel(et.page, await orgName(s, et.org_id));
       const head = `<h1>${esc(et.title)}</h1>` +
-        `<p class="meta"><span>${et.duration_min} minutes</span> · <span>Host: ${esc(host)}</span></p>`;
+        `<p class="meta"><span>${esc(t.minutes(et.duration_min))}</span> · <span>${esc(t.host(host))}</span></p>`;
       if (!et.active) {
-        return securityHeaders(reply).send(bookingPage(et.title, `${head}<p class="notice" data-paused>Booking on this link is paused right now. Please try again later or contact the host.</p>`));
+        return securityHeaders(reply).send(bookingPage(l, et.title, `${head}<p class="notice" data-paused>${esc(t.paused)}</p>`));
       }
       const paths = eventPaths(et.page, et.slug);
       const attrs = ` data-mode="book" data-slots="${esc(paths.slots)}" data-post="${esc(paths.page)}" data-host-tz="${esc(et.tz)}" data-window-end="${iso(windowEnd(now(s)))}"`;
       const form =
         '<form id="book-form" class="book-form" hidden>' +
-        '<h2 id="form-h">Your details</h2>' +
+        `<h2 id="form-h">${esc(t.yourDetails)}</h2>` +
         '<p id="chosen" class="chosen" aria-live="polite"></p>' +
-        '<fieldset><legend>About you</legend>' +
-        '<p class="field"><label for="name">Your name</label>' +
+        `<fieldset><legend>${esc(t.aboutYou)}</legend>` +
+        `<p class="field"><label for="name">${esc(t.yourName)}</label>` +
         '<input id="name" name="name" type="text" required maxlength="80" autocomplete="name" aria-describedby="name-error">' +
         '<span id="name-error" class="field-error"></span></p>' +
-        '<p class="field"><label for="email">E-mail</label>' +
+        `<p class="field"><label for="email">${esc(t.email)}</label>` +
         '<input id="email" name="email" type="email" required maxlength="254" autocomplete="email" aria-describedby="email-error">' +
         '<span id="email-error" class="field-error"></span></p>' +
         '</fieldset>' +
-        '<fieldset><legend>Languages</legend>' +
-        '<p class="hint">Everyone speaks and hears their own language: the meeting is translated live.</p>' +
-        `<p class="field"><label for="speak">Language you speak</label><select id="speak" name="speak" aria-describedby="speak-error">${languageOptions('en')}</select>` +
+        `<fieldset><legend>${esc(t.languages)}</legend>` +
+        `<p class="hint">${esc(t.languagesHint)}</p>` +
+        `<p class="field"><label for="speak">${esc(t.speak)}</label><select id="speak" name="speak" aria-describedby="speak-error">${languageOptions(l.lang, l)}</select>` +
         '<span id="speak-error" class="field-error"></span></p>' +
-        `<p class="field"><label for="hear">Language you hear</label><select id="hear" name="hear" aria-describedby="hear-error">${languageOptions('en')}</select>` +
+        `<p class="field"><label for="hear">${esc(t.hear)}</label><select id="hear" name="hear" aria-describedby="hear-error">${languageOptions(l.lang, l)}</select>` +
         '<span id="hear-error" class="field-error"></span></p>' +
         '</fieldset>' +
         '<p id="form-error" class="error" role="alert"></p>' +
-        '<p><button type="submit" id="book-submit" class="primary">Book</button></p>' +
+        `<p><button type="submit" id="book-submit" class="primary">${esc(t.book)}</button></p>` +
         '</form>';
       const done =
         '<section id="done" class="done" hidden tabindex="-1" aria-labelledby="done-h">' +
-        '<h2 id="done-h">You are booked</h2>' +
-        '<p>We have e-mailed you an invitation with the meeting link.</p>' +
+        `<h2 id="done-h">${esc(t.booked)}</h2>` +
+        `<p>${esc(t.mailed)}</p>` +
         '<dl>' +
-        '<dt>Your time</dt><dd id="done-guest"></dd>' +
-        '<dt>Host\'s time</dt><dd id="done-host"></dd>' +
-        '<dt>Meeting link</dt><dd><a id="done-room" href="#"></a></dd>' +
+        `<dt>${esc(t.yourTime)}</dt><dd id="done-guest"></dd>` +
+        `<dt>${esc(t.hostTime)}</dt><dd id="done-host"></dd>` +
+        `<dt>${esc(t.meetingLink)}</dt><dd><a id="done-room" href="#"></a></dd>` +
         '</dl>' +
-        '<p><a id="done-ics" href="#" download="invite.ics">Download the calendar file (.ics)</a></p>' +
-        '<p><a id="done-manage" href="#">Reschedule or cancel this booking</a></p>' +
+        `<p><a id="done-ics" href="#" download="invite.ics">${esc(t.ics)}</a></p>` +
+        `<p><a id="done-manage" href="#">${esc(t.manageLink)}</a></p>` +
         '</section>';
-      return securityHeaders(reply).send(bookingPage(et.title, `${head}<div id="booking">${pickerHtml(et.tz)}${form}</div>${done}`, attrs));
+      return securityHeaders(reply).send(bookingPage(l, et.title, `${head}<div id="booking">${pickerHtml(et.tz, t)}${form}</div>${done}`, attrs));
     });
 
     // Free slots of a link, as GET /v1/event-types/{id}/slots answers them.
@@ -289,62 +317,68 @@ export default function register(app: FastifyInstance, s: Services) {
       });
     });
 
-    // The guest's page of a booking.
+    // The guest's page of a booking, in the guest's language.
     pages.get<{ Params: { token: string }; Querystring: { done?: unknown } }>('/bookings/manage/:token', hide, async (req, reply) => {
       const found = await bookingByToken(s.pool, req.params.token);
-      if (!found) return notFoundPage(reply, 'Booking not found', 'There is no booking at this address. Check the link in your invitation e-mail.');
+      if (!found) {
+        const l = browserLocale(req);
+        return notFoundPage(reply, l, BOOKING[l.lang].bookingNotFound);
+      }
       const { booking: b, et, meeting: m } = found;
+      const l = pickLocale(b.guest_locale);
+      const t = BOOKING[l.lang];
       const v = manageView(s.config.publicBaseUrl, b, et, m);
       const selfPath = `/bookings/manage/${encodeURIComponent(req.params.token)}`;
       const active = (b.status === 'confirmed' || b.status === 'rescheduled') && m.status === 'scheduled';
       const over = b.status === 'canceled' || b.status === 'completed' || m.status === 'canceled' || m.status === 'ended';
       const link = over ? null : await guestJoinLink(s, b, m);
       const host = hostLabel(et.page, await orgName(s, et.org_id));
-      const done = req.query.done === 'rescheduled' ? '<p class="notice" role="status">Your booking was moved. Guest and host have been sent the new time.</p>'
-        : req.query.done === 'canceled' ? '<p class="notice" role="status">Your booking was canceled. Guest and host have been told.</p>' : '';
-      const statusLine = b.status === 'canceled' ? 'This booking was canceled.'
-        : b.status === 'completed' ? 'This meeting has taken place.'
-          : m.status === 'live' ? 'The meeting is in progress.'
-            : m.status === 'ended' ? 'This meeting has ended.'
-              : m.status === 'canceled' ? 'This meeting was canceled.' : '';
+      const done = req.query.done === 'rescheduled' ? `<p class="notice" role="status">${esc(t.moved)}</p>`
+        : req.query.done === 'canceled' ? `<p class="notice" role="status">${esc(t.canceledDone)}</p>` : '';
+      const statusLine = b.status === 'canceled' ? t.line.canceled
+        : b.status === 'completed' ? t.line.completed
+          : m.status === 'live' ? t.line.live
+            : m.status === 'ended' ? t.line.ended
+              : m.status === 'canceled' ? t.line.meetingCanceled : '';
       const guestTz = isValidZone(b.guest_tz) ? b.guest_tz : 'UTC';
+      const statusText = (t.status as Record<string, string>)[v.status] ?? v.status;
       const details =
         `<h1>${esc(v.title)}</h1>` + done +
-        `<p class="status" data-status="${esc(v.status)}">Status: <strong>${esc(STATUS_TEXT[v.status] ?? v.status)}</strong>${statusLine ? ` — ${esc(statusLine)}` : ''}</p>` +
+        `<p class="status" data-status="${esc(v.status)}">${esc(t.statusLabel)} <strong>${esc(statusText)}</strong>${statusLine ? ` — ${esc(statusLine)}` : ''}</p>` +
         '<dl>' +
-        `<dt>Your time (${esc(guestTz)})</dt><dd><time datetime="${esc(v.start)}">${esc(whenText(b.start_at, b.end_at, guestTz))}</time></dd>` +
-        `<dt>Host's time (${esc(et.tz)})</dt><dd>${esc(whenText(b.start_at, b.end_at, et.tz))}</dd>` +
-        `<dt>Duration</dt><dd>${v.duration_min} minutes</dd>` +
-        `<dt>Host</dt><dd>${esc(host)}</dd>` +
-        `<dt>Guest</dt><dd>${esc(v.guest.name)}</dd>` +
-        (link ? `<dt>Meeting link</dt><dd><a href="${esc(link)}" id="room-link">${esc(link)}</a></dd>` : '') +
+        `<dt>${esc(t.yourTimeIn(guestTz))}</dt><dd><time datetime="${esc(v.start)}">${esc(whenText(b.start_at, b.end_at, guestTz, l))}</time></dd>` +
+        `<dt>${esc(t.hostTimeIn(et.tz))}</dt><dd>${esc(whenText(b.start_at, b.end_at, et.tz, l))}</dd>` +
+        `<dt>${esc(t.duration)}</dt><dd>${esc(t.minutes(v.duration_min))}</dd>` +
+        `<dt>${esc(t.hostLabel)}</dt><dd>${esc(host)}</dd>` +
+        `<dt>${esc(t.guest)}</dt><dd>${esc(v.guest.name)}</dd>` +
+        (link ? `<dt>${esc(t.meetingLink)}</dt><dd><a href="${esc(link)}" id="room-link">${esc(v.room_url)}</a></dd>` : '') +
         '</dl>' +
-        `<p><a href="${esc(selfPath)}/invite.ics" download="invite.ics" id="ics-link">Download the calendar file (.ics)</a></p>`;
+        `<p><a href="${esc(selfPath)}/invite.ics" download="invite.ics" id="ics-link">${esc(t.ics)}</a></p>`;
       let actions = '';
       if (active) {
         const paths = eventPaths(et.page, et.slug);
         actions =
           '<section class="change" aria-labelledby="change-h">' +
-          '<h2 id="change-h">Change this booking</h2>' +
-          '<p class="actions"><button type="button" id="reschedule-open">Reschedule</button>' +
-          '<button type="button" id="cancel-open" class="danger">Cancel booking</button></p>' +
+          `<h2 id="change-h">${esc(t.change)}</h2>` +
+          `<p class="actions"><button type="button" id="reschedule-open">${esc(t.reschedule)}</button>` +
+          `<button type="button" id="cancel-open" class="danger">${esc(t.cancel)}</button></p>` +
           '<div id="cancel-confirm" class="confirm" hidden>' +
-          '<p id="cancel-q">Cancel this meeting? Guest and host will be told.</p>' +
-          '<p class="actions"><button type="button" id="cancel-yes" class="danger primary">Yes, cancel the booking</button>' +
-          '<button type="button" id="cancel-no">No, keep it</button></p>' +
+          `<p id="cancel-q">${esc(t.cancelQuestion)}</p>` +
+          `<p class="actions"><button type="button" id="cancel-yes" class="danger primary">${esc(t.cancelYes)}</button>` +
+          `<button type="button" id="cancel-no">${esc(t.cancelNo)}</button></p>` +
           '</div>' +
-          '<div id="reschedule" hidden>' + pickerHtml(et.tz) +
-          '<p id="move-chosen" class="chosen" aria-live="polite">Pick a new time above.</p>' +
-          '<p class="actions"><button type="button" id="move-confirm" class="primary" disabled>Move to this time</button>' +
-          '<button type="button" id="move-close">Close</button></p>' +
+          '<div id="reschedule" hidden>' + pickerHtml(et.tz, t) +
+          `<p id="move-chosen" class="chosen" aria-live="polite">${esc(t.script.pickNew)}</p>` +
+          `<p class="actions"><button type="button" id="move-confirm" class="primary" disabled>${esc(t.moveTo)}</button>` +
+          `<button type="button" id="move-close">${esc(t.close)}</button></p>` +
           '</div>' +
           '<p id="manage-error" class="error" role="alert"></p>' +
           '</section>';
         const attrs = ` data-mode="manage" data-slots="${esc(paths.slots)}" data-host-tz="${esc(et.tz)}" data-window-end="${iso(windowEnd(now(s)))}" data-self="${esc(selfPath)}"` +
           ` data-cancel="${esc(selfPath)}/cancel" data-reschedule="${esc(selfPath)}/reschedule"`;
-        return securityHeaders(reply, { private: true }).send(bookingPage(v.title, details + actions, attrs));
+        return securityHeaders(reply, { private: true }).send(bookingPage(l, v.title, details + actions, attrs));
       }
-      return securityHeaders(reply, { private: true }).send(bookingPage(v.title, details));
+      return securityHeaders(reply, { private: true }).send(bookingPage(l, v.title, details));
     });
 
     pages.post<{ Params: { token: string } }>('/bookings/manage/:token/cancel', hide, async (req, reply) => {
@@ -364,7 +398,10 @@ export default function register(app: FastifyInstance, s: Services) {
     // sequence, or CANCEL once canceled (same UID as the mails).
     pages.get<{ Params: { token: string } }>('/bookings/manage/:token/invite.ics', hide, async (req, reply) => {
       const found = await bookingByToken(s.pool, req.params.token);
-      if (!found) return notFoundPage(reply, 'Booking not found', 'There is no booking at this address.');
+      if (!found) {
+        const l = browserLocale(req);
+        return notFoundPage(reply, l, [BOOKING[l.lang].bookingNotFound[0], BOOKING[l.lang].bookingNotFoundShort]);
+      }
       const { booking: b, et, meeting: m } = found;
       const base = s.config.publicBaseUrl;
       const canceled = b.status === 'canceled' || m.status === 'canceled';
@@ -412,6 +449,15 @@ const SCRIPT = String.raw`(function () {
   var cfg = app.dataset;
   var LOCALE = (navigator.languages && navigator.languages[0]) || navigator.language || 'en';
   try { new Intl.DateTimeFormat(LOCALE); } catch (e) { LOCALE = 'en'; }
+  // The page's texts, and its dates in its language: the browser's own variant of it, else the page's.
+  var M = {};
+  try { M = JSON.parse(cfg.msgs || '{}'); } catch (e) { M = {}; }
+  function say(key, values) {
+    return String(M[key] || key).replace(/\{(\w+)\}/g, function (all, k) { return values && k in values ? String(values[k]) : all; });
+  }
+  var pageLang = String(document.documentElement.lang || 'en').toLowerCase().split('-')[0];
+  var DATES = String(LOCALE).toLowerCase().split('-')[0] === pageLang ? LOCALE : (cfg.dateLocale || pageLang);
+  try { new Intl.DateTimeFormat(DATES); } catch (e) { DATES = 'en-GB'; }
   var DAY = 86400000;
   var fmts = {};
 
@@ -420,7 +466,7 @@ const SCRIPT = String.raw`(function () {
     if (!fmts[key]) {
       var o = { timeZone: tz };
       for (var k in opts) o[k] = opts[k];
-      fmts[key] = new Intl.DateTimeFormat(LOCALE, o);
+      fmts[key] = new Intl.DateTimeFormat(DATES, o);
     }
     return fmts[key];
   }
@@ -460,13 +506,13 @@ const SCRIPT = String.raw`(function () {
       body: JSON.stringify(body || {})
     }).then(getJson);
   }
-  var TAKEN = 'Sorry, that time was just booked by someone else. Please pick another time.';
+  var TAKEN = say('taken');
   function problemText(r) {
     if (r.body && r.body.code === 'slot_taken') return TAKEN;
     // A limit says what there were too many of and when to come back.
     if (r.status === 429 && r.body && r.body.code === 'rate_limited' && r.body.error) return r.body.error;
-    if (r.status === 429 || r.status >= 500) return 'Booking is busy right now. Please try again in a moment.';
-    return (r.body && (r.body.error || r.body.message)) || 'Something went wrong (' + r.status + '). Please try again.';
+    if (r.status === 429 || r.status >= 500) return say('busy');
+    return (r.body && (r.body.error || r.body.message)) || say('problem', { status: r.status });
   }
 
   // The slot picker: time zone select, week navigation, days of slot buttons.
@@ -497,19 +543,19 @@ const SCRIPT = String.raw`(function () {
       // The booking window: no week after the one its last day is in.
       next.disabled = !!cfg.windowEnd && addDays(end, 1) > ymdIn(Date.parse(cfg.windowEnd) - 1, tz);
       label.textContent = dayLabel(start, { day: 'numeric', month: 'short' }) + ' – ' + dayLabel(end, { day: 'numeric', month: 'short', year: 'numeric' });
-      status.textContent = 'Loading free times…';
+      status.textContent = say('loading');
       error.textContent = '';
       days.setAttribute('aria-busy', 'true');
       fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin' }).then(getJson).then(function (r) {
         if (mine !== seq) return;
         days.removeAttribute('aria-busy');
-        if (!r.ok) { status.textContent = ''; error.textContent = 'Could not load the free times: ' + problemText(r); return; }
+        if (!r.ok) { status.textContent = ''; error.textContent = say('loadError', { problem: problemText(r) }); return; }
         render(r.body.slots || [], start, end);
       }, function () {
         if (mine !== seq) return;
         days.removeAttribute('aria-busy');
         status.textContent = '';
-        error.textContent = 'Could not load the free times. Check your connection and try again.';
+        error.textContent = say('loadOffline');
       });
     }
 
@@ -537,8 +583,8 @@ const SCRIPT = String.raw`(function () {
         days.appendChild(fs);
       }
       status.textContent = shown.length
-        ? shown.length + (shown.length === 1 ? ' free time' : ' free times') + ' this week, shown in ' + tz.replace(/_/g, ' ') + ' time.'
-        : next.disabled ? 'No free times this week, the last one this link takes bookings for.' : 'No free times this week. Try the next week.';
+        ? say(shown.length === 1 ? 'freeOne' : 'freeMany', { n: shown.length, tz: tz.replace(/_/g, ' ') })
+        : next.disabled ? say('noneLast') : say('noneNext');
     }
 
     days.addEventListener('click', function (e) {
@@ -578,7 +624,7 @@ const SCRIPT = String.raw`(function () {
     var locale = /^[a-z]{2,3}(-[A-Za-z0-9]{2,4})?$/.test(LOCALE) && LOCALE.length <= 8 ? LOCALE : (/^[a-z]{2,3}$/.test(lang) ? lang : 'en');
     function showChosen() {
       var iso = picker.selected();
-      chosen.textContent = iso ? 'Your time: ' + fullLabel(iso, picker.tz()) : 'No time picked: choose one above.';
+      chosen.textContent = iso ? say('yourTime', { time: fullLabel(iso, picker.tz()) }) : say('noTime');
     }
     function clearErrors() {
       formError.textContent = '';
@@ -592,18 +638,18 @@ const SCRIPT = String.raw`(function () {
       e.preventDefault();
       clearErrors();
       var start = picker.selected();
-      if (!start) { formError.textContent = 'Pick a time first.'; return; }
+      if (!start) { formError.textContent = say('pickFirst'); return; }
       submit.disabled = true;
-      submit.textContent = 'Booking…';
+      submit.textContent = say('booking');
       post(cfg.post, {
         start: start, name: $('name').value, email: $('email').value, speak: $('speak').value, hear: $('hear').value,
         tz: picker.tz(), locale: locale
       }).then(function (r) {
         submit.disabled = false;
-        submit.textContent = 'Book';
+        submit.textContent = say('book');
         if (r.ok) return done(r.body);
         if (r.body.code === 'slot_taken' || (r.body.field === 'start')) {
-          formError.textContent = r.body.code === 'slot_taken' ? TAKEN : 'That time is no longer free. Please pick another time.';
+          formError.textContent = r.body.code === 'slot_taken' ? TAKEN : say('noLongerFree');
           picker.clear();
           showChosen();
           picker.refresh();
@@ -612,16 +658,16 @@ const SCRIPT = String.raw`(function () {
         var f = r.body.field;
         if (f && fields.indexOf(f) >= 0) {
           $(f).setAttribute('aria-invalid', 'true');
-          $(f + '-error').textContent = String(r.body.error || r.body.message || 'Invalid').replace(/^[A-Za-z_.]+: /, '');
-          formError.textContent = 'Please check the form.';
+          $(f + '-error').textContent = String(r.body.error || r.body.message || say('invalid')).replace(/^[A-Za-z_.]+: /, '');
+          formError.textContent = say('checkForm');
           $(f).focus();
           return;
         }
         formError.textContent = problemText(r);
       }, function () {
         submit.disabled = false;
-        submit.textContent = 'Book';
-        formError.textContent = 'Could not reach the server. Check your connection and try again.';
+        submit.textContent = say('book');
+        formError.textContent = say('offline');
       });
     });
     function done(b) {
@@ -654,7 +700,7 @@ const SCRIPT = String.raw`(function () {
     }
     function showMove() {
       var iso = picker && picker.selected();
-      moveChosen.textContent = iso ? 'New time: ' + fullLabel(iso, picker.tz()) : 'Pick a new time above.';
+      moveChosen.textContent = iso ? say('newTime', { time: fullLabel(iso, picker.tz()) }) : say('pickNew');
       move.disabled = !iso;
     }
     $('reschedule-open').addEventListener('click', function () {
@@ -673,14 +719,14 @@ const SCRIPT = String.raw`(function () {
         if (r.ok) { location.replace(cfg.self + '?done=rescheduled'); return; }
         busy(false);
         if (r.body.code === 'slot_taken' || r.body.field === 'start') {
-          err.textContent = r.body.code === 'slot_taken' ? TAKEN : 'That time is no longer free. Please pick another time.';
+          err.textContent = r.body.code === 'slot_taken' ? TAKEN : say('noLongerFree');
           picker.clear();
           showMove();
           picker.refresh();
           return;
         }
         err.textContent = problemText(r);
-      }, function () { busy(false); err.textContent = 'Could not reach the server. Check your connection and try again.'; });
+      }, function () { busy(false); err.textContent = say('offline'); });
     });
     $('cancel-open').addEventListener('click', function () {
       rs.hidden = true;
@@ -695,7 +741,7 @@ const SCRIPT = String.raw`(function () {
         if (r.ok) { location.replace(cfg.self + '?done=canceled'); return; }
         busy(false);
         err.textContent = problemText(r);
-      }, function () { busy(false); err.textContent = 'Could not reach the server. Check your connection and try again.'; });
+      }, function () { busy(false); err.textContent = say('offline'); });
     });
   }
 
