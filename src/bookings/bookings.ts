@@ -311,7 +311,7 @@ export async function createBooking(s: Services, tx: Client, booker: Booker, inp
       title, starts_at: start.toISOString(), start, duration_min: et.duration_min, invitees, langs, visibility: 'private', tz: et.tz,
     }, {
       guests: [
-        { email: g.email, name: g.name, speak: g.speak, ...(g.hear ? { hear: g.hear } : {}), tz: g.tz },
+        { email: g.email, name: g.name, speak: g.speak, ...(g.hear ? { hear: g.hear } : {}), tz: g.tz, locale: g.locale },
         ...(invitees[1] ? [{ email: invitees[1], name: host.name, speak: et.lang }] : []),
       ],
     });

@@ -1,9 +1,9 @@
-import { DateTime } from 'luxon';
 import type { Client, Queryable } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
 import type { Services } from '../services.ts';
 import { queueMail, mailFrom } from '../mail/mail.ts';
 import { meetingCalendar } from '../mail/calendar.ts';
+import { meetingMailText, type MeetingMailKind } from '../mail/meeting-texts.ts';
 import { joinUrl, linkSigningKey } from '../rooms/join-links.ts';
 import { roomUrl, type RoomRow } from '../rooms/rooms.ts';
 
@@ -14,11 +14,12 @@ import { roomUrl, type RoomRow } from '../rooms/rooms.ts';
 // own join link (a private room needs one; it is prefilled with the guest's
 // name and languages when a booking gave them), written to the mail outbox
 // in the caller's transaction (mail/mail.ts: test-mode mail never leaves it).
-// Texts are in English.
+// Texts are in the guest's language where it is known (mail/meeting-texts.ts).
 
-export type MeetingMailKind = 'invitation' | 'update' | 'cancellation' | 'reminder_24h' | 'reminder_15m';
+export type { MeetingMailKind };
 
-export type Guest = { email: string; name?: string; speak?: string; hear?: string; tz?: string };
+/** locale: the language of the guest's mails (a booking guest's locale), when known. */
+export type Guest = { email: string; name?: string; speak?: string; hear?: string; tz?: string; locale?: string };
 
 export type MeetingForMail = {
   orgId: string;
@@ -33,10 +34,6 @@ export function meetingUid(roomId: string, base: string): string {
   return `${roomId}@${new URL(base).hostname || 'tolk'}`;
 }
 
-function when(start: Date, tz: string): string {
-  return `${DateTime.fromJSDate(start, { zone: tz }).toFormat("cccc d LLLL yyyy, HH:mm")} (${tz})`;
-}
-
 /** The address part of a From header such as `Tolk <no-reply@example.com>`. */
 function addressOf(from: string): string {
   return /<([^>]+)>/.exec(from)?.[1] ?? from;
@@ -49,16 +46,6 @@ export async function organizerOf(s: Services, db: Queryable, orgId: string): Pr
   return { name: org?.name ?? 'Tolk', email: org?.owner_email ?? addressOf(mailFrom(s.config)) };
 }
 
-function subjectOf(kind: MeetingMailKind, title: string, start: string): string {
-  switch (kind) {
-    case 'invitation': return `Invitation: ${title} @ ${start}`;
-    case 'update': return `Updated invitation: ${title} @ ${start}`;
-    case 'cancellation': return `Canceled: ${title} @ ${start}`;
-    case 'reminder_24h': return `Reminder: ${title} tomorrow @ ${start}`;
-    case 'reminder_15m': return `Starting in 15 minutes: ${title}`;
-  }
-}
-
 export async function sendMeetingMail(s: Services, tx: Client, kind: MeetingMailKind, m: MeetingForMail): Promise<void> {
   if (m.guests.length === 0) return;
   const room = m.room;
@@ -68,21 +55,13 @@ export async function sendMeetingMail(s: Services, tx: Client, kind: MeetingMail
   const key = kind === 'cancellation' ? null : await linkSigningKey(tx);
   const base = s.config.publicBaseUrl;
   const title = room.title;
-  const hostTime = when(start, room.tz);
-  const utc = `${start.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   for (const g of m.guests) {
     const link = key
       ? joinUrl(base, key, room, { ...(g.name ? { name: g.name } : {}), ...(g.speak ? { speak: g.speak } : {}), ...(g.hear ? { hear: g.hear } : {}) })
       : roomUrl(base, room.id);
-    const local = g.tz && g.tz !== room.tz ? `\nYour time: ${when(start, g.tz)}` : '';
-    const lines = [
-      kind === 'cancellation' ? `${organizer.name} canceled this meeting.` : `${organizer.name} invites you to a meeting with live translation.`,
-      '',
-      `${title}`,
-      `When: ${hostTime}, ${duration} minutes${local}`,
-      `In UTC: ${utc}`,
-      ...(kind === 'cancellation' ? [] : ['', `Join: ${link}`, '', 'Each participant speaks and hears their own language.']),
-    ];
+    const mail = meetingMailText({
+      kind, locale: g.locale, organizer: organizer.name, title, start, durationMin: duration, tz: room.tz, guestTz: g.tz, link,
+    });
     const ics = kind === 'reminder_24h' || kind === 'reminder_15m'
       ? undefined
       : {
@@ -106,8 +85,8 @@ export async function sendMeetingMail(s: Services, tx: Client, kind: MeetingMail
       orgId: m.orgId,
       livemode: room.livemode,
       to: g.email,
-      subject: subjectOf(kind, title, hostTime),
-      text: lines.join('\n'),
+      subject: mail.subject,
+      text: mail.text,
       ...(ics ? { ics } : {}),
     });
   }

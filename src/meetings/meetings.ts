@@ -192,13 +192,13 @@ export const MEETING_COLUMNS = 'id, title, visibility, status, created_at, expir
 /** The guests of a meeting's mails: a booking's guest (with name and languages) and host, or the invitees. */
 async function guestsOf(tx: Client, m: MeetingRow) {
   const { rows } = await tx.query(prepared(
-    `SELECT guest_email, guest_name, guest_speak, guest_hear, guest_tz FROM bookings WHERE room_id = $1 ORDER BY created_at LIMIT 1`,
+    `SELECT guest_email, guest_name, guest_speak, guest_hear, guest_tz, guest_locale FROM bookings WHERE room_id = $1 ORDER BY created_at LIMIT 1`,
     [m.id],
   ));
   const b = rows[0];
   return m.invitees.map((email) =>
     b && email.toLowerCase() === String(b.guest_email).toLowerCase()
-      ? { email, name: b.guest_name as string, speak: b.guest_speak as string, hear: (b.guest_hear as string | null) ?? undefined, tz: b.guest_tz as string }
+      ? { email, name: b.guest_name as string, speak: b.guest_speak as string, hear: (b.guest_hear as string | null) ?? undefined, tz: b.guest_tz as string, locale: b.guest_locale as string }
       : { email });
 }
 
