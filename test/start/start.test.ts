@@ -320,7 +320,11 @@ describe('a clone in a private folder', () => {
         const pid = (() => {
           try { return Number(fs.readFileSync(path.join(home, 'pg/postmaster.pid'), 'utf8').split('\n')[0]); } catch { return null; }
         })();
-        if (pid && alive(pid)) process.kill(pid, 'SIGQUIT');
+        if (pid && alive(pid)) {
+          process.kill(pid, 'SIGQUIT');
+          // Gone before its folder is removed (it writes there until it exits).
+          for (let i = 0; i < 100 && alive(pid); i++) spawnSync('sleep', ['0.1']);
+        }
         fs.rmSync(home, { recursive: true, force: true });
       }
     };
