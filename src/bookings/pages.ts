@@ -351,7 +351,7 @@ export default function register(app: FastifyInstance, s: Services) {
         `<dt>${esc(t.duration)}</dt><dd>${esc(t.minutes(v.duration_min))}</dd>` +
         `<dt>${esc(t.hostLabel)}</dt><dd>${esc(host)}</dd>` +
         `<dt>${esc(t.guest)}</dt><dd>${esc(v.guest.name)}</dd>` +
-        (link ? `<dt>${esc(t.meetingLink)}</dt><dd><a href="${esc(link)}" id="room-link">${esc(v.room_url)}</a></dd>` : '') +
+        (link ? `<dt>${esc(t.meetingLink)}</dt><dd><a href="${esc(link)}" id="room-link">${esc(link)}</a></dd>` : '') +
         '</dl>' +
         `<p><a href="${esc(selfPath)}/invite.ics" download="invite.ics" id="ics-link">${esc(t.ics)}</a></p>`;
       let actions = '';
