@@ -388,10 +388,10 @@ describe('tolk mail list', () => {
     const all = await ok('mail', 'list');
     expect(all).toEqual({
       data: [
-        // operator.md's fields, then the delivery status and mode (kept: never left the outbox).
-        { to: 'Ana@Example.com', subject: 'Third', text: 'hello 3', ics: null, created_at: '2026-01-03T10:00:00.000Z', status: 'kept', livemode: false },
-        { to: 'bo@example.com', subject: 'Second', text: 'hello 2', ics: 'BEGIN:VCALENDAR', created_at: '2026-01-02T10:00:00.000Z', status: 'kept', livemode: false },
-        { to: 'ana@example.com', subject: 'First', text: 'hello 1', ics: null, created_at: '2026-01-01T10:00:00.000Z', status: 'kept', livemode: false },
+        // The id (tolk mail show), operator.md's fields, then the delivery status and mode (kept: never left the outbox).
+        { id: expect.stringMatching(/^\d+$/), to: 'Ana@Example.com', subject: 'Third', text: 'hello 3', ics: null, created_at: '2026-01-03T10:00:00.000Z', status: 'kept', livemode: false },
+        { id: expect.stringMatching(/^\d+$/), to: 'bo@example.com', subject: 'Second', text: 'hello 2', ics: 'BEGIN:VCALENDAR', created_at: '2026-01-02T10:00:00.000Z', status: 'kept', livemode: false },
+        { id: expect.stringMatching(/^\d+$/), to: 'ana@example.com', subject: 'First', text: 'hello 1', ics: null, created_at: '2026-01-01T10:00:00.000Z', status: 'kept', livemode: false },
       ],
     });
     const ana = await ok('mail', 'list', '--to', 'ana@example.com');
