@@ -46,7 +46,7 @@ import { envNumber, round, sleep, stats, type LatencyStats } from './stats.ts';
 // 2. Calls that hear speech: BENCH_HEARING_CALLS (default 20) calls placed
 //    through the API (POST /v1/calls, test keys, remote_lang en), one every
 //    BENCH_HEARING_SPREAD_MS (3000), to one SIPp callee that answers and
-//    echoes the RTP it receives (-rtp_echo, gateway/sipp/answer-wait-bye.xml),
+//    echoes the RTP it receives (-rtp_echo, gateway/sipp/answer-echo-wait-bye.xml, which says a person answered),
 //    as test/calls/hearing.test.ts does: the far end of each call speaks what
 //    the line said to it. The line speaks the AI disclosure, then
 //    BENCH_HEARING_SAYS (1) sentences said on the call's session
@@ -99,7 +99,7 @@ export const HEARING_TARGETS = { lateness_p99_ms: 5 } as const;
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const DATA = '/usr/share/pocketsphinx/test/data/librivox';
-const SCENARIO = path.join(HERE, '..', 'gateway', 'sipp', 'answer-wait-bye.xml');
+const SCENARIO = path.join(HERE, '..', 'gateway', 'sipp', 'answer-echo-wait-bye.xml');
 /** A Wednesday, 17:00 UTC: inside every US calling window of the policy table (as bench/calls.ts). */
 const SERVICE_EPOCH = Date.parse('2026-11-18T17:00:00Z');
 /** What the gateway's hearing waits for after a phrase (gateway/media/hearing.ts hangoverMs), and a margin. */

@@ -1,5 +1,5 @@
 import Srf from 'drachtio-srf';
-import { saysVoicemail, type PlaceRequest, type SignalingOptions, type SipSignaling } from './signaling.ts';
+import { saysHuman, saysVoicemail, type PlaceRequest, type SignalingOptions, type SipSignaling } from './signaling.ts';
 import { negotiate, readOffer, type Negotiated } from './media/sdp.ts';
 import { watchMedia } from './media-watch.ts';
 import { ALLOW, answerSession, CAPABILITIES } from './session-timer.ts';
@@ -327,6 +327,7 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
       reason: res?.reason ?? 'OK',
       usableMedia: c.answer !== undefined,
       voicemail: saysVoicemail(res?.get('X-Tolk-Answered-By')),
+      ...(saysHuman(res?.get('X-Tolk-Answered-By')) ? { human: true } : {}),
     });
   }
 
@@ -390,10 +391,10 @@ export async function createDrachtioSignaling(opts: DrachtioOptions): Promise<Si
     hangup,
     active: () => [...calls.keys()],
     hasMedia: (key) => calls.get(key)?.media.playable ?? false,
-    async play(key, utterance, pcm) {
+    async play(key, utterance, pcm, o = {}) {
       const c = calls.get(key);
       if (!c) throw new Error(`play: dialog ${key} has no media`);
-      return c.media.play(utterance, pcm);
+      return c.media.play(utterance, pcm, o);
     },
     close() {
       closing ??= (async () => {

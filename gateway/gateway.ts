@@ -91,6 +91,14 @@ export async function startGateway(c: GatewayConfig, o: { recognizer?: SpeechRec
     throw err;
   }
   const recognizer = callee?.recognizer ?? o.recognizer ?? new NoRecognizer();
+  // The speech engine's thread started before the gateway takes calls, not at the first call's pick-up:
+  // its start (a third of a second for Pico) would be silence on that line. Each call's disclosure is
+  // then made while it rings. Waited for at most 2 s: an engine slow to start only costs that first call.
+  const warm = ['en', 'es', 'de', 'fr', 'it', 'pt'].find((l) => speech.speaks(l));
+  if (warm) {
+    const started = speech.synthesize('Hello.', warm).then(() => {}, (err) => log.warn({ err: String(err) }, 'the speech engine did not start'));
+    await Promise.race([started, new Promise((r) => setTimeout(r, 2000).unref())]);
+  }
   const peerHost = c.simSipPeer ? c.simSipPeer.replace(/^sips?:/, '').replace(/^[^@]*@/, '') : null;
   return {
     address: signaling.address,

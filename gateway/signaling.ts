@@ -17,7 +17,15 @@ export type DialogEvent =
    * a voicemail system (the header `X-Tolk-Answered-By: voicemail`); otherwise
    * the gateway tells a person from a machine by the audio (media/amd.ts).
    */
-  | { type: 'answered'; status: number; voicemail: boolean; /** Its reason phrase (`OK` when the stack does not say). */ reason?: string }
+  | {
+    type: 'answered'; status: number; voicemail: boolean; /** Its reason phrase (`OK` when the stack does not say). */ reason?: string;
+    /**
+     * The callee said a person answered (`X-Tolk-Answered-By: human`): taken at its word, as a
+     * voicemail system's is. For test peers that echo our own audio back (SIPp's RTP echo), which
+     * answering-machine detection would take for a recorded greeting.
+     */
+    human?: boolean;
+  }
   /** A non-2xx final answer to the INVITE (486, 480, 503, 487 after our CANCEL...). */
   | { type: 'rejected'; status: number; reason: string }
   /** Still ringing (or silent after 1xx) at the ring timeout: the gateway CANCELed it. */
@@ -94,7 +102,7 @@ export interface SipSignaling {
    * given a media plane); answers how long it waits behind what is queued.
    * Rejects when the dialog has no media (not answered, no plane, no usable SDP).
    */
-  play(key: string, utterance: string, pcm: Int16Array): Promise<{ queuedMs: number }>;
+  play(key: string, utterance: string, pcm: Int16Array, o?: { more?: boolean }): Promise<{ queuedMs: number }>;
   /**
    * Sends OPTIONS out of any dialog to `uri` (through `proxy` when given) and
    * says whether a SIP server answered it within `timeoutMs`: any final
@@ -137,4 +145,9 @@ export type SignalingOptions = {
 /** Whether an `X-Tolk-Answered-By` value says a voicemail system answered (a comma-separated list, any case). */
 export function saysVoicemail(answeredBy: string | undefined): boolean {
   return (answeredBy ?? '').split(',').some((v) => v.trim().toLowerCase() === 'voicemail');
+}
+
+/** Whether an `X-Tolk-Answered-By` value says a person answered. */
+export function saysHuman(answeredBy: string | undefined): boolean {
+  return (answeredBy ?? '').split(',').some((v) => v.trim().toLowerCase() === 'human');
 }

@@ -1,5 +1,5 @@
 import sip from 'sip';
-import { saysVoicemail, type DialogEvent } from './signaling.ts';
+import { saysHuman, saysVoicemail, type DialogEvent } from './signaling.ts';
 import { negotiate, type Negotiated } from './media/sdp.ts';
 import type { MediaWatch } from './media-watch.ts';
 import type { DialogMedia } from './dialog-media.ts';
@@ -208,8 +208,10 @@ function on2xx(stack: Stack, d: Dialog, rs: sip.Message, status: number): void {
     d.answer = undefined;
     stack.log.debug?.({ key: d.key, tag, err: String(err) }, 'sip: a 2xx without media we can use');
   }
-  const voicemail = saysVoicemail(headerText(rs, 'x-tolk-answered-by'));
-  void drive(stack, d, { type: 'FINAL_2XX', tag, status, reason: rs.reason ?? 'OK', usableMedia: d.answer !== undefined, voicemail });
+  const answeredBy = headerText(rs, 'x-tolk-answered-by');
+  const voicemail = saysVoicemail(answeredBy);
+  const human = saysHuman(answeredBy);
+  void drive(stack, d, { type: 'FINAL_2XX', tag, status, reason: rs.reason ?? 'OK', usableMedia: d.answer !== undefined, voicemail, ...(human ? { human } : {}) });
 }
 
 function peerFrom(rs: sip.Message, d: Dialog, tag: string): Peer {

@@ -277,10 +277,10 @@ export async function createSipSignaling(opts: SipStackOptions): Promise<SipSign
     if (d) await drive(stack, d, { type: 'HANGUP' });
   }
 
-  async function play(key: string, utterance: string, pcm: Int16Array): Promise<{ queuedMs: number }> {
+  async function play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean } = {}): Promise<{ queuedMs: number }> {
     const d = stack.active.get(key);
     if (!d) throw new Error(`play: dialog ${key} has no media`);
-    return d.media.play(utterance, pcm);
+    return d.media.play(utterance, pcm, o);
   }
 
   async function close(): Promise<void> {

@@ -39,7 +39,7 @@ export type DialogMachineEvent =
   /** A provisional answer from the far end (100 included). */
   | { type: 'PROVISIONAL'; status: number }
   /** A 2xx to the INVITE, its To tag saying which fork; `usableMedia`: its SDP has a codec we speak. */
-  | { type: 'FINAL_2XX'; tag: string; status: number; reason: string; usableMedia: boolean; voicemail: boolean }
+  | { type: 'FINAL_2XX'; tag: string; status: number; reason: string; usableMedia: boolean; voicemail: boolean; human?: boolean }
   /** A final answer of 300 to 699 from the far end; `redirect`: a 301/302 to a target the adapter may follow (a sip: URI, the same number). */
   | { type: 'FINAL_ERROR'; status: number; reason: string; redirect?: boolean }
   /** Our no-response timer, or an ICMP unreachable: nothing answered the INVITE so far. */
@@ -153,7 +153,7 @@ export const dialogMachine = setup({
     reportRinging: emit(({ event }) => report({ type: 'ringing', status: (event as { status: number }).status })),
     reportAnswered: emit(({ event }) => {
       const e = event as Final2xx;
-      return report({ type: 'answered', status: e.status, voicemail: e.voicemail });
+      return report({ type: 'answered', status: e.status, voicemail: e.voicemail, ...(e.human ? { human: true } : {}) });
     }),
     reportNoMedia: emit(({ event }) => {
       const e = event as Final2xx;

@@ -229,7 +229,8 @@ async function handle(c: PlaneCommand): Promise<void> {
       const all = new Uint8Array(frames * FRAME_SAMPLES).fill(s.remote.codec === 'PCMU' ? 0xff : 0xd5);
       all.set(bytes);
       for (let i = 0; i < frames; i++) {
-        s.queue.push({ frame: all.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES), utterance: c.utterance, last: i === frames - 1 });
+        // `more`: the utterance goes on in the next play (a long phrase spoken part by part): no `finished` yet.
+        s.queue.push({ frame: all.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES), utterance: c.utterance, last: !c.more && i === frames - 1 });
       }
       return post({ type: 'reply', id: c.id, queuedMs });
     }

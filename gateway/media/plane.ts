@@ -28,7 +28,7 @@ export type PlaneCommand =
   | { op: 'open'; id: number; key: string; host: string; hear?: boolean }
   | { op: 'amd'; id: number; key: string; options?: Partial<AmdOptions>; noMediaMs: number }
   | { op: 'connect'; id: number; key: string; remote: Negotiated }
-  | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array }
+  | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array; more?: boolean }
   | { op: 'close'; id: number; key: string }
   | { op: 'stats'; id: number; key: string }
   | { op: 'lateness'; id: number; reset: boolean };
@@ -136,9 +136,9 @@ export class MediaPlane extends EventEmitter<{
    * Queues 8 kHz 16-bit PCM to be spoken after what is already queued; answers
    * how long it waits behind that (ms). `started` and `finished` follow.
    */
-  async play(key: string, utterance: string, pcm: Int16Array): Promise<{ queuedMs: number }> {
+  async play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean } = {}): Promise<{ queuedMs: number }> {
     const copy = pcm.slice();
-    const r = await this.send<{ queuedMs: number }>({ op: 'play', key, utterance, pcm: copy }, [copy.buffer]);
+    const r = await this.send<{ queuedMs: number }>({ op: 'play', key, utterance, pcm: copy, more: o.more === true }, [copy.buffer]);
     return { queuedMs: r.queuedMs };
   }
 

@@ -10,7 +10,7 @@ import type { Gateway } from '../../gateway/gateway.ts';
 import { ENDED } from './calls.ts';
 import { applyCallEvent, applyCallEventAlone, endCall, type ApplyOpts, type CallState } from './events.ts';
 import { CALLS_CHANNEL, decodeNotice } from './channel.ts';
-import { openLine } from './line.ts';
+import { openLine, type CallVoice } from './line.ts';
 import { perKey } from './per-key.ts';
 import { TrunkDialer } from './trunk-dial.ts';
 import { SecretKeyError } from '../trunks/secret.ts';
@@ -102,6 +102,8 @@ const AMD_NO_MEDIA_MS = 1000;
 export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string, log: Log): Promise<CallGateway> {
   const id = `gw_${randomBase62(16)}`;
   const { signaling: sip, media } = gw;
+  /** The callee's language and the call's voice, for the disclosure at the pick-up (set when the call is dialed here). */
+  const lines = new Map<string, { lang: string; voice: CallVoice | undefined }>();
   /** Live calls dialed here (through a trunk): the built-in callee is never theirs, and the service's recognizers hear them. */
   const liveCalls = new Set<string>();
   const line = openLine(s, gw, log, { live: (callId) => liveCalls.has(callId) });
@@ -142,6 +144,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     if (ENDED.has(r.row.status)) {
       line.ended(callId);
       liveCalls.delete(callId);
+      lines.delete(callId);
     }
     if (!dialogUp) known.delete(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
@@ -157,7 +160,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
    * (X-Tolk-Answered-By), is taken at its word at once.
    */
   const judge = async (callId: string, e: DialogEvent): Promise<DialogEvent> => {
-    if (e.type !== 'answered' || e.voicemail) return e;
+    if (e.type !== 'answered' || e.voicemail || e.human) return e;
     const verdict = await media.detectMachine(callId, { noMediaMs: AMD_NO_MEDIA_MS });
     log.info({ callId, verdict }, 'answering-machine detection');
     return verdict.kind === 'machine' ? { ...e, voicemail: true } : e;
@@ -166,6 +169,10 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     // The moment the far end picked up, before answering-machine detection listens.
     const pickedUp = e.type === 'answered' ? now(s) : undefined;
     const answer = sipAnswerOf(e);
+    // The disclosure starts at the pick-up, while answering-machine detection listens (asynchronous AMD):
+    // a person who picks up and waits hears it at once. A machine still ends the call as voicemail.
+    const line0 = lines.get(callId);
+    if (e.type === 'answered' && !e.voicemail && line0 && sip.hasMedia(callId)) line.pickedUp(callId, line0.lang, line0.voice);
     // A 2xx without usable media never comes as `answered`: the signaling hung it up and reports
     // no_media (failed, billed 0, no disclosure said); nor does a line gone silent, which it reports
     // as media_timeout (operator.md). Both are events like the others.
@@ -234,6 +241,10 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
       const up = new Set(sip.active());
       for (const k of liveCalls) if (!up.has(k) && !preparing.has(k)) liveCalls.delete(k);
     }
+    if (lines.size > 0) {
+      const up = new Set(sip.active());
+      for (const k of lines.keys()) if (!up.has(k) && !preparing.has(k)) lines.delete(k);
+    }
     beating ??= s.pool
       .query(`UPDATE gateways SET heartbeat_at = now() WHERE id = $1`, [id])
       .catch((err) => log.error({ err }, 'gateway heartbeat failed'))
@@ -247,11 +258,11 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   }, every);
   sweeper.unref();
 
-  type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null; livemode: boolean };
+  type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null; livemode: boolean; voice_id: string | null; org_id: string };
   /** Claims the calls no gateway has dialed yet (one statement for many: the dial jobs come in batches) and dials them. */
   const dial = async (...callIds: string[]): Promise<void> => {
     const { rows } = await s.pool.query<Claimed>(prepared(
-      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode`,
+      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id`,
       [callIds, id],
     ));
     // The others were dialed by another gateway (most often: the one that accepted them), or ended before.
@@ -270,7 +281,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
         WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND gateway_id IS NULL AND created_at < $2
                       ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED)
           AND gateway_id IS NULL
-        RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode`,
+        RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id`,
       [id, new Date(now(s).getTime() - DIAL_FALLBACK_SECONDS * 1000)],
     ));
     await place(rows);
@@ -291,7 +302,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
                         AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
                       ORDER BY c.created_at LIMIT 100 FOR UPDATE OF c SKIP LOCKED)
           AND status = 'queued'
-        RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode`,
+        RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id`,
       [id, s.config.gatewayLostSeconds],
     ));
     await place(rows);
@@ -301,10 +312,14 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   const dialPlaced = async (state: CallState): Promise<void> => {
     known.set(state.call.id, state);
     const r = state.call.row;
-    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null, livemode: r.livemode }]);
+    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null, livemode: r.livemode, voice_id: r.voice_id, org_id: r.org_id }]);
   };
   const place = async (rows: Claimed[]): Promise<void> => {
     for (const call of rows) {
+      // What the line says at the pick-up, before the call's answer is written: the disclosure, in its voice.
+      const voice = call.voice_id ? { id: call.voice_id, orgId: call.org_id, livemode: call.livemode } : undefined;
+      lines.set(call.id, { lang: call.remote_lang, voice });
+      line.prepare(call.id, call.remote_lang, voice);
       // A live call goes out through its trunk, never to the simulated callee or the test peer.
       if (call.livemode) {
         if (!call.trunk_id) {

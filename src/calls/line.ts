@@ -19,10 +19,22 @@ type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) 
 
 export type Line = {
   /**
-   * The call was answered and its dialog is here: the disclosure goes first on the line, and what is heard is published.
+   * The call is being dialed: its disclosure is made ready (worded in the callee's language and
+   * spoken into the synthesizer's cache), so that at the pick-up it only has to be played.
+   */
+  prepare(callId: string, remoteLang: string, voice?: CallVoice): void;
+  /**
+   * The far end picked up (a 2xx, before answering-machine detection has decided): the AI disclosure
+   * starts on the line at once, while detection listens (as asynchronous AMD does), so a person who
+   * picks up and says nothing hears it within a tick or two, not after the detector's wait.
+   */
+  pickedUp(callId: string, remoteLang: string, voice?: CallVoice): void;
+  /**
+   * The call was answered by a person and its dialog is here: the disclosure goes first on the line
+   * (unless it already started at the pick-up), and what is heard is published.
    * `voice`: the call's voice_id (and its owner), spoken with when it is a ready cloned voice.
    */
-  answered(callId: string, remoteLang: string, voice?: { id: string; orgId: string; livemode: boolean }): void;
+  answered(callId: string, remoteLang: string, voice?: CallVoice): void;
   /** The call ended: nothing more is heard. */
   ended(callId: string): void;
   /** An agent's say on the call's session (channel.ts), spoken to the callee. */
@@ -38,17 +50,73 @@ export type Line = {
  * person, heard by the service's recognizers (TOLK_RECOGNIZE), never by the
  * built-in callee's, which knows only its own words.
  */
+/** A phrase as the line speaks it: its first sentence, then the rest (one part when it has one sentence). */
+export function partsOf(text: string): string[] {
+  const m = /^(.+?[.!?…。？！])\s+(\S.*)$/su.exec(text.trim());
+  return m ? [m[1]!, m[2]!] : [text];
+}
+
+/** Samples louder than this are speech; the engines pad what they say with quieter ones. */
+const QUIET = 500;
+
+/**
+ * The speech without the engine's quiet padding at its start and/or end, keeping a little of it
+ * (80 ms before, 120 ms after: two parts joined leave a 200 ms pause, as between sentences).
+ */
+export function trimQuiet(pcm: Int16Array, o: { start?: boolean; end?: boolean }, rate = 8000): Int16Array {
+  let from = 0;
+  let to = pcm.length;
+  if (o.start) {
+    const first = pcm.findIndex((x) => Math.abs(x) > QUIET);
+    if (first > 0) from = Math.max(0, first - Math.round(rate * 0.08));
+  }
+  if (o.end) {
+    const last = pcm.findLastIndex((x) => Math.abs(x) > QUIET);
+    if (last >= 0) to = Math.min(pcm.length, last + 1 + Math.round(rate * 0.12));
+  }
+  return from === 0 && to === pcm.length ? pcm : pcm.subarray(from, to);
+}
+
+/** A call's voice_id and its owner. */
+export type CallVoice = { id: string; orgId: string; livemode: boolean };
+
 export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId: string) => boolean } = {}): Line {
   const { signaling, speech, media } = gw;
   const recognizerOf = (callId: string) => (o.live?.(callId) && s.recognizer ? s.recognizer : gw.recognizer);
   /** Calls answered whose dialog is here, with the callee's language: what is heard on their line goes to their session. */
-  const talking = new Map<string, { lang: string; voice?: Promise<string | undefined> }>();
+  const talking = new Map<string, { lang: string }>();
+  /** Calls whose disclosure was started on the line. */
+  const disclosed = new Set<string>();
+  /** The voice each call speaks with (looked up once per call, only for a call with a voice_id: one without costs no statement). */
+  const voices = new Map<string, Promise<string | undefined>>();
   /**
    * The voice the agent speaks with on the call: the call's voice when it is
    * a ready cloned voice the engines can speak (voices/cloning.ts), read once
    * per call; else the engine's own voice for the language.
    */
-  const voiceOf = (callId: string): Promise<string | undefined> => talking.get(callId)?.voice ?? Promise.resolve(undefined);
+  const voiceOf = (callId: string): Promise<string | undefined> => voices.get(callId) ?? Promise.resolve(undefined);
+  const keepVoice = (callId: string, voice: CallVoice | undefined) => {
+    if (!voice || voices.has(callId)) return;
+    voices.set(callId, speechVoice(s.pool, { orgId: voice.orgId, livemode: voice.livemode }, voice.id).catch((err) => {
+      log.warn({ err: String(err), callId }, 'the call\'s voice could not be read: the engine\'s own voice speaks');
+      return undefined;
+    }));
+  };
+  /** Each call's disclosure as the callee hears it, worded (and spoken into the cache) while the call rings. */
+  const wordings = new Map<string, Promise<{ text: string; lang: string }>>();
+  const wordingOf = (callId: string, lang: string) => {
+    let w = wordings.get(callId);
+    if (!w) {
+      w = disclosureOnLine(lang);
+      wordings.set(callId, w);
+    }
+    return w;
+  };
+  const disclose = (callId: string, lang: string) => {
+    if (disclosed.has(callId)) return;
+    disclosed.add(callId);
+    onLine(callId, 'disclosure', () => wordingOf(callId, lang));
+  };
   const unspoken = new Set<string>();
   /** Says `text` on the call's line in `lang`; a language no engine speaks stays text (logged once per language). */
   const speak = async (callId: string, utterance: string, text: string, lang: string) => {
@@ -58,8 +126,15 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
       return;
     }
     const voice = await voiceOf(callId);
-    const { pcm } = await speech.synthesize(text, lang, voice);
-    await signaling.play(callId, utterance, pcm);
+    // Its first sentence, then the rest: the line starts speaking once the first is made, not the whole.
+    const parts = partsOf(text);
+    const made = parts.map((part) => speech.synthesize(part, lang, voice));
+    for (const [i, p] of made.entries()) {
+      const { pcm } = await p;
+      // Joined as one phrase: the engine's quiet after the first part and before the next is cut to a sentence's pause.
+      const joined = made.length === 1 ? pcm : trimQuiet(pcm, { start: i > 0, end: i < made.length - 1 });
+      await signaling.play(callId, utterance, joined, { more: i < made.length - 1 });
+    }
   };
   // What is said on a line is queued in the order it was asked for (the
   // disclosure first): one chain per call, each link synthesizing its phrase
@@ -118,19 +193,28 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
   });
 
   return {
+    prepare(callId, lang, voice) {
+      keepVoice(callId, voice);
+      void wordingOf(callId, lang).then(async (w) => {
+        if (!speech.speaks(w.lang)) return;
+        const voice = await voiceOf(callId);
+        await Promise.all(partsOf(w.text).map((part) => speech.synthesize(part, w.lang, voice)));
+      }).catch((err) => log.warn({ err: String(err), callId }, 'the disclosure could not be made ready; it is made at the pick-up'));
+    },
+    pickedUp(callId, lang, voice) {
+      keepVoice(callId, voice);
+      disclose(callId, lang);
+    },
     answered(callId, lang, voice) {
-      // Looked up once per call, only for a call with a voice: a call without one costs no statement.
-      const lookup = voice
-        ? speechVoice(s.pool, { orgId: voice.orgId, livemode: voice.livemode }, voice.id).catch((err) => {
-          log.warn({ err: String(err), callId }, 'the call\'s voice could not be read: the engine\'s own voice speaks');
-          return undefined;
-        })
-        : undefined;
-      talking.set(callId, { lang, ...(lookup ? { voice: lookup } : {}) });
-      onLine(callId, 'disclosure', () => disclosureOnLine(lang));
+      keepVoice(callId, voice);
+      talking.set(callId, { lang });
+      disclose(callId, lang);
     },
     ended(callId) {
       talking.delete(callId);
+      disclosed.delete(callId);
+      voices.delete(callId);
+      wordings.delete(callId);
     },
     say(n) {
       const line = talking.get(n.call);

@@ -3,6 +3,7 @@ import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../
 import { startBaresip, type Baresip } from '../helpers/baresip.ts';
 import { until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/calls/disclosure.ts';
+import { partsOf, trimQuiet } from '../../src/calls/line.ts';
 import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
 
 // A call to a real softphone: baresip (Debian's package) answers by itself
@@ -67,8 +68,18 @@ describe('a call to baresip', () => {
     expect(res.status, JSON.stringify(c)).toBe(201);
     const plane = t.services.gateway!.media;
     const spoken = new Promise<void>((ok) => plane.on('finished', (k, u) => { if (k === c.id && u === 'disclosure') ok(); }));
-    // baresip sends silence: the gateway waits to hear whether a person or a machine answered, then takes it for a person.
-    await until('answered', async () => (await (await t.request('GET', `/v1/calls/${c.id}`, { key })).json()).status === 'answered', { timeoutMs: 15_000, intervalMs: 200, detail: () => phone.log() });
+    let startedAt = 0;
+    plane.on('started', (k, u) => { if (k === c.id && u === 'disclosure' && !startedAt) startedAt = Date.now(); });
+    // baresip sends silence. The disclosure starts at the pick-up while answering-machine detection listens
+    // beside it (asynchronous AMD); the call is answered once detection takes it for a person.
+    const answered = await until('answered', async () => {
+      const x = await (await t.request('GET', `/v1/calls/${c.id}`, { key })).json();
+      return x.status === 'answered' ? x : null;
+    }, { timeoutMs: 15_000, intervalMs: 200, detail: () => phone.log() });
+    // No dead air: the first frame of the disclosure left within 300 ms of the pick-up (answered_at is the pick-up, on the service's clock).
+    const pickUp = Date.parse(answered.answered_at) - offset;
+    expect(startedAt).toBeGreaterThan(0);
+    expect(startedAt - pickUp).toBeLessThanOrEqual(300);
     await spoken;
     await new Promise((r) => setTimeout(r, 500));
     const ended = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).json();
@@ -76,7 +87,13 @@ describe('a call to baresip', () => {
 
     const [heard] = await phone.heard();
     expect(heard, phone.log()).toBeDefined();
-    const made = (await pico.synthesize(disclosure('Tolk Assistant', 'es'), 'es')).pcm;
+    // As the line speaks it: its first sentence, then the rest (the line starts on the first while the rest is made).
+    const said = await Promise.all(partsOf(disclosure('Tolk Assistant', 'es')).map((p) => pico.synthesize(p, 'es')));
+    const parts = said.map((p, i) => (said.length === 1 ? p.pcm : trimQuiet(p.pcm, { start: i > 0, end: i < said.length - 1 })));
+    // Each part goes out in whole 20 ms frames, its last one padded with silence.
+    const padded = parts.map((p) => p.length % 160 === 0 ? p : Int16Array.from({ length: Math.ceil(p.length / 160) * 160 }, (_, i) => p[i] ?? 0));
+    const made = new Int16Array(padded.reduce((n, p) => n + p.length, 0));
+    padded.reduce((at, p) => { made.set(p, at); return at + p.length; }, 0);
     // Its sound, from the first audible sample to the last (the engine pads speech with quiet).
     const loud = (x: number) => Math.abs(x) > 500;
     const span = (p: Int16Array) => ({ from: p.findIndex(loud), to: p.findLastIndex(loud) + 1 });

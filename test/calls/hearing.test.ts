@@ -24,7 +24,7 @@ const { clock, cleanups } = suite;
 
 async function echoCall(recognize: RecognizeEngine[], recognizeTimeoutMs = 10_000): Promise<{ t: TestApp; sipp: Sipp; callId: string; sessionId: string }> {
   const mediaPort = await evenFreePort();
-  const sipp = await startSipp({ scenario: new URL('../../gateway/sipp/answer-wait-bye.xml', import.meta.url).pathname, extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
+  const sipp = await startSipp({ scenario: new URL('../../gateway/sipp/answer-echo-wait-bye.xml', import.meta.url).pathname, extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
   cleanups.push(() => sipp.stop());
   const t = await startTestApp({ db: suite.db, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}`, recognize, recognizeTimeoutMs } });
   cleanups.push(() => t.close());

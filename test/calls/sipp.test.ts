@@ -122,7 +122,7 @@ describe('calls through the gateway to SIPp', () => {
 
   it('answered: the AI disclosure is spoken on the line in remote_lang, first (SIPp echoes our RTP; the gateway hears it back)', async () => {
     const mediaPort = await evenFreePort();
-    const { sipp, t } = await rig('answer-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
+    const { sipp, t } = await rig('answer-echo-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
     const plane = t.services.gateway!.media;
     const c = await place(t);
     const spoken = new Promise<void>((ok) => plane.on('finished', (k, u) => { if (k === c.id && u === 'disclosure') ok(); }));
@@ -160,7 +160,7 @@ describe('calls through the gateway to SIPp', () => {
 
   it('says through another process are spoken on the line after the disclosure, in the order they were sent', async () => {
     const mediaPort = await evenFreePort();
-    const { sipp, t } = await rig('answer-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
+    const { sipp, t } = await rig('answer-echo-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
     // An API process without a gateway: the says it takes reach the gateway holding the dialog through the database.
     const api = await startTestApp({ db: suite.db, clock });
     cleanups.push(() => api.close());
@@ -193,7 +193,7 @@ describe('calls through the gateway to SIPp', () => {
   it('Portuguese: silent on the line with the embedded engine alone, spoken with TOLK_SPEECH_ENGINES=pico,espeak', async () => {
     for (const engines of [['pico'], ['pico', 'espeak']] as const) {
       const mediaPort = await evenFreePort();
-      const { sipp, t } = await rig('answer-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)], speechEngines: [...engines] });
+      const { sipp, t } = await rig('answer-echo-wait-bye', { extraArgs: ['-rtp_echo', '-mp', String(mediaPort)], speechEngines: [...engines] });
       const plane = t.services.gateway!.media;
       const c = await place(t, 'pt');
       const spoken = new Promise<boolean>((ok) => {

@@ -113,7 +113,7 @@ afterAll(async () => {
 
 async function phone(): Promise<Sipp> {
   return startSipp({
-    scenario: new URL('../../gateway/sipp/proxied-answer-wait-bye.xml', import.meta.url).pathname,
+    scenario: new URL('../../gateway/sipp/proxied-answer-echo-wait-bye.xml', import.meta.url).pathname,
     listen: sippAddress, extraArgs: ['-rtp_echo', '-mp', String(mediaPort)],
   });
 }
