@@ -61,11 +61,11 @@ describe('consent flow language', () => {
     expect(code.status).toBe(200);
     const again = await fetch(`${t.url}${a.path}/code`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-language': 'pt-BR' }, body: '{}' });
     expect(again.status).toBe(429);
-    expect((await again.json()).error).toMatch(/^code: um código acabou de ser enviado; espere \d+ s antes de pedir outro$/);
+    expect(((await again.json()) as { error: string }).error).toMatch(/^code: um código acabou de ser enviado; espere \d+ s antes de pedir outro$/);
     const wrong = await fetch(`${t.url}${a.path}/verify`, { method: 'POST', headers: { 'content-type': 'application/json', 'accept-language': 'pt-BR' }, body: JSON.stringify({ code: '12ab' }) });
     expect(await wrong.json()).toMatchObject({ field: 'code', error: 'code: digite os 6 dígitos do código que enviamos por e-mail' });
     const upload = await fetch(`${t.url}${a.path}/recording`, { method: 'POST', headers: { 'content-type': 'audio/webm', 'accept-language': 'pt-BR' }, body: Buffer.from('x') });
-    expect((await upload.json()).error).toBe('code: confirme primeiro o seu endereço de e-mail com um código (ou de novo: a confirmação expirou)');
+    expect(((await upload.json()) as { error: string }).error).toBe('code: confirme primeiro o seu endereço de e-mail com um código (ou de novo: a confirmação expirou)');
 
     // The mails: the request, the code, the receipt, the withdrawal.
     await t.request('POST', `/v1/test-helpers/voices/${a.id}/complete-consent`, { key: a.secret });

@@ -191,7 +191,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 async function consent(a: Asked): Promise<void> {
   expect((await post(`${a.consentUrl}/code`, {})).status).toBe(200);
   const mail = await until('the code mail', async () => {
-    const { rows } = await t.pool.query(`SELECT subject FROM mail_outbox WHERE lower(to_addr) = lower($1) AND subject LIKE 'Your code:%'`, [a.email]);
+    const { rows } = await t.pool.query(`SELECT subject FROM mail_outbox WHERE lower(to_addr) = lower($1) AND subject ~ ': [0-9]{6}$'`, [a.email]);
     return rows[0] as { subject: string } | undefined;
   });
   const code = /(\d{6})/.exec(mail.subject)![1]!;
@@ -314,7 +314,8 @@ describe('live cloning with ElevenLabs configured', () => {
     const { rows } = await t.pool.query(`SELECT revoke_token FROM voices WHERE id = $1`, [a.id]);
     const page = await fetch(`${t.url}/consent/revoke/${rows[0].revoke_token}`, { method: 'POST' });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('Consent withdrawn');
+    // A pt-BR voice: the page is in Portuguese.
+    expect(await page.text()).toContain('Autorização retirada');
     await until('the provider deletion', async () => !el.voices.has(a.providerId) && (await providerOf(a.id)).provider_deleted_at);
     expect(deletesOf(a.providerId).length).toBeGreaterThanOrEqual(1);
   });
