@@ -59,7 +59,7 @@ function resourceMetadata(publicBaseUrl: string): OAuthProtectedResourceMetadata
  * (`invalid_request: text: Too big: …`), naming the argument.
  */
 function listedSchema(schema: z.ZodType, io: 'input' | 'output'): StandardSchemaWithJSON {
-  const json = inlineDefs(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>);
+  const json = singleTypes(inlineDefs(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>)) as Record<string, unknown>;
   delete json.$schema;
   return {
     '~standard': {
@@ -69,6 +69,26 @@ function listedSchema(schema: z.ZodType, io: 'input' | 'output'): StandardSchema
       jsonSchema: { input: () => json, output: () => json },
     },
   };
+}
+
+/**
+ * The schema with every `type` that is a list (zod writes a nullable string
+ * `{"type": ["string", "null"]}`) split into `anyOf` branches of one type each:
+ * the same values, in a form clients that map tool schemas onto a single-type
+ * dialect (the OpenAPI subset of some model providers) accept. The other
+ * keywords of the node stay on the branch of the type they constrain
+ * (`format`, `maxLength` on the string one); `description` stays on the node.
+ */
+export function singleTypes(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTypes);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = k === 'type' ? v : singleTypes(v);
+  const types = out.type;
+  if (!Array.isArray(types)) return out;
+  const { type: _type, description, title, default: dflt, ...rest } = out;
+  const branches = (types as string[]).map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...rest }));
+  return { ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}), ...(dflt !== undefined ? { default: dflt } : {}), anyOf: branches };
 }
 
 /**

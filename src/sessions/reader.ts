@@ -47,7 +47,7 @@ export type SessionEventOut = {
   speaker: string | null;
   src_lang: string | null;
   untrusted_content: { text: string | null; text_in_hear_lang: string | null };
-  meta: Record<string, unknown>;
+  meta: Record<string, string | number | boolean>;
   created_at: string;
 };
 export type ReadResult = { events: SessionEventOut[]; cursor: number; status: string };
@@ -195,7 +195,7 @@ export class EventReader {
       examined = e.seq;
       // A digit the callee pressed (RFC 4733) is a `dtmf` event: the digit as they sent it, how long they held it.
       const dtmf = e.kind === 'dtmf';
-      const meta: Record<string, unknown> = { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang };
+      const meta: Record<string, string | number | boolean> = { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang! };
       if (e.audio_ms !== null) meta[dtmf ? 'duration_ms' : 'audio_ms'] = e.audio_ms;
       // No engine could put it in the listener's language: it comes as it was said (live) or marked (test).
       if (inLang.untranslated) meta.untranslated = true;

@@ -28,7 +28,8 @@ export const SessionEvent = z
       text: z.string().nullable().describe("What was said; null for speech heard on a call's line that no recognizer could read"),
       text_in_hear_lang: z.string().nullable().describe('The phrase in hear_lang, translated by the engines; when none could (meta.untranslated), as it was said (live mode) or marked `[en→de] …` (test mode)'),
     }),
-    meta: z.record(z.string(), z.unknown()).optional()
+    // Each value a string, a number or a boolean (never an object): what a client can rely on, and a schema every tool dialect takes.
+    meta: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional()
       .describe("seq, participant_id, lang; untranslated: true when no engine could put the phrase in hear_lang; on a call's line also audio_ms (a phrase heard: its length) or duration_ms (a dtmf digit)"),
     created_at: z.string(),
   })
