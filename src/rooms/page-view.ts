@@ -195,6 +195,7 @@ li.speaking .speaking-label { display: inline-block; }
 #mic-level { flex: 1 1 6rem; min-width: 6rem; height: 1rem; }
 .partial { font-style: italic; color: var(--muted); min-height: 1.5em; }
 #read-pause { margin-left: .5rem; }
+#room.over-now #say-form, #room.over-now .audio, #room.over-now #leave { display: none; }
 .over { border: 2px solid var(--border); border-radius: .5rem; padding: .25rem 1rem .75rem; }
 @media (prefers-reduced-motion: reduce) { .speaking-label::before { animation: none; } #phrases { scroll-behavior: auto; } }
 `;
@@ -331,7 +332,15 @@ export const ROOM_SCRIPT = String.raw`(function () {
     function finish(kind) {
       stop();
       join.hidden = true;
-      room.hidden = true;
+      // The conversation stays readable above the notice when there was one on the page (the room ended,
+      // or the person left); only what would speak in it goes.
+      var had = !room.hidden && list.children.length > 0;
+      room.hidden = !had;
+      if (had) {
+        room.classList.add('over-now');
+        Array.prototype.forEach.call(room.querySelectorAll('#say-form input, #say-form button, .audio button, .audio input'), function (c) { c.disabled = true; });
+        room.parentNode.insertBefore(over, room);
+      }
       over.hidden = false;
       $('over-h').textContent = kind === 'left' ? 'You left' : kind === 'canceled' ? 'Meeting canceled' : 'Room ended';
       $('over-text').textContent = kind === 'left' ? 'You left the room.' : kind === 'canceled' ? 'This meeting was canceled.' : 'This room has ended.';
@@ -339,6 +348,8 @@ export const ROOM_SCRIPT = String.raw`(function () {
       over.focus();
     }
     function enter(m, focus) {
+      room.classList.remove('over-now');
+      Array.prototype.forEach.call(room.querySelectorAll('#say-form input, #say-form button, .audio button, .audio input'), function (c) { c.disabled = false; });
       me = { id: m.id, secret: m.secret, name: m.name, speak_lang: m.speak_lang, hear_lang: m.hear_lang };
       save(me);
       // The audio controls (room-audio.js) learn who is here.

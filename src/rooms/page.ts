@@ -138,23 +138,23 @@ export default function register(app: FastifyInstance, s: Services, bus: Session
 
     pages.get<{ Params: { id: string }; Querystring: { t?: string | string[] } }>('/r/:id', hide, async (req, reply) => {
       const room = await roomOf(s, req.params.id);
-      if (!room) return page(reply, 404, roomProblemHtml('not_found'));
+      if (!room) return page(reply, 404, roomProblemHtml('not_found', req.headers['accept-language']));
       let token: string | null = null;
       let prefill: RoomView['prefill'] = {};
       if (req.query.t !== undefined) {
         // `t` given twice (an array) is an altered link too.
         const claims = typeof req.query.t === 'string' ? verifyJoinToken(await linkSigningKey(s.pool), req.query.t, now(s).getTime()) : null;
-        if (!claims || claims.room_id !== room.id) return page(reply, 403, roomProblemHtml('bad_link'));
+        if (!claims || claims.room_id !== room.id) return page(reply, 403, roomProblemHtml('bad_link', req.headers['accept-language']));
         token = req.query.t as string;
         prefill = { ...(claims.name ? { name: claims.name } : {}), ...(claims.speak ? { speak: claims.speak } : {}), ...(claims.hear ? { hear: claims.hear } : {}) };
       } else if (room.visibility === 'private' || !s.config.anonymousJoin) {
         // TOLK_ANONYMOUS_JOIN=off: a public room's url alone lets nobody in either.
-        if (room.status === 'live' || room.status === 'scheduled') return page(reply, 403, roomProblemHtml('private'));
+        if (room.status === 'live' || room.status === 'scheduled') return page(reply, 403, roomProblemHtml('private', req.headers['accept-language']));
         // Over, the page says so, but not what it was: a private room's title is
         // for those with its link (a booked meeting's names the guest).
-        return page(reply, 200, roomPageHtml({ room: { ...room, title: '' }, token, prefill }));
+        return page(reply, 200, roomPageHtml({ room: { ...room, title: '' }, token, prefill, accept: req.headers['accept-language'] }));
       }
-      return page(reply, 200, roomPageHtml({ room, token, prefill }));
+      return page(reply, 200, roomPageHtml({ room, token, prefill, accept: req.headers['accept-language'] }));
     });
 
     pages.post<{ Params: { id: string } }>('/r/:id/participants', hide, async (req, reply) => {

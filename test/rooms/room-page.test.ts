@@ -258,7 +258,10 @@ describe('room page', () => {
     expect(await a.locator('#over-text').textContent()).toBe('This room has ended.');
     expect(await a.locator('#rejoin').isHidden()).toBe(true);
     expect(await a.locator('#join').isHidden()).toBe(true);
-    expect(await a.locator('#room').isHidden()).toBe(true);
+    // The conversation stays readable under the notice; nothing to say or leave with any more.
+    expect(await a.locator('#room').isVisible()).toBe(true);
+    expect(await a.locator('#phrases li.phrase').count()).toBeGreaterThan(0);
+    expect(await a.locator('#say-form').isHidden()).toBe(true);
     expect(await a.getByRole('button').filter({ visible: true }).count()).toBe(0);
     await shot(a, 'room-ended-live');
     // Reopened, the page only says the room has ended.
