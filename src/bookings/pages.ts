@@ -15,6 +15,7 @@ import {
   bookingByToken,
   cancelByToken,
   createBooking,
+  bookingPageUrl,
   iso,
   manageView,
   publicEventType,
@@ -378,7 +379,11 @@ export default function register(app: FastifyInstance, s: Services) {
           ` data-cancel="${esc(selfPath)}/cancel" data-reschedule="${esc(selfPath)}/reschedule"`;
         return securityHeaders(reply, { private: true }).send(bookingPage(l, v.title, details + actions, attrs));
       }
-      return securityHeaders(reply, { private: true }).send(bookingPage(l, v.title, details));
+      // Canceled: the way to pick another time is on the page, not only in a mail.
+      const again = b.status === 'canceled' || m.status === 'canceled'
+        ? `<p><a class="button primary" id="book-again" href="${esc(bookingPageUrl(s.config.publicBaseUrl, et.page, et.slug))}">${esc(t.bookAnother)}</a></p>`
+        : '';
+      return securityHeaders(reply, { private: true }).send(bookingPage(l, v.title, details + again));
     });
 
     pages.post<{ Params: { token: string } }>('/bookings/manage/:token/cancel', hide, async (req, reply) => {

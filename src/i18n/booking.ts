@@ -33,6 +33,8 @@ export type BookingTexts = {
   bookingNotFoundShort: string;
   moved: string;
   canceledDone: string;
+  /** On a canceled booking's page: the link to the booking page, to pick another time. */
+  bookAnother: string;
   statusLabel: string;
   status: Record<'confirmed' | 'rescheduled' | 'canceled' | 'completed', string>;
   line: Record<'canceled' | 'completed' | 'live' | 'ended' | 'meetingCanceled', string>;
@@ -103,6 +105,7 @@ const en: BookingTexts = {
   bookingNotFoundShort: 'There is no booking at this address.',
   moved: 'Your booking was moved. Guest and host have been sent the new time.',
   canceledDone: 'Your booking was canceled. Guest and host have been told.',
+  bookAnother: 'Book another time',
   statusLabel: 'Status:',
   status: { confirmed: 'Confirmed', rescheduled: 'Confirmed (rescheduled)', canceled: 'Canceled', completed: 'Completed' },
   line: {
@@ -179,6 +182,7 @@ const pt: BookingTexts = {
   bookingNotFoundShort: 'Não há nenhum agendamento neste endereço.',
   moved: 'O seu agendamento foi remarcado. Convidado e anfitrião receberam o novo horário.',
   canceledDone: 'O seu agendamento foi cancelado. Convidado e anfitrião foram avisados.',
+  bookAnother: 'Agendar outro horário',
   statusLabel: 'Situação:',
   status: { confirmed: 'Confirmado', rescheduled: 'Confirmado (remarcado)', canceled: 'Cancelado', completed: 'Concluído' },
   line: {
@@ -255,6 +259,7 @@ const es: BookingTexts = {
   bookingNotFoundShort: 'No hay ninguna reserva en esta dirección.',
   moved: 'Tu reserva se ha cambiado. Invitado y anfitrión han recibido la nueva hora.',
   canceledDone: 'Tu reserva se ha cancelado. Invitado y anfitrión han sido avisados.',
+  bookAnother: 'Reservar otra hora',
   statusLabel: 'Estado:',
   status: { confirmed: 'Confirmada', rescheduled: 'Confirmada (cambiada de hora)', canceled: 'Cancelada', completed: 'Completada' },
   line: {
@@ -331,6 +336,7 @@ const de: BookingTexts = {
   bookingNotFoundShort: 'Unter dieser Adresse gibt es keine Buchung.',
   moved: 'Ihre Buchung wurde verschoben. Gast und Gastgeber haben die neue Zeit erhalten.',
   canceledDone: 'Ihre Buchung wurde abgesagt. Gast und Gastgeber wurden benachrichtigt.',
+  bookAnother: 'Einen anderen Termin buchen',
   statusLabel: 'Status:',
   status: { confirmed: 'Bestätigt', rescheduled: 'Bestätigt (verschoben)', canceled: 'Abgesagt', completed: 'Abgeschlossen' },
   line: {
@@ -407,6 +413,7 @@ const fr: BookingTexts = {
   bookingNotFoundShort: 'Il n’y a aucune réservation à cette adresse.',
   moved: 'Votre réservation a été déplacée. L’invité et l’hôte ont reçu le nouvel horaire.',
   canceledDone: 'Votre réservation a été annulée. L’invité et l’hôte ont été prévenus.',
+  bookAnother: 'Réserver un autre créneau',
   statusLabel: 'État :',
   status: { confirmed: 'Confirmée', rescheduled: 'Confirmée (déplacée)', canceled: 'Annulée', completed: 'Terminée' },
   line: {

@@ -415,9 +415,13 @@ describe('manage page', () => {
     await p.waitForURL(/\?done=canceled$/);
     expect(await p.locator('[data-status]').getAttribute('data-status')).toBe('canceled');
     expect(await p.locator('.status').textContent()).toContain('Canceled');
-    // Nothing left to do.
+    // Nothing left to do here, but another time can be booked: the link opens the booking page again.
     expect(await p.locator('button').count()).toBe(0);
     await shot(p, 'manage-canceled');
+    await p.getByRole('link', { name: 'Book another time' }).click();
+    await p.waitForURL((u) => !u.pathname.startsWith('/bookings/manage/'));
+    expect(await p.locator('h1').first().textContent()).toBeTruthy();
+    expect((await p.request.get(p.url())).status()).toBe(200);
 
     const canceled = await bookingOf(b0.email);
     expect(canceled.status).toBe('canceled');
