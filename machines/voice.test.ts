@@ -64,13 +64,13 @@ function emitsOf(event: VoiceEvent): string[] {
 /**
  * The mail each transition sends the person (voices/texts.ts), by a part of
  * its subject: the request with the link, the receipt of the consent, and the
- * withdrawal once they had consented.
+ * withdrawal once they had consented. In the voice's language (pt here).
  */
 function mailOf(tr: Transition): string | null {
   switch (tr.event.type) {
-    case 'REQUEST': return 'asks for your consent to copy your voice';
-    case 'CONSENT': return 'consent to copy your voice';
-    case 'REVOKE': return tr.from === 'awaiting_consent' ? null : 'was withdrawn';
+    case 'REQUEST': return 'pede a sua autorização para copiar a sua voz';
+    case 'CONSENT': return 'autorizou';
+    case 'REVOKE': return tr.from === 'awaiting_consent' ? null : 'foi retirada';
     default: return null;
   }
 }
