@@ -315,7 +315,8 @@ async function carryOut(sut: Sut, event: BookingEvent): Promise<void> {
       expect(replay.status).toBe(201);
       expect(await replay.json()).toEqual(b);
       sut.bookingId = b.id;
-      sut.roomId = b.room_url.slice(b.room_url.lastIndexOf('/r/') + 3);
+      // room_url is the guest's join link: the room's page and its token.
+      sut.roomId = new URL(b.room_url).pathname.slice('/r/'.length);
       sut.token = b.manage_url.slice(b.manage_url.lastIndexOf('/') + 1);
       return;
     }

@@ -65,7 +65,8 @@ describe('a call hears its callee for real', () => {
     const stuck = await startOpenAITranscription();
     stuck.hang = true;
     cleanups.push(() => stuck.close());
-    const { t, sipp, callId, sessionId } = await echoCall([{ name: 'openai', url: stuck.url }, { name: 'pocketsphinx' }], 500);
+    // 3 s (plus the utterance's length) for each engine: the stuck one costs that; PocketSphinx, reading 7 s of speech on a busy machine, needs it.
+    const { t, sipp, callId, sessionId } = await echoCall([{ name: 'openai', url: stuck.url }, { name: 'pocketsphinx' }], 3000);
     const e = await heard(t, sessionId);
     expect(words(e.untrusted_content.text ?? '').length, JSON.stringify(e)).toBeGreaterThan(3);
     expect(stuck.requests.length).toBeGreaterThan(0);
