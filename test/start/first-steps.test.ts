@@ -54,13 +54,20 @@ function account(name: string): { uid: number; gid: number; home: string } {
 }
 
 /** A fresh clone in a new private folder under `parent`, owned by `owner`. */
-function freshClone(parent: string, owner?: { uid: number; gid: number }): string {
+function freshClone(parent: string, owner?: { uid: number; gid: number; name?: string }): string {
   const folder = fs.mkdtempSync(path.join(parent, 'tolk-first-steps-'));
   fs.chmodSync(folder, 0o700);
   cleanups.push(() => fs.rmSync(folder, { recursive: true, force: true }));
   const clone = path.join(folder, 'tolk');
   sh('git', ['clone', '--quiet', '--no-hardlinks', ROOT, clone]);
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'));
+  // The checkout may sit where the other user cannot go (root's own home): then a copy of its
+  // node_modules (hard links where the disk allows) instead of a link to it.
+  const reachable = !owner?.name || spawnSync('runuser', ['-u', owner.name, '--', 'test', '-r', path.join(ROOT, 'node_modules', '.package-lock.json')]).status === 0;
+  if (reachable) fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'));
+  else if (spawnSync('cp', ['-al', path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules')]).status !== 0) {
+    fs.rmSync(path.join(clone, 'node_modules'), { recursive: true, force: true });
+    sh('cp', ['-a', path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules')]);
+  }
   if (owner) sh('chown', ['-R', '-h', `${owner.uid}:${owner.gid}`, folder]);
   return clone;
 }
