@@ -10,7 +10,7 @@ import type { Gateway } from '../../gateway/gateway.ts';
 import { ENDED } from './calls.ts';
 import { applyCallEvent, applyCallEventAlone, endCall, type ApplyOpts, type CallState } from './events.ts';
 import { CALLS_CHANNEL, decodeNotice } from './channel.ts';
-import { openLine, type CallVoice } from './line.ts';
+import { openLine } from './line.ts';
 import { perKey } from './per-key.ts';
 import { TrunkDialer } from './trunk-dial.ts';
 import { SecretKeyError } from '../trunks/secret.ts';
@@ -102,8 +102,6 @@ const AMD_NO_MEDIA_MS = 1000;
 export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string, log: Log): Promise<CallGateway> {
   const id = `gw_${randomBase62(16)}`;
   const { signaling: sip, media } = gw;
-  /** The callee's language and the call's voice, for the disclosure at the pick-up (set when the call is dialed here). */
-  const lines = new Map<string, { lang: string; voice: CallVoice | undefined }>();
   /** Live calls dialed here (through a trunk): the built-in callee is never theirs, and the service's recognizers hear them. */
   const liveCalls = new Set<string>();
   const line = openLine(s, gw, log, { live: (callId) => liveCalls.has(callId) });
@@ -144,7 +142,6 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     if (ENDED.has(r.row.status)) {
       line.ended(callId);
       liveCalls.delete(callId);
-      lines.delete(callId);
     }
     if (!dialogUp) known.delete(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
@@ -171,8 +168,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     const answer = sipAnswerOf(e);
     // The disclosure starts at the pick-up, while answering-machine detection listens (asynchronous AMD):
     // a person who picks up and waits hears it at once. A machine still ends the call as voicemail.
-    const line0 = lines.get(callId);
-    if (e.type === 'answered' && !e.voicemail && line0 && sip.hasMedia(callId)) line.pickedUp(callId, line0.lang, line0.voice);
+    if (e.type === 'answered' && !e.voicemail && sip.hasMedia(callId)) line.pickedUp(callId);
     // A 2xx without usable media never comes as `answered`: the signaling hung it up and reports
     // no_media (failed, billed 0, no disclosure said); nor does a line gone silent, which it reports
     // as media_timeout (operator.md). Both are events like the others.
@@ -240,10 +236,6 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     if (liveCalls.size > 0) {
       const up = new Set(sip.active());
       for (const k of liveCalls) if (!up.has(k) && !preparing.has(k)) liveCalls.delete(k);
-    }
-    if (lines.size > 0) {
-      const up = new Set(sip.active());
-      for (const k of lines.keys()) if (!up.has(k) && !preparing.has(k)) lines.delete(k);
     }
     beating ??= s.pool
       .query(`UPDATE gateways SET heartbeat_at = now() WHERE id = $1`, [id])
@@ -318,7 +310,6 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     for (const call of rows) {
       // What the line says at the pick-up, before the call's answer is written: the disclosure, in its voice.
       const voice = call.voice_id ? { id: call.voice_id, orgId: call.org_id, livemode: call.livemode } : undefined;
-      lines.set(call.id, { lang: call.remote_lang, voice });
       line.prepare(call.id, call.remote_lang, voice);
       // A live call goes out through its trunk, never to the simulated callee or the test peer.
       if (call.livemode) {

@@ -24,11 +24,12 @@ export type Line = {
    */
   prepare(callId: string, remoteLang: string, voice?: CallVoice): void;
   /**
-   * The far end picked up (a 2xx, before answering-machine detection has decided): the AI disclosure
-   * starts on the line at once, while detection listens (as asynchronous AMD does), so a person who
-   * picks up and says nothing hears it within a tick or two, not after the detector's wait.
+   * The far end picked up (a 2xx, before answering-machine detection has decided): the disclosure
+   * prepared for the call starts on the line at once, while detection listens (as asynchronous AMD
+   * does), so a person who picks up and says nothing hears it within a tick or two, not after the
+   * detector's wait. Nothing for a call not prepared here.
    */
-  pickedUp(callId: string, remoteLang: string, voice?: CallVoice): void;
+  pickedUp(callId: string): void;
   /**
    * The call was answered by a person and its dialog is here: the disclosure goes first on the line
    * (unless it already started at the pick-up), and what is heard is published.
@@ -112,10 +113,10 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
     }
     return w;
   };
-  const disclose = (callId: string, lang: string) => {
+  const disclose = (callId: string, wording: Promise<{ text: string; lang: string }>) => {
     if (disclosed.has(callId)) return;
     disclosed.add(callId);
-    onLine(callId, 'disclosure', () => wordingOf(callId, lang));
+    onLine(callId, 'disclosure', () => wording);
   };
   const unspoken = new Set<string>();
   /** Says `text` on the call's line in `lang`; a language no engine speaks stays text (logged once per language). */
@@ -201,14 +202,14 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
         await Promise.all(partsOf(w.text).map((part) => speech.synthesize(part, w.lang, voice)));
       }).catch((err) => log.warn({ err: String(err), callId }, 'the disclosure could not be made ready; it is made at the pick-up'));
     },
-    pickedUp(callId, lang, voice) {
-      keepVoice(callId, voice);
-      disclose(callId, lang);
+    pickedUp(callId) {
+      const wording = wordings.get(callId);
+      if (wording) disclose(callId, wording);
     },
     answered(callId, lang, voice) {
       keepVoice(callId, voice);
       talking.set(callId, { lang });
-      disclose(callId, lang);
+      disclose(callId, wordingOf(callId, lang));
     },
     ended(callId) {
       talking.delete(callId);
