@@ -5,6 +5,7 @@ import type { Caller, Services } from '../services.ts';
 import type { Config } from '../config.ts';
 import { makeSynthesizer } from '../engines/speech/index.ts';
 import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
+import { uncoveredPairs } from '../sessions/coverage.ts';
 
 // What a live call needs (operator.md, SIP trunks and live mode): the trunk
 // of its caller id's number, and engines that cover the conversation
@@ -12,8 +13,6 @@ import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
 // through a pivot language, a synthesizer
 // that speaks remote_lang, a recognizer that hears it). Without either, the
 // live key gets 501 not_available_yet as api.md says, with what is missing.
-
-const base = (lang: string) => lang.toLowerCase().split('-')[0]!;
 
 /** The synthesizers of TOLK_SPEECH_ENGINES, made once per configuration to ask what they speak (their threads start only when they speak). */
 const synthesizers = new WeakMap<Config, SpeechSynthesizer[]>();
@@ -36,12 +35,8 @@ function speaks(config: Config, lang: string): boolean {
 
 /** What the configured engines lack for a call between these languages (empty: nothing). */
 export function missingEngines(s: Services, agentLang: string, remoteLang: string): string[] {
-  const missing: string[] = [];
-  if (base(agentLang) !== base(remoteLang)) {
-    for (const [from, to] of [[agentLang, remoteLang], [remoteLang, agentLang]] as const) {
-      if (!s.translation?.chain.covers(from, to)) missing.push(`translation ${from}→${to} (TOLK_TRANSLATE)`);
-    }
-  }
+  // Both ways between the agent and the callee, as a session speaking and hearing agent_lang in a room of remote_lang.
+  const missing = uncoveredPairs(s, agentLang, agentLang, [remoteLang]).map((p) => `translation ${p.from}→${p.to} (TOLK_TRANSLATE)`);
   if (!speaks(s.config, remoteLang)) missing.push(`speech synthesis in ${remoteLang} (TOLK_SPEECH_ENGINES)`);
   if (!s.recognizer?.hears(remoteLang)) missing.push(`speech recognition in ${remoteLang} (TOLK_RECOGNIZE)`);
   return missing;
