@@ -18,10 +18,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
-import { KAMAILIO } from './kamailio.ts';
+import { KAMAILIO, kamailioConfig } from './kamailio.ts';
 import { requireBinary, startPeerProcess } from './peer.ts';
 
-const MODULES = '/usr/lib/x86_64-linux-gnu/kamailio/modules/';
 
 export type CarrierOptions = {
   next: string;
@@ -72,35 +71,11 @@ export async function startCarrier(o: CarrierOptions): Promise<Carrier> {
     $var(cid) = $fU;
     if (is_present_hf("P-Asserted-Identity")) { $var(pai) = 1; $var(cid) = $(hdr(P-Asserted-Identity){nameaddr.uri}{uri.user}); }
     if (!(${allowed || '0'})) {`;
-  await writeFile(cfg, `#!KAMAILIO
-debug=2
-log_stderror=yes
-children=2
-tcp_children=2
-auto_aliases=no
-listen=udp:${host}:${port}
-listen=tcp:${host}:${port}
-mpath="${MODULES}"
-loadmodule "tm.so"
-loadmodule "sl.so"
-loadmodule "rr.so"
-loadmodule "pv.so"
-loadmodule "maxfwd.so"
-loadmodule "siputils.so"
-loadmodule "textops.so"
-loadmodule "xlog.so"
-loadmodule "auth.so"
-modparam("auth", "secret", "carrier-test-secret")
-modparam("auth", "nonce_expire", ${o.nonceExpire ?? 300})
-request_route {
-  if (!mf_process_maxfwd_header("10")) { sl_send_reply("483", "Too Many Hops"); exit; }
-  if (is_method("OPTIONS") && !has_totag()) { sl_send_reply("200", "OK"); exit; }
-  if (has_totag()) {
-    if (loose_route()) { t_relay(); exit; }
-    if (is_method("ACK") && t_check_trans()) { t_relay(); }
-    exit;
-  }
-  if (is_method("CANCEL")) { if (t_check_trans()) { t_relay(); } exit; }
+  const head = kamailioConfig({
+    listen: [`udp:${host}:${port}`, `tcp:${host}:${port}`], children: 2, more: ['xlog', 'auth'],
+    params: ['modparam("auth", "secret", "carrier-test-secret")', `modparam("auth", "nonce_expire", ${o.nonceExpire ?? 300})`],
+  });
+  await writeFile(cfg, `${head}  if (is_method("OPTIONS")) { sl_send_reply("200", "OK"); exit; }
   if (is_method("ACK")) { exit; }
   if (is_method("INVITE")) {
     pv_proxy_authenticate("${o.realm}", "${o.password}", "0");
