@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { PRICING } from '../billing/pricing.ts';
-import { periodStarts, round3 as round, spentMinutes, usageSeconds } from '../billing/ledger.ts';
+import { periodStarts, round3 as round, spentMinutes, usageSeconds } from '../billing/usage.ts';
 
 // GET /v1/me and GET /v1/usage: who the caller is, its limits and what it
 // spent (from the billing ledger), and usage by day or credential.

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.ts';
-import type { Caller } from '../services.ts';
-import { round3 } from './ledger.ts';
+import type { Credential } from '../credentials.ts';
+import { round3 } from './usage.ts';
 
 /** Below this many minutes a balance is reported as low (our choice). */
 export const LOW_BALANCE_MINUTES = 30;
@@ -10,7 +10,7 @@ export const LOW_BALANCE_MINUTES = 30;
  * (ledger.ts); test mode charges nothing and reports the organization's
  * balance with source `test`.
  */
-export async function balance(db: Queryable, cred: Caller) {
+export async function balance(db: Queryable, cred: Credential) {
   const { rows } = await db.query(`SELECT balance_seconds FROM organizations WHERE id = $1`, [cred.orgId]);
   const seconds = Math.max(0, Math.floor(Number(rows[0]?.balance_seconds ?? 0)));
   const minutes = round3(seconds / 60);

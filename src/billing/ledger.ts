@@ -1,8 +1,7 @@
-import type { Client, Queryable } from '../db/pool.ts';
-import { prepared } from '../db/pool.ts';
+import type { Client } from '../db/pool.ts';
 import { Writes } from '../db/writes.ts';
 import { checkUsageThresholds, hasPeriodLimit, type ThresholdReached } from './thresholds.ts';
-import { micro } from './limits.ts';
+import { micro, type UsageEntry } from './usage.ts';
 
 // The usage ledger: everything that costs minutes writes its rows here, in the
 // transaction of the work it pays for, and nothing else writes them. A live
@@ -10,24 +9,6 @@ import { micro } from './limits.ts';
 // test key's usage moves no balance but counts against the key's own limits
 // (so 402 can be exercised in test mode). Crossing a threshold of a key's
 // daily or monthly limit emits usage.threshold (thresholds.ts).
-
-export type UsageEntry = {
-  orgId: string;
-  credentialId: string;
-  livemode: boolean;
-  /** What was paid for: say, listen (later: call). */
-  kind: string;
-  seconds: number;
-  ref?: string | null;
-};
-
-/** Spending periods are UTC days and months. */
-export function periodStarts(at: Date): { day: Date; month: Date } {
-  return {
-    day: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate())),
-    month: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)),
-  };
-}
 
 /**
  * Writes the entries (one statement), debits live balances, and emits the
@@ -77,46 +58,4 @@ export function planUsage(w: Writes, entries: UsageEntry | UsageEntry[], at: Dat
 /** After planUsage's statement ran (its outputs): the usage.threshold events, when a key has a limit. */
 export async function afterUsage(tx: Client, planned: PlannedUsage, outputs: Record<string, unknown>, at: Date): Promise<ThresholdReached[]> {
   return outputs[planned.limited] === true ? checkUsageThresholds(tx, planned.list, at) : [];
-}
-
-export type Spent = { today: number; month: number };
-
-/** Seconds each credential spent today and this month (UTC) as of `at`, from the ledger; absent = none. */
-export async function spentSeconds(db: Queryable, credentialIds: string[], at = new Date()): Promise<Map<string, Spent>> {
-  const { day, month } = periodStarts(at);
-  const { rows } = await db.query<{ credential_id: string; today: number; month: number }>(prepared(
-    `SELECT credential_id,
-            coalesce(sum(seconds) FILTER (WHERE created_at >= $2), 0) AS today,
-            coalesce(sum(seconds), 0) AS month
-       FROM usage_ledger WHERE credential_id = ANY($1) AND created_at >= $3
-      GROUP BY credential_id`,
-    [credentialIds, day, month],
-  ));
-  return new Map(rows.map((r) => [r.credential_id, { today: Number(r.today), month: Number(r.month) }]));
-}
-
-/** Minutes as reported: three decimals. */
-export const round3 = (n: number) => Math.round(n * 1000) / 1000;
-
-/** Minutes one credential spent today and this month (UTC), to three decimals, as /v1/me reports them. */
-export async function spentMinutes(db: Queryable, credentialId: string, at = new Date()): Promise<Spent> {
-  const spent = (await spentSeconds(db, [credentialId], at)).get(credentialId) ?? { today: 0, month: 0 };
-  return { today: round3(spent.today / 60), month: round3(spent.month / 60) };
-}
-
-/** Seconds of usage of an organization and environment in [from, end), by UTC day (YYYY-MM-DD) or by credential id. */
-export async function usageSeconds(
-  db: Queryable,
-  owner: { orgId: string; livemode: boolean },
-  from: Date,
-  end: Date,
-  groupBy: 'day' | 'credential',
-): Promise<Map<string, number>> {
-  const key = groupBy === 'day' ? `to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')` : 'credential_id';
-  const { rows } = await db.query<{ k: string; seconds: number }>(
-    `SELECT ${key} AS k, sum(seconds) AS seconds
-       FROM usage_ledger WHERE org_id = $1 AND livemode = $2 AND created_at >= $3 AND created_at < $4 GROUP BY 1`,
-    [owner.orgId, owner.livemode, from, end],
-  );
-  return new Map(rows.map((r) => [r.k, Number(r.seconds)]));
 }

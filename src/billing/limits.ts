@@ -1,8 +1,8 @@
 import type { Client, Queryable } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
-import type { Caller } from '../services.ts';
-import { spentSeconds } from './ledger.ts';
+import type { Credential } from '../credentials.ts';
+import { micro, spentSeconds } from './usage.ts';
 
 // Spending limits (api.md section 5: per day, per month, per call) and the
 // live balance, with one rule for all of them:
@@ -17,16 +17,13 @@ import { spentSeconds } from './ledger.ts';
 // reached the limit. Amounts are compared in whole microseconds, so minutes
 // such as 0.05 (3 s) compare exactly.
 
-/** Seconds as whole microseconds, the unit every amount is compared (and stored) in. */
-export const micro = (seconds: number) => Math.round(seconds * 1e6);
-
 /** Whether spending `costSeconds` more, on top of `usedSeconds`, is refused by a limit of `limitSeconds`. */
 export function exceeds(limitSeconds: number, usedSeconds: number, costSeconds: number): boolean {
   return micro(usedSeconds) + Math.max(1, micro(costSeconds)) > micro(limitSeconds);
 }
 
 export type SpendCheck = {
-  cred: Caller;
+  cred: Credential;
   /** What the action costs now, in seconds (0 for reading already-charged events). */
   seconds: number;
   /** Seconds already billed to the call or session the action belongs to (its per-call limit). */
@@ -48,7 +45,7 @@ function breaks(c: SpendCheck, spent: { today: number; month: number }, balanceS
   return null;
 }
 
-const limited = (c: Caller) => c.spendDayMinutes !== null || c.spendMonthMinutes !== null || c.perCallMinutes !== null;
+const limited = (c: Credential) => c.spendDayMinutes !== null || c.spendMonthMinutes !== null || c.perCallMinutes !== null;
 
 /**
  * The 402 each check breaks (same order as `checks`; null = allowed), in at
@@ -80,7 +77,7 @@ export async function spendVerdicts(db: Queryable, checks: SpendCheck[], at = ne
  * balance. Take it first in the transaction, before any row lock, so every
  * spender of a key locks in the same order.
  */
-export async function lockSpending(tx: Client, cred: Caller): Promise<void> {
+export async function lockSpending(tx: Client, cred: Credential): Promise<void> {
   await tx.query(prepared(`SELECT pg_advisory_xact_lock(hashtext('spend:' || $1::text))`, [cred.id]));
   if (cred.livemode) await tx.query(prepared(`SELECT pg_advisory_xact_lock(hashtext('spend-org:' || $1::text))`, [cred.orgId]));
 }
@@ -101,7 +98,7 @@ export async function assertCanSpend(tx: Client, check: SpendCheck, at = new Dat
  * A live call is ended when it reaches this (with its per-call limit), so a
  * call never runs the balance below zero on its own.
  */
-export async function spendableSeconds(db: Queryable, cred: Caller, at = new Date()): Promise<number | null> {
+export async function spendableSeconds(db: Queryable, cred: Credential, at = new Date()): Promise<number | null> {
   const left: number[] = [];
   if (cred.spendDayMinutes !== null || cred.spendMonthMinutes !== null) {
     const spent = (await spentSeconds(db, [cred.id], at)).get(cred.id) ?? { today: 0, month: 0 };

@@ -1,7 +1,6 @@
 import type { Client } from '../db/pool.ts';
 import { writeEvent } from '../actors/store.ts';
-import { periodStarts, round3, spentSeconds, type UsageEntry } from './ledger.ts';
-import { micro } from './limits.ts';
+import { micro, periodStarts, round3, spentSeconds, type UsageEntry } from './usage.ts';
 
 // Crossing 80% or 100% of a key's daily or monthly limit emits usage.threshold
 // (api.md section 6) once per key, period and threshold: the row in

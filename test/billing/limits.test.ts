@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { withTx } from '../../src/db/pool.ts';
 import { assertCanSpend, exceeds, lockSpending, spendVerdicts, type SpendCheck } from '../../src/billing/limits.ts';
-import { recordUsage, type UsageEntry } from '../../src/billing/ledger.ts';
+import { recordUsage } from '../../src/billing/ledger.ts';
+import type { UsageEntry } from '../../src/billing/usage.ts';
 import { findCredentialByHash, hashSecret, type Credential } from '../../src/credentials.ts';
 import { ApiError } from '../../src/errors.ts';
 
