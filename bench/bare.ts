@@ -1,19 +1,55 @@
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { Pool } from '../src/db/pool.ts';
-import { newId } from '../src/ids.ts';
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
+import pg from 'pg';
 
-// The baseline: plain Fastify on the platform's own pool, no hooks, no zod, no
-// auth, no rate limit, no idempotency, doing only the database work itself:
-// one primary-key SELECT for GET, one transaction inserting the room and its
-// event row for POST.
+// The baseline of npm run bench (bench/run.ts): plain Fastify and pg in a
+// process of its own (this file, forked), on a pool of 10 and on tables of
+// its own shaped like the platform's (bare_rooms like rooms, bare_events like
+// outbox: same columns, checks and indexes), with no hooks, no zod, no auth,
+// no rate limit, no idempotency: GET is one primary-key SELECT of a row like a
+// room; POST is one transaction inserting such a row and its event row. What
+// a Fastify + pg service does at the least for the same answers, on the same
+// machine, database and load generator as the platform.
 
 const COLUMNS = 'id, title, visibility, status, created_at, expires_at, starts_at, duration_min, invitees, langs, livemode';
 
-export async function startBare(pool: Pool, owner: { orgId: string; credentialId: string; livemode: boolean }): Promise<{ app: FastifyInstance; url: string }> {
+export type Bare = { url: string; pid: number; close: () => Promise<void> };
+
+/** Forks the bare server on databaseUrl; resolves once it listens. */
+export function startBare(databaseUrl: string): Promise<Bare> {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`bare server exited (${code}) before listening`));
+    child.once('exit', onExit);
+    child.once('message', (m: { url?: string; error?: string }) => {
+      child.off('exit', onExit);
+      if (m.url) resolve({ url: m.url, pid: child.pid!, close });
+      else void close().then(() => reject(new Error(`bare server: ${m.error}`)));
+    });
+    child.send({ databaseUrl });
+  });
+}
+
+async function serve(databaseUrl: string): Promise<string> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  await pool.query(`
+    CREATE TABLE IF NOT EXISTS bare_rooms (LIKE rooms INCLUDING ALL);
+    CREATE TABLE IF NOT EXISTS bare_events (LIKE outbox INCLUDING ALL);
+    CREATE SEQUENCE IF NOT EXISTS bare_events_id_seq OWNED BY bare_events.id;
+    ALTER TABLE bare_events ALTER id SET DEFAULT nextval('bare_events_id_seq')`);
+  const id = () => randomBytes(16).toString('base64url').slice(0, 22);
   const app = Fastify({ logger: false });
 
   app.get<{ Params: { id: string } }>('/bare/rooms/:id', async (req, reply) => {
-    const { rows } = await pool.query(`SELECT ${COLUMNS} FROM rooms WHERE id = $1`, [req.params.id]);
+    const { rows } = await pool.query(`SELECT ${COLUMNS} FROM bare_rooms WHERE id = $1`, [req.params.id]);
     if (!rows[0]) return reply.code(404).send({ error: 'not found' });
     return rows[0];
   });
@@ -25,14 +61,13 @@ export async function startBare(pool: Pool, owner: { orgId: string; credentialId
     try {
       await client.query('BEGIN');
       const { rows } = await client.query(
-        `INSERT INTO rooms (id, org_id, livemode, credential_id, kind, title, visibility, status, langs, invitees, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, 'instant', $5, $6, 'live', $7, '{}', $8, $9) RETURNING ${COLUMNS}`,
-        [newId('room'), owner.orgId, owner.livemode, owner.credentialId, body.title ?? '', body.visibility ?? 'private', body.langs ?? [], now, new Date(now.getTime() + 86_400_000)],
+        `INSERT INTO bare_rooms (id, org_id, livemode, credential_id, kind, title, visibility, status, langs, invitees, created_at, expires_at)
+         VALUES ($1, 'org_bare', true, 'key_bare', 'instant', $2, $3, 'live', $4, '{}', $5, $6) RETURNING ${COLUMNS}`,
+        [`room_${id()}`, body.title ?? '', body.visibility ?? 'private', body.langs ?? [], now, new Date(now.getTime() + 86_400_000)],
       );
-      // The event of the create (api.md: room.started), as the platform writes it in the same transaction.
       await client.query(
-        `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data) VALUES ($1, $2, $3, 'room.started', $4, $5)`,
-        [newId('evt'), owner.orgId, owner.livemode, rows[0].id, JSON.stringify({ object: rows[0] })],
+        `INSERT INTO bare_events (event_id, org_id, livemode, type, object_id, data) VALUES ($1, 'org_bare', true, 'room.started', $2, $3)`,
+        [`evt_${id()}`, rows[0].id, JSON.stringify({ object: rows[0] })],
       );
       await client.query('COMMIT');
       reply.code(201);
@@ -45,6 +80,19 @@ export async function startBare(pool: Pool, owner: { orgId: string; credentialId
     }
   });
 
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, url };
+  process.once('SIGTERM', () => {
+    void app.close().then(() => pool.end()).finally(() => process.exit(0));
+  });
+  return app.listen({ port: 0, host: '127.0.0.1' });
+}
+
+if (process.argv[2] === '--serve') {
+  process.once('message', (m: { databaseUrl: string }) => {
+    serve(m.databaseUrl).then(
+      (url) => process.send!({ url }),
+      (err: unknown) => process.send!({ error: String((err as Error)?.stack ?? err) }, () => process.exit(1)),
+    );
+  });
+  // The bench gone (killed), this server goes too.
+  process.once('disconnect', () => process.exit(0));
 }

@@ -16,3 +16,23 @@ export function procCpu(pids: number[]): number | null {
   }
   return ticks / 100; // USER_HZ is 100 on Linux
 }
+
+/** CPU seconds (user + system) of each of the given processes still running, from /proc (Linux); empty elsewhere. */
+export function procCpuEach(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    const s = procCpu([pid]);
+    if (s !== null && fs.existsSync(`/proc/${pid}`)) out.set(pid, s);
+  }
+  return out;
+}
+
+/** CPU seconds spent between two procCpuEach readings by the processes in both (one gone meanwhile is left out, not counted negative). */
+export function procCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let s = 0;
+  for (const [pid, t] of after) {
+    const b = before.get(pid);
+    if (b !== undefined) s += t - b;
+  }
+  return s;
+}

@@ -13,7 +13,7 @@ import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { adminQuery, findPostgres, withDatabase } from '../test/helpers/pg.ts';
 import { startBare } from './bare.ts';
-import { procCpu } from './proc.ts';
+import { procCpu, procCpuEach, procCpuSpent } from './proc.ts';
 import { printWebhookReport, runWebhookBench, type WebhookResult } from './webhooks.ts';
 import { printLongpollReport, runLongpollBench, type LongpollResult } from './longpoll.ts';
 import { printCallsReport, runCallsBench, type CallsResult } from './calls.ts';
@@ -27,13 +27,15 @@ import { printRoomAudioReport, runRoomAudioBench, type RoomAudioResult } from '.
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
-// POST /v1/rooms (with an Idempotency-Key) against a bare Fastify route on the
-// same pool doing only the core work (one primary-key SELECT; one transaction
-// inserting the room and its event row), measured in the same run, as
-// throughput ratios and p99 ratios.
-// The servers run in this process; autocannon runs in a child (bench/load.ts).
-// The cpu columns are CPU time per request of this process (both servers
-// live here, one measured at a time) and of the database backends (/proc).
+// POST /v1/rooms (with an Idempotency-Key) against a bare Fastify + pg server
+// in its own process (bench/bare.ts: pool of 10, its own tables, one
+// primary-key SELECT; one transaction inserting a room-like row and its event
+// row), measured in the same run with the same load generator and
+// connections, as throughput ratios and p99 ratios.
+// The platform runs in this process, the bare server in a child, autocannon in
+// another (bench/load.ts). The cpu columns are CPU time per request of the
+// server measured (this process, or the bare child) and of the database
+// backends (/proc).
 //
 // Then webhook delivery, outbox to a local receiver (bench/webhooks.ts), and
 // the fan-out of one phrase to 5,000 waiting long-polls (bench/longpoll.ts),
@@ -139,11 +141,10 @@ async function main(): Promise<number> {
 
     const org = await createOrg(pool, { name: 'Bench org' });
     const key = await createKey(pool, { org: org.id, mode: 'live', name: 'bench', rpm: 100_000_000 });
-    const owner = { orgId: org.id, credentialId: key.id, livemode: true };
 
-    // --- The bare baseline on the same pool.
-    const bare = await startBare(pool, owner);
-    cleanup.push(() => bare.app.close());
+    // --- The bare baseline: its own process, pool and tables.
+    const bare = await startBare(databaseUrl);
+    cleanup.push(() => bare.close());
 
     // --- Fixtures and a sanity check of all four targets.
     const auth = { authorization: `Bearer ${key.secret}` };
@@ -152,10 +153,12 @@ async function main(): Promise<number> {
     const created = await fetch(`${platformUrl}/v1/rooms`, { method: 'POST', headers: { ...auth, ...json, 'idempotency-key': `setup-${dbName}` }, body });
     if (created.status !== 201) throw new Error(`setup: POST /v1/rooms answered ${created.status}: ${await created.text()}`);
     const room = (await created.json()) as { id: string };
+    const bareCreated = await fetch(`${bare.url}/bare/rooms`, { method: 'POST', headers: json, body });
+    if (bareCreated.status !== 201) throw new Error(`setup: POST /bare/rooms answered ${bareCreated.status}: ${await bareCreated.text()}`);
+    const bareRoom = (await bareCreated.json()) as { id: string };
     const checks: Array<[string, RequestInit, number]> = [
       [`${platformUrl}/v1/rooms/${room.id}`, { headers: auth }, 200],
-      [`${bare.url}/bare/rooms/${room.id}`, {}, 200],
-      [`${bare.url}/bare/rooms`, { method: 'POST', headers: json, body }, 201],
+      [`${bare.url}/bare/rooms/${bareRoom.id}`, {}, 200],
     ];
     for (const [url, init, want] of checks) {
       const r = await fetch(url, init);
@@ -164,7 +167,7 @@ async function main(): Promise<number> {
     }
 
     const jobs: Record<Name, Omit<LoadJob, 'name' | 'connections' | 'duration'>> = {
-      bare_get: { url: `${bare.url}/bare/rooms/${room.id}`, method: 'GET', headers: {} },
+      bare_get: { url: `${bare.url}/bare/rooms/${bareRoom.id}`, method: 'GET', headers: {} },
       platform_get: { url: `${platformUrl}/v1/rooms/${room.id}`, method: 'GET', headers: auth },
       bare_post: { url: `${bare.url}/bare/rooms`, method: 'POST', headers: json, body },
       platform_post: { url: `${platformUrl}/v1/rooms`, method: 'POST', headers: { ...auth, ...json }, body, idempotencyKey: true },
@@ -186,16 +189,17 @@ async function main(): Promise<number> {
       }
       const keysBefore = name === 'platform_post' ? await countIdempotencyKeys(pool, key.id) : 0;
       log(`${name}: ${duration} s at ${connections} connections`);
-      // CPU spent per request by this process (the servers) and by the database backends.
+      // CPU spent per request by the server measured (this process, or the bare child) and by the database backends.
       const pidsBefore = fs.existsSync('/proc/self/stat') ? await backendPids(pool, dbName) : [];
-      const serverBefore = process.cpuUsage();
-      const pgBefore = procCpu(pidsBefore);
+      const serverSeconds = () => (name.startsWith('bare_') ? procCpu([bare.pid]) : (({ user, system }) => (user + system) / 1e6)(process.cpuUsage()));
+      const serverBefore = serverSeconds();
+      const pgBefore = procCpuEach(pidsBefore);
       const r = await runJob(child, { ...job, name, duration });
-      const server = process.cpuUsage(serverBefore);
-      const pgAfter = procCpu(pidsBefore);
+      const serverAfter = serverSeconds();
+      const pgAfter = procCpuEach(pidsBefore);
       const perReq = (sec: number) => Math.round((sec * 1000 / Math.max(1, r.requests)) * 100) / 100;
-      const serverCpu = perReq((server.user + server.system) / 1e6);
-      const pgCpu = pgBefore === null || pgAfter === null || pidsBefore.length === 0 ? null : perReq(pgAfter - pgBefore);
+      const serverCpu = serverBefore === null || serverAfter === null ? null : perReq(serverAfter - serverBefore);
+      const pgCpu = pgAfter.size === 0 ? null : perReq(procCpuSpent(pgBefore, pgAfter));
       if (name === 'platform_post') {
         // Every 2xx must be a fresh create, not a replay of a reused key.
         const made = (await countIdempotencyKeys(pool, key.id)) - keysBefore;
