@@ -1,20 +1,18 @@
 import type { Config } from './config.ts';
 import type { Pool } from './db/pool.ts';
-import type { Boss } from './jobs/boss.ts';
+import type { PgBoss } from 'pg-boss';
 import type { Credential } from './credentials.ts';
-import type { Lookup } from './webhooks/outbound.ts';
 import type { Translation } from './engines/translate/index.ts';
 import type { RecognizerChain } from './engines/speech/recognizers.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
 import type { MediaPlane } from '../gateway/media/plane.ts';
-import type { CallState } from './calls/events.ts';
 
 /** What every use case needs: configuration, the pool, the job queue and the providers. */
 export type Services = {
   config: Config;
   pool: Pool;
-  boss: Boss;
+  boss: PgBoss;
   /**
    * The time as the service sees it, for every decision that depends on the
    * time (rate-limit windows, key expiry, spending periods, retry schedules,
@@ -23,7 +21,7 @@ export type Services = {
    */
   clock?: () => Date;
   /** DNS for outgoing webhook requests; tests replace it to play hostile resolvers. */
-  dnsLookup?: Lookup;
+  dnsLookup?: (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
   /** Machine translation: TOLK_TRANSLATE's engines (engines/translate); none: only what needs no engine (sessions/translations.ts). */
   translation?: Translation;
   /** Speech recognition: TOLK_RECOGNIZE's engines (engines/speech); none: speech is reported with its length and no text. */
@@ -34,8 +32,12 @@ export type Services = {
   gateway?: CallGateway;
 };
 
-/** A gateway bound to the calls: it dials the calls this process claims (calls/dialer.ts bindGateway). */
-export type CallGateway = {
+/**
+ * A gateway bound to the calls: it dials the calls this process claims
+ * (calls/dialer.ts bindGateway). `Placed` is the call as placed, which only
+ * the calls know (calls/events.ts CallState); this layer leaves it open.
+ */
+export type CallGateway<Placed = unknown> = {
   id: string;
   /** The SIP address the gateway's signaling bound. */
   address: string;
@@ -46,7 +48,7 @@ export type CallGateway = {
    * written (the call and its session: calls/events.ts CallState, kept to
    * apply its ringing and answer in one statement each).
    */
-  dialPlaced: (state: CallState) => Promise<void>;
+  dialPlaced(state: Placed): Promise<void>;
   /** The calls whose SIP dialog this gateway holds now. */
   active: () => string[];
   /** Ends the calls of lost gateways and dials the calls left unclaimed; returns how many calls it ended or dialed. */

@@ -1,5 +1,5 @@
 import { withTx } from '../db/pool.ts';
-import { deleteWhere, type CapabilityJobs } from '../jobs/registry.ts';
+import { deleteWhere, type CapabilityJobs } from '../jobs/capability.ts';
 import { endCall } from './events.ts';
 import { DIAL_QUEUE, MAX_DURATION_QUEUE } from './dialer.ts';
 

@@ -1,4 +1,4 @@
-import { deleteWhere, type CapabilityJobs } from '../jobs/registry.ts';
+import { deleteWhere, type CapabilityJobs } from '../jobs/capability.ts';
 
 /** Idempotency keys are kept 24 hours (api.md section 8); rate-limit windows two days at most. */
 export const httpJobs: CapabilityJobs = {

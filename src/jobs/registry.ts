@@ -1,5 +1,4 @@
-import type { PgBoss, Queue, WorkOptions } from 'pg-boss';
-import type { Queryable } from '../db/pool.ts';
+import type { PgBoss } from 'pg-boss';
 import type { Services } from '../services.ts';
 import { callJobs } from '../calls/jobs.ts';
 import { httpJobs } from '../http/jobs.ts';
@@ -9,35 +8,12 @@ import { roomJobs } from '../rooms/jobs.ts';
 import { sessionJobs } from '../sessions/jobs.ts';
 import { voiceJobs } from '../voices/jobs.ts';
 import { webhookJobs } from '../webhooks/jobs.ts';
+import type { CapabilityJobs, JobQueue } from './capability.ts';
 
-// Background work, declared by each capability in its jobs.ts and collected
-// here, as src/routes.ts collects the routes: its pg-boss queues with their
-// handlers, and its retention (what the hourly maintenance job deletes).
-
-export type JobQueue = {
-  name: string;
-  /** Options of the queue; applied to an existing queue as well. */
-  options?: Omit<Queue, 'name'>;
-  /** How this process works the queue (batch size, concurrency, polling). */
-  work?: WorkOptions;
-  /** Sent on this cron schedule (pg-boss keeps one schedule however many processes set it). */
-  cron?: string;
-  /**
-   * Handles a batch of jobs; a throw fails the batch and pg-boss retries it.
-   * retryCount is the attempt's (0 for the first); retryLimit is there when
-   * `work` has includeMetadata.
-   */
-  handle: (s: Services, jobs: Array<{ data: any; retryCount?: number; retryLimit?: number }>) => Promise<void>;
-};
-
-export type Retention = {
-  /** Reported by pruneExpired. */
-  name: string;
-  /** One DELETE; returns the rows it removed. */
-  prune: (db: Queryable) => Promise<number>;
-};
-
-export type CapabilityJobs = { queues?: JobQueue[]; retention?: Retention[] };
+// Background work, declared by each capability in its jobs.ts as plain data
+// (jobs/capability.ts) and collected here, as src/routes.ts collects the
+// routes: its pg-boss queues with their handlers, and its retention (what the
+// hourly maintenance job deletes).
 
 /** Every capability's background work. */
 export const JOBS: CapabilityJobs[] = [callJobs, httpJobs, mailJobs, meetingJobs, roomJobs, sessionJobs, voiceJobs, webhookJobs];
@@ -69,9 +45,4 @@ export async function pruneExpired(s: Pick<Services, 'pool'>): Promise<Record<st
   const removed: Record<string, number> = {};
   for (const r of JOBS.flatMap((c) => c.retention ?? [])) removed[r.name] = await r.prune(s.pool);
   return removed;
-}
-
-/** A Retention that runs one DELETE statement. */
-export function deleteWhere(name: string, sql: string): Retention {
-  return { name, prune: async (db) => (await db.query(sql)).rowCount ?? 0 };
 }

@@ -1,7 +1,7 @@
 import { createTransport, type Transporter } from 'nodemailer';
 import type { Config } from '../config.ts';
 import { prepared } from '../db/pool.ts';
-import { deleteWhere, type CapabilityJobs } from '../jobs/registry.ts';
+import { deleteWhere, type CapabilityJobs } from '../jobs/capability.ts';
 import type { Services } from '../services.ts';
 import { MAIL_QUEUE, mailFrom, type MailJob } from './mail.ts';
 

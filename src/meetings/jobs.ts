@@ -1,4 +1,4 @@
-import type { CapabilityJobs } from '../jobs/registry.ts';
+import type { CapabilityJobs } from '../jobs/capability.ts';
 import { MEETING_TIMER_QUEUE, fireTimer, type TimerJob } from './meetings.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { CapabilityJobs } from '../jobs/registry.ts';
+import type { CapabilityJobs } from '../jobs/capability.ts';
 import { ROOM_EXPIRY_CRON, ROOM_EXPIRY_QUEUE, expireRooms } from './rooms.ts';
 import { LEAVE_CHECK_QUEUE, PRESENCE_SWEEP_CRON, PRESENCE_SWEEP_QUEUE, checkLeave, sweepAbsent, type LeaveCheckJob } from './participants.ts';
 

@@ -1,4 +1,4 @@
-import { deleteWhere, type CapabilityJobs } from '../jobs/registry.ts';
+import { deleteWhere, type CapabilityJobs } from '../jobs/capability.ts';
 
 /** What rooms said (their logs) is kept a day after the room ended: the transcripts of its sessions keep the conversation. */
 export const sessionJobs: CapabilityJobs = {

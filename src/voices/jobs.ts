@@ -1,12 +1,12 @@
-import type { CapabilityJobs } from '../jobs/registry.ts';
-import { VOICE_TIMER_QUEUE, fireVoiceTimer, type VoiceTimerJob } from './voices.ts';
+import type { CapabilityJobs } from '../jobs/capability.ts';
+import { VOICE_TIMER_QUEUE, fireVoiceTimer, type VoiceTimerJob } from './simulated-cloning.ts';
 import {
   CLONE_RETRY, cloneVoice, deleteProviderVoice, PROVIDER_DELETE_RETRY, VOICE_CLONE_QUEUE, VOICE_PROVIDER_DELETE_QUEUE,
   type CloneJob, type ProviderDeleteJob,
 } from './cloning.ts';
 
 /**
- * Voices' durable work (voices/voices.ts, voices/cloning.ts): a consent
+ * Voices' durable work (voices/simulated-cloning.ts, voices/cloning.ts): a consent
  * link's lapse, and the processing of a consented test voice (the
  * simulator's cloning, due at once: `ready` within the 2 s operator.md gives
  * test mode); a consented live voice made at the cloning engine, and a

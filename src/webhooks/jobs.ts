@@ -1,4 +1,4 @@
-import { deleteWhere, type CapabilityJobs } from '../jobs/registry.ts';
+import { deleteWhere, type CapabilityJobs } from '../jobs/capability.ts';
 import { WEBHOOK_DELIVER_QUEUE, attemptDeliveries, type DeliveryJob } from './delivery.ts';
 
 export const webhookJobs: CapabilityJobs = {
