@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
 import type { Client, Queryable } from '../db/pool.ts';
 import { prepared, withTx } from '../db/pool.ts';
+import { organizationOf } from '../db/organizations.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { createPersistedActor, transition, writeEvent } from '../actors/store.ts';
@@ -199,10 +200,10 @@ export async function resolveLink(db: Queryable, booker: Booker, input: Pick<Boo
 
 /** The organization of a booking link: its name and owner's address (the host of its meetings). */
 async function hostOf(tx: Queryable, orgId: string): Promise<{ name: string; email: string | null }> {
-  const { rows } = await tx.query(prepared(`SELECT name, owner_email, status FROM organizations WHERE id = $1`, [orgId]));
+  const org = await organizationOf(tx, orgId);
   // A blocked or suspended host takes no bookings (its public page included) until the operator restores it.
-  if (rows[0]?.status !== 'active') throw new ApiError('booking_unavailable', 'This booking link does not take bookings right now; retry later');
-  return { name: rows[0].name, email: rows[0].owner_email ?? null };
+  if (org?.status !== 'active') throw new ApiError('booking_unavailable', 'This booking link does not take bookings right now; retry later');
+  return { name: org.name, email: org.ownerEmail };
 }
 
 type BookingRow = {

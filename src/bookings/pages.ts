@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
-import { prepared, withTx } from '../db/pool.ts';
+import { withTx } from '../db/pool.ts';
+import { orgName } from '../db/organizations.ts';
 import { ApiError, invalid } from '../errors.ts';
 import { esc, layout, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
 import { Email, Lang, OneLine } from '../http/schemas.ts';
@@ -121,13 +122,8 @@ function browserLocale(req: { headers: Record<string, string | string[] | undefi
 }
 
 /** The organization's name, shown as the host beside the page. */
-async function orgName(s: Services, orgId: string): Promise<string | null> {
-  const { rows } = await s.pool.query(prepared(`SELECT name FROM organizations WHERE id = $1`, [orgId]));
-  return rows[0]?.name ?? null;
-}
-
-function hostLabel(page: string, org: string | null): string {
-  return org && org !== page ? `${page} (${org})` : page;
+function hostLabel(page: string, org: string): string {
+  return org !== page ? `${page} (${org})` : page;
 }
 
 /** A language's name in the page's language, with its own name beside it ("alemão (Deutsch)"). */
@@ -217,7 +213,7 @@ export default function register(app: FastifyInstance, s: Services) {
       const t = BOOKING[l.lang];
       const et = await linkOf(s, page, slug);
       if (!et) return notFoundPage(reply, l, t.linkNotFound);
-      const host = hostLabel(et.page, await orgName(s, et.org_id));
+      const host = hostLabel(et.page, await orgName(s.pool, et.org_id));
       const head = `<h1>${esc(et.title)}</h1>` +
         `<p class="meta"><span>${esc(t.minutes(et.duration_min))}</span> · <span>${esc(t.host(host))}</span></p>`;
       if (!et.active) {
@@ -333,7 +329,7 @@ export default function register(app: FastifyInstance, s: Services) {
       const active = (b.status === 'confirmed' || b.status === 'rescheduled') && m.status === 'scheduled';
       const over = b.status === 'canceled' || b.status === 'completed' || m.status === 'canceled' || m.status === 'ended';
       const link = over ? null : await guestJoinLink(s, b, m);
-      const host = hostLabel(et.page, await orgName(s, et.org_id));
+      const host = hostLabel(et.page, await orgName(s.pool, et.org_id));
       const done = req.query.done === 'rescheduled' ? `<p class="notice" role="status">${esc(t.moved)}</p>`
         : req.query.done === 'canceled' ? `<p class="notice" role="status">${esc(t.canceledDone)}</p>` : '';
       const statusLine = b.status === 'canceled' ? t.line.canceled

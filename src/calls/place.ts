@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { prepared, type Client, type Queryable } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
-import { usableVoice } from '../voices/voices.ts';
+import { usableVoice } from '../voices/usable.ts';
 import { invalid } from '../errors.ts';
 import { planCreate, type TransitionResult } from '../actors/store.ts';
 import { Writes } from '../db/writes.ts';
@@ -16,6 +16,7 @@ import { toSession, type SessionRow } from '../sessions/sessions.ts';
 import { CALL_AGENT_NAME, eventObject, toCall, type CallRow } from './calls.ts';
 import type { CallState } from './events.ts';
 import type { Call } from './schemas.ts';
+import { countPlaced } from '../ops/metrics.ts';
 
 // POST /v1/calls: a call placed (queued, with its agent session) or blocked
 // by the policy table, in the request's idempotency transaction.
@@ -187,6 +188,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
     },
   });
   await w.run(tx);
+  countPlaced(cred.livemode, !allowed);
   if (!allowed) return { call: toCall(row), dial: false };
   await dialJob(tx, id);
   const owner = { org_id: cred.orgId, livemode: cred.livemode };

@@ -1,5 +1,5 @@
 import type { Client, Queryable } from '../db/pool.ts';
-import { prepared } from '../db/pool.ts';
+import { organizationOf } from '../db/organizations.ts';
 import type { Services } from '../services.ts';
 import { queueMail, mailFrom } from '../mail/mail.ts';
 import { meetingCalendar } from '../mail/calendar.ts';
@@ -41,9 +41,8 @@ function addressOf(from: string): string {
 
 /** Who invites to an organization's meetings: its owner, else the service's own address. */
 export async function organizerOf(s: Services, db: Queryable, orgId: string): Promise<{ name: string; email: string }> {
-  const { rows } = await db.query(prepared(`SELECT name, owner_email FROM organizations WHERE id = $1`, [orgId]));
-  const org = rows[0];
-  return { name: org?.name ?? 'Tolk', email: org?.owner_email ?? addressOf(mailFrom(s.config)) };
+  const org = await organizationOf(db, orgId);
+  return { name: org?.name ?? 'Tolk', email: org?.ownerEmail ?? addressOf(mailFrom(s.config)) };
 }
 
 export async function sendMeetingMail(s: Services, tx: Client, kind: MeetingMailKind, m: MeetingForMail): Promise<void> {

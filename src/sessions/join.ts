@@ -5,7 +5,7 @@ import { createPersistedActor, transition } from '../actors/store.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { announcement } from '../sim/phrasebook.ts';
-import { usableVoice } from '../voices/voices.ts';
+import { usableVoice } from '../voices/usable.ts';
 import { startRobots } from '../sim/robots.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertSessionsAvailable, toSession, type SessionRow } from './sessions.ts';

@@ -9,7 +9,7 @@ import { robotLangs, scheduleReply } from '../sim/robots.ts';
 import { ApiError } from '../errors.ts';
 import { loadSession, sessionEnded, unlessUnavailable } from './sessions.ts';
 import { publishSegment } from './publish.ts';
-import { voiceInUse } from '../voices/voices.ts';
+import { voiceInUse } from '../voices/usable.ts';
 import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
 
 /**

@@ -6,14 +6,14 @@ import { ApiError } from '../errors.ts';
 import { EngineError } from '../engines/translate/engine.ts';
 import { cloningEngineOf, clonedVoiceRef, type CloningEngine } from '../engines/speech/elevenlabs-voices.ts';
 import type { Caller, Services } from '../services.ts';
-import { eventObject, VOICE_COLUMNS, type VoiceRow } from './voices.ts';
+import { TRANSITION_OPTS, type VoiceRow } from './rows.ts';
 
 // Live cloning: a live clone is made at the cloning engine, ElevenLabs'
 // instant voice cloning (engines/speech/elevenlabs-voices.ts), configured
 // exactly when TOLK_SPEECH_ENGINES names `elevenlabs` and ELEVENLABS_API_KEY
 // is set; without it live keys answer 501 not_available_yet. Test keys
-// never reach the provider: their voices are the simulator's (voices.ts,
-// VOICE_TIMER_QUEUE).
+// never reach the provider: their voices are the simulator's
+// (simulated-cloning.ts).
 //
 // Once the person's consent is complete (their recording passed its checks)
 // the voice is `processing` and a pg-boss job (VOICE_CLONE_QUEUE), written
@@ -75,9 +75,6 @@ type Attempt = { retryCount?: number; retryLimit?: number };
 
 type Cloning = Pick<VoiceRow, 'id' | 'org_id' | 'livemode' | 'name' | 'language' | 'status'> & { audio: Buffer | null; content_type: string | null };
 
-// A function, not a constant: voices.ts and this module import each other.
-const opts = () => ({ returning: VOICE_COLUMNS, objectFor: (row: VoiceRow) => eventObject(row) });
-
 /**
  * The clone job (VOICE_CLONE_QUEUE): the recording sent to the provider and
  * the voice `ready` with the provider's id; or, when the provider cannot
@@ -132,13 +129,13 @@ export async function cloneVoice(s: Services, job: CloneJob, attempt: Attempt = 
     }
     if (made.requiresVerification) {
       await transition<VoiceRow>(tx, 'voice', v.id, { type: 'FAIL' }, {
-        ...opts(), set: () => ({ ...record, failure_code: 'provider_verification_required', provider_error: 'the provider requires its own verification before the voice can be used' }),
+        ...TRANSITION_OPTS, set: () => ({ ...record, failure_code: 'provider_verification_required', provider_error: 'the provider requires its own verification before the voice can be used' }),
       });
       await tx.query(prepared(`DELETE FROM voice_recordings WHERE voice_id = $1`, [v.id]));
       await drop();
       return;
     }
-    await transition<VoiceRow>(tx, 'voice', v.id, { type: 'READY' }, { ...opts(), set: () => ({ ...record, provider_error: null }) });
+    await transition<VoiceRow>(tx, 'voice', v.id, { type: 'READY' }, { ...TRANSITION_OPTS, set: () => ({ ...record, provider_error: null }) });
   });
 }
 
@@ -147,7 +144,7 @@ async function failVoice(s: Services, id: string, code: string, detail: string):
   await withTx(s.pool, async (tx) => {
     const { rows } = await tx.query<{ status: string }>(prepared(`SELECT status FROM voices WHERE id = $1 FOR UPDATE`, [id]));
     if (rows[0]?.status !== 'processing') return;
-    await transition<VoiceRow>(tx, 'voice', id, { type: 'FAIL' }, { ...opts(), set: () => ({ failure_code: code, provider_error: detail.slice(0, 1000) }) });
+    await transition<VoiceRow>(tx, 'voice', id, { type: 'FAIL' }, { ...TRANSITION_OPTS, set: () => ({ failure_code: code, provider_error: detail.slice(0, 1000) }) });
     await tx.query(prepared(`DELETE FROM voice_recordings WHERE voice_id = $1`, [id]));
   });
 }
@@ -173,7 +170,7 @@ export async function deleteProviderVoice(s: Services, job: ProviderDeleteJob, e
  * clone made at a provider is `elevenlabs:<provider voice id>` (spoken by
  * ElevenLabs, engines/speech/elevenlabs-voices.ts WithClonedVoices); any
  * other voice, or none, is undefined (the engines' default voice). Pass the
- * voice id voiceInUse answered (voices.ts), so a revoked voice is never spoken.
+ * voice id voiceInUse answered (usable.ts), so a revoked voice is never spoken.
  */
 export async function speechVoice(db: Queryable, owner: { orgId: string; livemode: boolean }, voiceId: string | null | undefined): Promise<string | undefined> {
   if (!voiceId || voiceId.startsWith('generic_')) return undefined;

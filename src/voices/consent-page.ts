@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { prepared } from '../db/pool.ts';
+import { orgName } from '../db/organizations.ts';
 import { mailQuotas } from '../http/quotas.ts';
 import { ApiError, invalid } from '../errors.ts';
 import { CSP, esc, layout, PAGE_STYLE, pageErrorHandler, parseBody, securityHeaders, sendAsset } from '../http/pages.ts';
@@ -14,7 +14,6 @@ import {
   admitRecording,
   consentWithRecording,
   linkOpen,
-  maskEmail,
   MAX_RECORDING_BYTES,
   MAX_RECORDING_MS,
   MIN_RECORDING_MS,
@@ -24,8 +23,8 @@ import {
   verifyCode,
   voiceByConsentToken,
   voiceByRevokeToken,
-  type VoiceRow,
-} from './voices.ts';
+} from './consent.ts';
+import { maskEmail, type VoiceRow } from './rows.ts';
 
 // The consent pages (no API key; the link is the voice's consent_url):
 //
@@ -104,11 +103,6 @@ export function localizedError(err: ApiError, t: ConsentTexts): ApiError {
   return new ApiError(err.code, err.code === 'rate_limited' ? e.tooMany : err.code === 'not_found' ? t.notFound[1] : e.other, err.headers);
 }
 
-async function orgName(s: Services, orgId: string): Promise<string> {
-  const { rows } = await s.pool.query(prepared(`SELECT name FROM organizations WHERE id = $1`, [orgId]));
-  return (rows[0]?.name as string | undefined) ?? orgId;
-}
-
 /** The page of a link that no longer takes a consent: why, plainly. */
 function closedPage(reply: FastifyReply, r: VoiceRow): FastifyReply {
   const l = consentLocale(r.language);
@@ -154,7 +148,7 @@ export default function register(app: FastifyInstance, s: Services) {
       if (!linkOpen(r, now_)) return closedPage(reply, r);
       const l = consentLocale(r.language);
       const t = CONSENT[l.lang];
-      const org = await orgName(s, r.org_id);
+      const org = await orgName(s.pool, r.org_id);
       const base = `/consent/${encodeURIComponent(req.params.token)}`;
       const attrs = ` data-mode="consent" data-base="${esc(base)}" data-min-ms="${MIN_RECORDING_MS}" data-max-ms="${MAX_RECORDING_MS}"` +
         ` data-msgs="${esc(JSON.stringify(t.script))}"`;
@@ -250,7 +244,7 @@ export default function register(app: FastifyInstance, s: Services) {
       }
       const l = consentLocale(found.language);
       const t = CONSENT[l.lang];
-      const org = await orgName(s, found.org_id);
+      const org = await orgName(s.pool, found.org_id);
       const r = withdraw ? ((await revokeByPerson(s, req.params.token)) ?? found) : found;
       if (r.status === 'revoked') return message(reply, l, 200, [t.revokedHeading, t.revoked(r.name, org, !withdraw)], 'revoked');
       if (r.status === 'failed' || r.status === 'expired') return message(reply, l, 200, [t.nothingHeading, t.nothing(r.name)], r.status);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startSynthesizers } from '../../src/engines/speech/index.ts';
 import { CLONE_RETRY, cloneVoice, speechVoice } from '../../src/voices/cloning.ts';
-import { voiceInUse } from '../../src/voices/voices.ts';
+import { voiceInUse } from '../../src/voices/usable.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startSmtp, type SmtpServer } from '../helpers/smtp.ts';
 import { until } from '../helpers/wait.ts';
