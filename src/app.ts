@@ -33,6 +33,7 @@ import bookingPages from './bookings/pages.ts';
 import consentPages from './voices/consent-page.ts';
 import favicon from './http/favicon.ts';
 import mcpServer, { mcpChallenge } from './mcp/server.ts';
+import opsRoutes from './ops/routes.ts';
 
 export type AppDeps = Services & { databaseUrl: string };
 
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
     reply.header('Service-Version', SERVICE_VERSION);
+    if (req.routeOptions.config.ops) return;
     if (req.routeOptions.config.auth) {
       try {
         const cred = await authenticate(req, reply, { cache, limiter, now: clock });
@@ -203,6 +205,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
 
+  opsRoutes(app, { pool, boss: deps.boss, gateway: deps.gateway, metricsToken: config.metricsToken });
   const { databaseUrl: _url, ...services } = deps;
   const reader = new EventReader(services);
   for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });

@@ -133,6 +133,10 @@ const Env = z.object({
   DEEPL_API_KEY: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
   TOLK_OPENAI_TRANSLATE_MODEL: z.string().default('gpt-4o-mini'),
+  // The Bearer token of GET /metrics (operator.md, Health and metrics); unset or empty: /metrics is not served.
+  TOLK_METRICS_TOKEN: z.string().optional(),
+  // Seconds between /readyz turning 503 on a shutdown signal and the server closing (load balancers stop sending first).
+  TOLK_DRAIN_SECONDS: z.coerce.number().min(0).max(300).default(2),
 });
 
 export type RecognizeEngine = { name: 'openai' | 'deepgram' | 'vosk' | 'pocketsphinx'; url?: string };
@@ -294,6 +298,10 @@ export type Config = {
   translateTimeoutMs: number;
   /** The engines' keys and the OpenAI-compatible model (never logged). */
   engineKeys: { libretranslate?: string; deepl?: string; openai?: string; openaiTranslateModel: string };
+  /** TOLK_METRICS_TOKEN: the Bearer token of GET /metrics; undefined: /metrics is not served (never logged). */
+  metricsToken: string | undefined;
+  /** TOLK_DRAIN_SECONDS: how long a shutting-down server answers /readyz 503 before it closes. */
+  drainSeconds: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -356,6 +364,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       ...(e.OPENAI_API_KEY ? { openai: e.OPENAI_API_KEY } : {}),
       openaiTranslateModel: e.TOLK_OPENAI_TRANSLATE_MODEL,
     },
+    metricsToken: e.TOLK_METRICS_TOKEN || undefined,
+    drainSeconds: e.TOLK_DRAIN_SECONDS,
     ...overrides,
   };
   config.publicLimits = { ...PUBLIC_LIMITS, ...overrides.publicLimits };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from './config.ts';
 import { startPlatform, type Platform } from './platform.ts';
 import { buildApp } from './app.ts';
+import { drain } from './ops/routes.ts';
 import { keepFirstKeys, seedIfEmpty, type Seeded } from './cli/seed.ts';
 import { StartupError } from './startup.ts';
 import type { Translation } from './engines/translate/index.ts';
@@ -144,6 +145,9 @@ let app: Awaited<ReturnType<typeof buildApp>> | undefined;
 let closing = false;
 async function shutdown(code: number): Promise<never> {
   closing = true;
+  // /readyz answers 503 first; requests keep being served while load balancers notice (TOLK_DRAIN_SECONDS).
+  if (app) drain(app);
+  if (app && config.drainSeconds > 0) await new Promise((r) => setTimeout(r, config.drainSeconds * 1000));
   await app?.close().catch(() => {});
   await platform.close();
   process.exit(code);

@@ -4,6 +4,7 @@ import { Batcher } from './batch.ts';
 import type { JitterStats } from './jitter.ts';
 import type { Negotiated } from './sdp.ts';
 import type { AmdOptions, AmdVerdict } from './amd.ts';
+import { countRtp } from '../../src/ops/metrics.ts';
 
 // The media plane of a gateway process: RTP streams run in a worker thread
 // (plane-worker.ts) so that a busy main event loop never delays a packet. The
@@ -145,6 +146,7 @@ export class MediaPlane extends EventEmitter<{
   /** Ends the stream; what it sent and received. */
   async close(key: string): Promise<(StreamStats & { jitter: JitterStats }) | null> {
     const r = await this.send<{ stats: (StreamStats & { jitter: JitterStats }) | null }>({ op: 'close', key });
+    countRtp(r.stats);
     return r.stats;
   }
 

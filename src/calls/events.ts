@@ -12,6 +12,7 @@ import type { CallContext, CallEvent } from '../../machines/call.ts';
 import { disclosureOfRecord } from './disclosure.ts';
 import { CALL_AGENT_NAME, CALLEE_NAME, CALL_COLUMNS, ENDED, eventObject, loadCall, toCall, type CallRow } from './calls.ts';
 import { CALLS_CHANNEL, encodeNotice } from './channel.ts';
+import { countCall } from '../ops/metrics.ts';
 
 // What happens to a placed call: the call machine's events (machines/call.ts),
 // from the gateway (SIP's answers), the API (hangup) and the timers (the
@@ -139,6 +140,7 @@ export async function applyCallEvent(s: Services, tx: Client, id: string, event:
   const { t, state } = planOngoing(s, w, call, session, event, opts, at, answeredAt);
   const row = t.row;
   if (!t.changed) return { row, changed: false, hangUp: false, state: ENDED.has(row.status) ? null : { call, session } };
+  countCall(row);
   if (t.state === 'answered') {
     // The built-in callee answers test calls only: a live call's far end is a person.
     const callee = session !== null && opts.simulatedCallee === true && !row.livemode;
@@ -196,6 +198,7 @@ export async function applyCallEventAlone(s: Services, known: CallState, event: 
     if (isConcurrentChange(err)) return undefined;
     throw err;
   }
+  countCall(t.row);
   return { row: t.row, changed: true, hangUp: false, state: state(at) };
 }
 

@@ -1,4 +1,5 @@
 import type { EngineError } from './translate/engine.ts';
+import { watchBreaker } from '../ops/metrics.ts';
 
 // A circuit breaker per engine (translation, recognition, speech): after
 // `breakerFailures` failures in a row the engine is left alone for
@@ -24,9 +25,11 @@ export class Breaker {
   private readonly engine: string;
   private readonly o: BreakerOptions;
 
-  constructor(engine: string, o: BreakerOptions) {
+  /** metric: the engine's kind and name in the metrics and readiness (ops/metrics.ts). */
+  constructor(engine: string, o: BreakerOptions, metric?: { kind: string; engine: string }) {
     this.engine = engine;
     this.o = o;
+    if (metric) watchBreaker(metric.kind, metric.engine, this);
   }
 
   /** Whether a request may go to the engine now (half open: one trial at a time). */

@@ -1,6 +1,7 @@
 import { Breaker, type BreakerOptions } from '../breaker.ts';
 import { EngineError } from '../translate/engine.ts';
 import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
+import { timedEngine } from '../../ops/metrics.ts';
 
 // The recognizers of TOLK_RECOGNIZE in their order, as one: an utterance goes
 // to the first engine that hears its language, with the translation chain's
@@ -26,7 +27,7 @@ export class RecognizerChain implements SpeechRecognizer {
     this.timeoutMs = o.timeoutMs ?? 10_000;
     this.retries = o.retries ?? 1;
     const b: BreakerOptions = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
-    for (const e of engines) this.breakers.set(e, new Breaker(`speech recognizer ${e.name}`, b));
+    for (const e of engines) this.breakers.set(e, new Breaker(`speech recognizer ${e.name}`, b, { kind: 'recognizer', engine: e.name }));
   }
 
   get requests(): number {
@@ -53,7 +54,7 @@ export class RecognizerChain implements SpeechRecognizer {
         const limit = this.timeoutMs + Math.max(0, u.audioMs);
         const timer = setTimeout(() => ctl.abort(), limit);
         try {
-          const r = await e.recognize(u, ctl.signal);
+          const r = await timedEngine('recognizer', e.name, e.recognize(u, ctl.signal));
           breaker.success();
           return { text: r.text, engine: e.name };
         } catch (raw) {

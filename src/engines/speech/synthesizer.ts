@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { Breaker, type BreakerOptions } from '../breaker.ts';
 import { EngineError } from '../translate/engine.ts';
+import { timedEngine } from '../../ops/metrics.ts';
 
 // Speech for the line: text in, 8 kHz 16-bit mono PCM out, ready for G.711.
 // An engine is a provider behind this interface; the gateway speaks what
@@ -85,7 +86,7 @@ export class FirstThatSpeaks implements SpeechSynthesizer {
     this.engines = engines;
     this.name = engines.map((e) => e.name).join('+');
     const b: BreakerOptions = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
-    for (const e of engines) this.breakers.set(e, new Breaker(`speech engine ${e.name}`, b));
+    for (const e of engines) this.breakers.set(e, new Breaker(`speech engine ${e.name}`, b, { kind: 'speech', engine: e.name }));
   }
 
   speaks(lang: string): boolean {
@@ -113,7 +114,7 @@ export class FirstThatSpeaks implements SpeechSynthesizer {
       const breaker = this.breakers.get(e)!;
       if (!breaker.allow()) continue;
       try {
-        const speech = await e.synthesize(text, lang, voice);
+        const speech = await timedEngine('speech', e.name, e.synthesize(text, lang, voice));
         breaker.success();
         return speech;
       } catch (err) {

@@ -1,5 +1,6 @@
 import { Breaker } from '../breaker.ts';
 import { baseLang, EngineError, type TranslationEngine } from './engine.ts';
+import { timedEngine } from '../../ops/metrics.ts';
 
 // The engines of TOLK_TRANSLATE in their order, as one translator: a
 // language pair goes to the first engine that covers it, directly or through
@@ -44,7 +45,7 @@ export class TranslationChain {
     this.timeoutMs = o.timeoutMs ?? 5000;
     this.retries = o.retries ?? 1;
     const b = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
-    for (const e of engines) this.breakers.set(e, new Breaker(`translation engine ${e.name}`, b));
+    for (const e of engines) this.breakers.set(e, new Breaker(`translation engine ${e.name}`, b, { kind: 'translation', engine: e.name }));
   }
 
   /** How an engine would translate from → to: directly, else through a pivot it covers both ways. */
@@ -120,7 +121,7 @@ export class TranslationChain {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
       try {
-        const r = await e.translate(text, from, to, ctl.signal);
+        const r = await timedEngine('translation', e.name, e.translate(text, from, to, ctl.signal));
         breaker.success();
         return r;
       } catch (raw) {

@@ -1,0 +1,269 @@
+import client from 'prom-client';
+
+// The Prometheus metrics of this process (GET /metrics, ops/routes.ts). A
+// low shared layer: the HTTP hooks, the calls, the gateway's media plane, the
+// engines and the webhooks count here, and it imports nothing of theirs.
+// Label values are bounded: route templates (never paths), outcomes, SIP
+// codes, engine and queue names; never an id or a phone number. What can be
+// read when Prometheus scrapes (calls in progress, queue depths, the outbox's
+// backlog, pool waits, open connections) is read then, not counted on the
+// hot paths (sources, below).
+
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry });
+
+const SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export const httpRequests = new client.Counter({
+  name: 'tolk_http_requests_total',
+  help: 'HTTP requests answered, by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new client.Histogram({
+  name: 'tolk_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, by method and route template',
+  labelNames: ['method', 'route'] as const,
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+export const callsPlaced = new client.Counter({
+  name: 'tolk_calls_placed_total',
+  help: 'Calls placed (POST /v1/calls accepted), by mode',
+  labelNames: ['mode'] as const,
+  registers: [registry],
+});
+
+export const callsAnswered = new client.Counter({
+  name: 'tolk_calls_answered_total',
+  help: 'Calls answered, by mode and SIP code of the answer',
+  labelNames: ['mode', 'sip_code'] as const,
+  registers: [registry],
+});
+
+export const callsEnded = new client.Counter({
+  name: 'tolk_calls_ended_total',
+  help: 'Calls ended, by mode, outcome (the call status) and final SIP code (none: no SIP answer)',
+  labelNames: ['mode', 'outcome', 'sip_code'] as const,
+  registers: [registry],
+});
+
+export const callSetup = new client.Histogram({
+  name: 'tolk_call_setup_seconds',
+  help: 'From a call placed to its answer',
+  labelNames: ['mode'] as const,
+  buckets: [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60],
+  registers: [registry],
+});
+
+export const rtpPackets = new client.Counter({
+  name: 'tolk_rtp_packets_total',
+  help: 'RTP packets of the calls\' media streams, counted as each stream closes: sent, received, lost, late',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+export const engineRequests = new client.Counter({
+  name: 'tolk_engine_requests_total',
+  help: 'Requests to an engine (each attempt), by kind (translation, recognizer, speech) and engine',
+  labelNames: ['kind', 'engine'] as const,
+  registers: [registry],
+});
+
+export const engineErrors = new client.Counter({
+  name: 'tolk_engine_errors_total',
+  help: 'Engine requests that failed or timed out, by kind and engine',
+  labelNames: ['kind', 'engine'] as const,
+  registers: [registry],
+});
+
+export const engineDuration = new client.Histogram({
+  name: 'tolk_engine_request_duration_seconds',
+  help: 'Time an engine took to answer (or fail), by kind and engine',
+  labelNames: ['kind', 'engine'] as const,
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const webhookDeliveries = new client.Counter({
+  name: 'tolk_webhook_deliveries_total',
+  help: 'Webhook delivery attempts, by result: succeeded, retrying (will be tried again), failed (given up)',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+/** A breaker as the metrics and readiness see it (engines/breaker.ts registers each). */
+export type WatchedBreaker = { readonly state: 'closed' | 'open' | 'half_open' };
+
+/** The engines' breakers by kind and engine name; a newer one of the same engine replaces the older. */
+export const breakers = new Map<string, { kind: string; engine: string; breaker: WatchedBreaker }>();
+
+export function watchBreaker(kind: string, engine: string, breaker: WatchedBreaker): void {
+  breakers.set(`${kind}\0${engine}`, { kind, engine, breaker });
+}
+
+const BREAKER_STATE = { closed: 0, half_open: 1, open: 2 } as const;
+
+new client.Gauge({
+  name: 'tolk_engine_breaker_state',
+  help: 'Each engine\'s circuit breaker: 0 closed, 1 half open (trying again), 2 open (left alone)',
+  labelNames: ['kind', 'engine'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const b of breakers.values()) this.set({ kind: b.kind, engine: b.engine }, BREAKER_STATE[b.breaker.state]);
+  },
+});
+
+/** What is read when Prometheus scrapes: set by the app serving /metrics (ops/routes.ts). */
+export type Sources = {
+  /** Calls whose SIP dialog this process's gateway holds. */
+  callsInProgress?: () => number;
+  /** The pool's connections: total, idle, and requests waiting for one. */
+  pool?: { totalCount: number; idleCount: number; waitingCount: number };
+  /** Events not yet dispatched to webhooks (one cheap query). */
+  outboxBacklog?: () => Promise<number>;
+  /** Jobs waiting per pg-boss queue. */
+  queueDepths?: () => Promise<Array<{ name: string; queued: number }>>;
+  /** Open long-polls, room page streams (SSE) and audio sockets. */
+  connections?: () => { long_poll: number; page_stream: number; audio_socket: number };
+};
+
+let sources: Sources = {};
+
+/** The sources read at each scrape (the app's; the last app built in a process wins). */
+export function setSources(s: Sources): void {
+  sources = s;
+}
+
+export function clearSources(s: Sources): void {
+  if (sources === s) sources = {};
+}
+
+new client.Gauge({
+  name: 'tolk_calls_in_progress',
+  help: 'Calls whose SIP dialog this process\'s gateway holds now',
+  registers: [registry],
+  collect() {
+    this.set(sources.callsInProgress?.() ?? 0);
+  },
+});
+
+new client.Gauge({
+  name: 'tolk_db_pool_connections',
+  help: 'The database pool\'s connections: total and idle, and requests waiting for one (waiting)',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    const p = sources.pool;
+    this.set({ state: 'total' }, p?.totalCount ?? 0);
+    this.set({ state: 'idle' }, p?.idleCount ?? 0);
+    this.set({ state: 'waiting' }, p?.waitingCount ?? 0);
+  },
+});
+
+new client.Gauge({
+  name: 'tolk_outbox_backlog',
+  help: 'Domain events not yet dispatched to webhooks',
+  registers: [registry],
+  async collect() {
+    this.set(sources.outboxBacklog ? await sources.outboxBacklog().catch(() => 0) : 0);
+  },
+});
+
+new client.Gauge({
+  name: 'tolk_job_queue_depth',
+  help: 'Jobs waiting in each pg-boss queue',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    const depths = sources.queueDepths ? await sources.queueDepths().catch(() => []) : [];
+    for (const q of depths) this.set({ queue: q.name }, q.queued);
+  },
+});
+
+new client.Gauge({
+  name: 'tolk_open_connections',
+  help: 'Open long-polls (agent sessions\' events), room page streams (SSE) and audio sockets',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+  collect() {
+    const c = sources.connections?.() ?? { long_poll: 0, page_stream: 0, audio_socket: 0 };
+    this.set({ kind: 'long_poll' }, c.long_poll);
+    this.set({ kind: 'page_stream' }, c.page_stream);
+    this.set({ kind: 'audio_socket' }, c.audio_socket);
+  },
+});
+
+/** A call's row as the call counters read it. */
+type CallCounted = { livemode: boolean; status: string; sip_code: number | null; created_at: Date; answered_at: Date | null };
+
+const ENDED = new Set(['completed', 'failed', 'busy', 'no_answer', 'canceled', 'voicemail', 'blocked']);
+
+/** Counts a call's change of status (calls/events.ts, after the transition): answered, or ended with its outcome. */
+export function countCall(row: CallCounted): void {
+  const mode = row.livemode ? 'live' : 'test';
+  const sip = row.sip_code === null ? 'none' : String(row.sip_code);
+  if (row.status === 'answered') {
+    callsAnswered.inc({ mode, sip_code: sip });
+    if (row.answered_at) callSetup.observe({ mode }, Math.max(0, (row.answered_at.getTime() - row.created_at.getTime()) / 1000));
+  } else if (ENDED.has(row.status)) {
+    callsEnded.inc({ mode, outcome: row.status, sip_code: sip });
+  }
+}
+
+/** Counts a call placed; a blocked one ends at once (`blocked`, no SIP answer). */
+export function countPlaced(livemode: boolean, blocked: boolean): void {
+  const mode = livemode ? 'live' : 'test';
+  callsPlaced.inc({ mode });
+  if (blocked) callsEnded.inc({ mode, outcome: 'blocked', sip_code: 'none' });
+}
+
+/** Adds a closed media stream's packets (gateway/media/plane.ts close). */
+export function countRtp(s: { sent: number; received: number; jitter: { lost: number; late: number } } | null): void {
+  if (!s) return;
+  rtpPackets.inc({ kind: 'sent' }, s.sent);
+  rtpPackets.inc({ kind: 'received' }, s.received);
+  rtpPackets.inc({ kind: 'lost' }, s.jitter.lost);
+  rtpPackets.inc({ kind: 'late' }, s.jitter.late);
+}
+
+/** Times one engine request: counted, and as an error when it rejects. */
+export async function timedEngine<T>(kind: string, engine: string, p: Promise<T>): Promise<T> {
+  const start = performance.now();
+  engineRequests.inc({ kind, engine });
+  try {
+    return await p;
+  } catch (err) {
+    engineErrors.inc({ kind, engine });
+    throw err;
+  } finally {
+    engineDuration.observe({ kind, engine }, (performance.now() - start) / 1000);
+  }
+}
+
+/**
+ * The HTTP counters' children by method, route template and status, made
+ * once each: counting a request allocates nothing (prom-client's labels
+ * objects would otherwise be hashed on every request).
+ */
+type HttpChildren = { count: client.Counter.Internal; duration: client.Histogram.Internal<'method' | 'route'> };
+const httpChildren = new Map<string, Map<string, Map<number, HttpChildren>>>();
+
+/** Counts one answered request (the app's onResponse hook when metrics are served). */
+export function countHttp(method: string, route: string, status: number, seconds: number): void {
+  let byRoute = httpChildren.get(method);
+  if (!byRoute) httpChildren.set(method, (byRoute = new Map()));
+  let byStatus = byRoute.get(route);
+  if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+  let c = byStatus.get(status);
+  if (!c) {
+    c = { count: httpRequests.labels(method, route, String(status)), duration: httpDuration.labels(method, route) };
+    byStatus.set(status, c);
+  }
+  c.count.inc();
+  c.duration.observe(seconds);
+}
