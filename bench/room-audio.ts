@@ -3,6 +3,7 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { openRoomStream } from './sse.ts';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -171,12 +172,6 @@ async function client(): Promise<void> {
   const open = (i: number) => {
     const p = creds[i];
     if (!p) { fail(`page ${i} never joined`); settledPages++; return; }
-    const socket = net.connect({ host: hostname, port: Number(port), localAddress: addressOf(i) });
-    sockets.push(socket);
-    socket.setNoDelay(true);
-    let buf: Buffer = Buffer.alloc(0);
-    let head = true;
-    let text = '';
     let done = false;
     const settle = (why: string | null) => {
       if (done) return;
@@ -185,66 +180,27 @@ async function client(): Promise<void> {
       if (why) { fail(`page ${i}: ${why}`); socket.destroy(); }
       onProgress();
     };
-    socket.once('connect', () => {
-      socket.write(`GET /r/${roomId}/stream?participant=${p.id}&secret=${p.secret} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+    const socket = openRoomStream({ host: hostname, port: Number(port), localAddress: addressOf(i), roomId, participant: p }, {
+      onEvent: ({ name, id, data }, now) => {
+        if (name === 'phrase') {
+          const seq = Number(id);
+          let g = got.get(seq);
+          if (!g) got.set(seq, (g = { at: [], raw: [] }));
+          g.at.push(now);
+          g.raw.push([i, data]);
+          onProgress();
+        } else if (name === 'participants') {
+          settle(null);
+        } else if (name === 'ended' || name === 'gone') {
+          fail(`page ${i}: ${name} ${data}`);
+        }
+      },
+      onFail: (why) => settle(why),
+      onClose: () => {
+        if (!closing) { if (done) fail(`page ${i}: stream closed`); else settle('closed before its participants event'); }
+      },
     });
-    const event = (block: string, now: number) => {
-      if (block.startsWith(':')) return;
-      let name = 'message';
-      let id = '';
-      let data = '';
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) name = line.slice(7);
-        else if (line.startsWith('id: ')) id = line.slice(4);
-        else if (line.startsWith('data: ')) data = line.slice(6);
-      }
-      if (name === 'phrase') {
-        const seq = Number(id);
-        let g = got.get(seq);
-        if (!g) got.set(seq, (g = { at: [], raw: [] }));
-        g.at.push(now);
-        g.raw.push([i, data]);
-        onProgress();
-      } else if (name === 'participants') {
-        settle(null);
-      } else if (name === 'ended' || name === 'gone') {
-        fail(`page ${i}: ${name} ${data}`);
-      }
-    };
-    socket.on('data', (chunk: Buffer) => {
-      const now = Date.now();
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
-      let pos = 0;
-      if (head) {
-        const h = buf.indexOf('\r\n\r\n');
-        if (h < 0) return;
-        const header = buf.toString('latin1', 0, h);
-        if (!header.startsWith('HTTP/1.1 200 ')) return settle(`${header.slice(0, 12)} ${buf.toString('utf8', h + 4, h + 300)}`);
-        if (!/\r\ntransfer-encoding: *chunked/i.test(header)) return settle(`not chunked: ${header.slice(0, 300)}`);
-        head = false;
-        pos = h + 4;
-      }
-      for (;;) {
-        const eol = buf.indexOf('\r\n', pos);
-        if (eol < 0) break;
-        const size = parseInt(buf.toString('latin1', pos, eol), 16);
-        if (size === 0) { pos = eol + 2; break; }
-        if (buf.length < eol + 2 + size + 2) break;
-        text += buf.toString('utf8', eol + 2, eol + 2 + size);
-        pos = eol + 2 + size + 2;
-      }
-      buf = pos >= buf.length ? Buffer.alloc(0) : buf.subarray(pos);
-      let k;
-      while ((k = text.indexOf('\n\n')) >= 0) {
-        const block = text.slice(0, k);
-        text = text.slice(k + 2);
-        event(block, now);
-      }
-    });
-    socket.on('error', (err) => settle(String(err)));
-    socket.on('close', () => {
-      if (!closing) { if (done) fail(`page ${i}: stream closed`); else settle('closed before its participants event'); }
-    });
+    sockets.push(socket);
   };
 
   // --- Microphones: the audio socket as the page opens it (Node's WebSocket client).

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import http from 'node:http';
 import net from 'node:net';
+import { openRoomStream } from './sse.ts';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -149,12 +150,6 @@ async function client(): Promise<void> {
     if (!p) { fail(`page ${i} never joined`); settledPages++; return; }
     const hear = LANGS[i % LANGS.length]!;
     const wantLang = `"lang":"${hear}"`;
-    const socket = net.connect({ host: hostname, port: Number(port), localAddress: addressOf(i) });
-    sockets.push(socket);
-    socket.setNoDelay(true);
-    let buf: Buffer = Buffer.alloc(0);
-    let head = true;
-    let text = '';
     let isListed = false;
     let done = false;
     const settle = (why: string | null) => {
@@ -164,75 +159,35 @@ async function client(): Promise<void> {
       if (why) { fail(`page ${i}: ${why}`); socket.destroy(); }
       onProgress();
     };
-    socket.once('connect', () => {
-      socket.write(`GET /r/${roomId}/stream?participant=${p.id}&secret=${p.secret} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
-    });
-    const event = (block: string, now: number) => {
-      if (block.startsWith(':')) return; // heartbeat comment
-      let name = 'message';
-      let id = '';
-      let data = '';
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) name = line.slice(7);
-        else if (line.startsWith('id: ')) id = line.slice(4);
-        else if (line.startsWith('data: ')) data = line.slice(6);
-      }
-      if (name === 'phrase') {
-        const seq = Number(id);
-        let list = got.get(seq);
-        if (!list) got.set(seq, (list = []));
-        list.push(now);
-        if (!data.includes(wantLang)) wrong++;
-        onProgress();
-      } else if (name === 'participants') {
-        if (!isListed) {
-          isListed = true;
-          listed++;
-          if (listLen < 0) {
-            listBytes = Buffer.byteLength(block) + 2;
-            listLen = (JSON.parse(data) as { participants: unknown[] }).participants.length;
+    const socket = openRoomStream({ host: hostname, port: Number(port), localAddress: addressOf(i), roomId, participant: p }, {
+      onEvent: ({ name, id, data, block }, now) => {
+        if (name === 'phrase') {
+          const seq = Number(id);
+          let list = got.get(seq);
+          if (!list) got.set(seq, (list = []));
+          list.push(now);
+          if (!data.includes(wantLang)) wrong++;
+          onProgress();
+        } else if (name === 'participants') {
+          if (!isListed) {
+            isListed = true;
+            listed++;
+            if (listLen < 0) {
+              listBytes = Buffer.byteLength(block) + 2;
+              listLen = (JSON.parse(data) as { participants: unknown[] }).participants.length;
+            }
+            settle(null);
           }
-          settle(null);
+        } else if (name === 'ended' || name === 'gone') {
+          fail(`page ${i}: ${name} ${data}`);
         }
-      } else if (name === 'ended' || name === 'gone') {
-        fail(`page ${i}: ${name} ${data}`);
-      }
-    };
-    socket.on('data', (chunk: Buffer) => {
-      const now = Date.now();
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk]);
-      let pos = 0;
-      if (head) {
-        const h = buf.indexOf('\r\n\r\n');
-        if (h < 0) return;
-        const header = buf.toString('latin1', 0, h);
-        if (!header.startsWith('HTTP/1.1 200 ')) return settle(`${header.slice(0, 12)} ${buf.toString('utf8', h + 4, h + 300)}`);
-        if (!/\r\ntransfer-encoding: *chunked/i.test(header)) return settle(`not chunked: ${header.slice(0, 300)}`);
-        head = false;
-        pos = h + 4;
-      }
-      // Chunked transfer coding: each res.write of the server is one chunk.
-      for (;;) {
-        const eol = buf.indexOf('\r\n', pos);
-        if (eol < 0) break;
-        const size = parseInt(buf.toString('latin1', pos, eol), 16);
-        if (size === 0) { pos = eol + 2; break; }
-        if (buf.length < eol + 2 + size + 2) break;
-        text += buf.toString('utf8', eol + 2, eol + 2 + size);
-        pos = eol + 2 + size + 2;
-      }
-      buf = pos >= buf.length ? Buffer.alloc(0) : buf.subarray(pos);
-      let k;
-      while ((k = text.indexOf('\n\n')) >= 0) {
-        const block = text.slice(0, k);
-        text = text.slice(k + 2);
-        event(block, now);
-      }
+      },
+      onFail: (why) => settle(why),
+      onClose: () => {
+        if (!closing) { if (done) fail(`page ${i}: stream closed`); else settle('closed before its participants event'); }
+      },
     });
-    socket.on('error', (err) => settle(String(err)));
-    socket.on('close', () => {
-      if (!closing) { if (done) fail(`page ${i}: stream closed`); else settle('closed before its participants event'); }
-    });
+    sockets.push(socket);
   };
 
   let opened = 0;
