@@ -47,11 +47,16 @@ function apys(): number[] {
 
 describe('npx tolk engines', () => {
   it('prints each engine\'s pairs and pivots, whether it answers and its latency; one that does not answer says why', async () => {
+    const started = Date.now();
     const r = await tolk(['engines'], { TOLK_TRANSLATE: `apertium=${apertiumUrl()},libretranslate=http://127.0.0.1:9` });
+    const took = Date.now() - started;
     expect(r.code).toBe(0);
     const [apertium, libre] = r.json.translate;
     expect(apertium).toMatchObject({ name: 'apertium', url: apertiumUrl(), answers: true, error: null });
+    // Its own round trip: a whole number of milliseconds within the command's run.
+    expect(Number.isInteger(apertium.latency_ms)).toBe(true);
     expect(apertium.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(apertium.latency_ms).toBeLessThan(took);
     expect(apertium.pairs).toEqual(expect.arrayContaining(['en→es', 'es→en', 'es→pt', 'pt→es', 'es→fr', 'es→it']));
     expect(apertium.pivots).toEqual(expect.arrayContaining(['en→pt via es', 'pt→en via es', 'en→fr via es']));
     expect(libre).toMatchObject({ name: 'libretranslate', answers: false, latency_ms: null, pairs: [] });

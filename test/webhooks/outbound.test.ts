@@ -276,8 +276,10 @@ describe('vetUrl accepts', () => {
 
 describe('postWebhook', () => {
   it('delivers headers and body intact, with defaults and its own framing', async () => {
-    const server = await startServer((_req, res) => res.writeHead(204).end());
+    // The receiver takes 40 ms to answer: the latency counts it, and no more than the call took.
+    const server = await startServer((_req, res) => { setTimeout(() => res.writeHead(204).end(), 40); });
     const body = JSON.stringify({ type: 'room.ended', text: 'héllo ✓ 你好' });
+    const started = performance.now();
     const result = await postWebhook(
       `${server.origin}/hooks/in?x=1#frag`,
       body,
@@ -286,7 +288,8 @@ describe('postWebhook', () => {
     );
     expect(result).toMatchObject({ ok: true, status: 204, error: null });
     expect(Number.isInteger(result.latencyMs)).toBe(true);
-    expect(result.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(result.latencyMs).toBeGreaterThanOrEqual(39);
+    expect(result.latencyMs).toBeLessThanOrEqual(Math.ceil(performance.now() - started));
 
     expect(server.received).toHaveLength(1);
     const got = server.received[0]!;
