@@ -28,10 +28,7 @@ import { V1_ROUTES } from './routes.ts';
 import { now, type Services } from './services.ts';
 import { SessionBus } from './sessions/bus.ts';
 import { EventReader } from './sessions/reader.ts';
-import roomPage from './rooms/page.ts';
-import bookingPages from './bookings/pages.ts';
-import consentPages from './voices/consent-page.ts';
-import favicon from './http/favicon.ts';
+import { registerPages } from './pages.ts';
 import mcpServer, { mcpChallenge } from './mcp/server.ts';
 import opsRoutes from './ops/routes.ts';
 
@@ -209,10 +206,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { databaseUrl: _url, ...services } = deps;
   const reader = new EventReader(services);
   for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });
-  roomPage(app, services, bus);
-  bookingPages(app, services);
-  consentPages(app, services);
-  favicon(app);
+  registerPages(app, services, bus);
   mcpServer(app, { ...services, stats, bus, reader });
 
   let openapi: unknown = null;

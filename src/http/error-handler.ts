@@ -51,43 +51,49 @@ function fromFastify(err: FastifyError, req: FastifyRequest): { code: ErrorCode;
   return null;
 }
 
+/** What an error means to the person or program that sent the request: its code, its message, and headers to send with it. */
+export type MappedError = { code: ErrorCode; message: string; headers: Record<string, string> };
+
+/**
+ * The one mapping from an error to (code, message): the API answers it as
+ * problem+json (makeErrorHandler), the pages as problem+json to their script
+ * or as a page to a browser (http/pages.ts pageErrorHandler). 5xx never show
+ * internals.
+ */
+export function mapError(err: FastifyError, req: FastifyRequest): MappedError {
+  if (err instanceof ApiError) return { code: err.code, message: err.message, headers: err.headers };
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const first = (err.validation as ValidationIssue[])[0];
+    const field = fieldOf(err.validationContext, first?.instancePath);
+    // A required body left out reads better as that than as zod's "expected object, received null".
+    const message = field === 'body' && req.body == null ? 'body: required; send a JSON object' : `${field}: ${first?.message ?? 'invalid'}`;
+    return { code: 'invalid_request', message, headers: {} };
+  }
+  if (isResponseSerializationError(err)) {
+    req.log.error({ err, issues: err.cause?.issues }, 'response does not match its schema');
+    return { code: 'internal_error', message: 'Internal error; retry with backoff', headers: {} };
+  }
+  const known = fromFastify(err, req);
+  if (known) return { ...known, headers: {} };
+  if (isDatabaseDown(err)) {
+    // The database is stopped or restarting: nothing is wrong with the
+    // request, and the pools reconnect by themselves once it is back.
+    req.log.warn({ code: (err as { code?: string }).code }, 'database unreachable');
+    return {
+      code: req.routeOptions.config?.mcp ? 'mcp_disabled' : 'api_disabled',
+      message: `The service cannot reach its database; retry in ${DATABASE_RETRY_AFTER} s`,
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER) },
+    };
+  }
+  req.log.error({ err }, 'unhandled error');
+  return { code: 'internal_error', message: 'Internal error; retry with backoff', headers: {} };
+}
+
+/** The API's errors: problem+json. */
 export function makeErrorHandler(errorsUrl: string) {
   return function errorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
-    let code: ErrorCode;
-    let message: string;
-    if (err instanceof ApiError) {
-      code = err.code;
-      message = err.message;
-      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-    } else if (hasZodFastifySchemaValidationErrors(err)) {
-      const issues = err.validation as ValidationIssue[];
-      const first = issues[0];
-      code = 'invalid_request';
-      const field = fieldOf(err.validationContext, first?.instancePath);
-      // A required body left out reads better as that than as zod's "expected object, received null".
-      message = field === 'body' && req.body == null ? 'body: required; send a JSON object' : `${field}: ${first?.message ?? 'invalid'}`;
-    } else if (isResponseSerializationError(err)) {
-      req.log.error({ err, issues: err.cause?.issues }, 'response does not match its schema');
-      code = 'internal_error';
-      message = 'Internal error; retry with backoff';
-    } else {
-      const known = fromFastify(err, req);
-      if (known) {
-        code = known.code;
-        message = known.message;
-      } else if (isDatabaseDown(err)) {
-        // The database is stopped or restarting: nothing is wrong with the
-        // request, and the pools reconnect by themselves once it is back.
-        req.log.warn({ code: (err as { code?: string }).code }, 'database unreachable');
-        code = req.routeOptions.config?.mcp ? 'mcp_disabled' : 'api_disabled';
-        message = `The service cannot reach its database; retry in ${DATABASE_RETRY_AFTER} s`;
-        reply.header('Retry-After', String(DATABASE_RETRY_AFTER));
-      } else {
-        req.log.error({ err }, 'unhandled error');
-        code = 'internal_error';
-        message = 'Internal error; retry with backoff';
-      }
-    }
+    const { code, message, headers } = mapError(err, req);
+    for (const [k, v] of Object.entries(headers)) reply.header(k, v);
     const body = problem(errorsUrl, code, message, req.id);
     reply.code(body.status).type('application/problem+json').serializer(JSON.stringify).send(body);
   };

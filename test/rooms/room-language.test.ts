@@ -4,7 +4,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { DateTime } from 'luxon';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
-import { roomPageHtml, roomProblemHtml, type RoomView } from '../../src/rooms/page-view.ts';
+import { roomPageHtml, roomProblemHtml, type RoomView } from '../../src/rooms/pages/view.ts';
 
 // The room page speaks one language: its join link's (the language the
 // person hears, else speaks), else the browser's, else English, from the

@@ -104,7 +104,8 @@
       .then(function (s) {
         media = s;
         try { ctx = new AudioContext({ sampleRate: 16000 }); } catch (x) { ctx = new AudioContext(); }
-        return ctx.audioWorklet.addModule('/r/assets/mic-worklet.js');
+        // The worklet's address is the page's (its content's hash in it): a module of its own.
+        return ctx.audioWorklet.addModule(app.dataset.worklet || '/r/assets/mic-worklet.js');
       })
       .then(function () {
         node = new AudioWorkletNode(ctx, 'tolk-mic');
