@@ -4,21 +4,22 @@ import { prepared, withTx, type Client } from '../db/pool.ts';
 import { PgListener } from '../db/listener.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { now, type CallGateway, type Services } from '../services.ts';
-import type { CallEvent } from '../../machines/call.ts';
+import type { CallEvent, TrunkFailure } from '../../machines/call.ts';
 import type { DialogEvent } from '../../gateway/signaling.ts';
 import type { Gateway } from '../../gateway/gateway.ts';
 import { ENDED } from './calls.ts';
-import { applyCallEvent, applyCallEventAlone, endCall, type ApplyOpts, type CallState } from './events.ts';
+import { applyCallEvent, applyCallEventAlone, type ApplyOpts, type CallState } from './events.ts';
 import { CALLS_CHANNEL, decodeNotice } from './channel.ts';
+import { claimCalls, claimOrphans, claimUnclaimed, endCallsOfLostGateways, type Claimed } from './claims.ts';
+import { callEventOf, sipAnswerOf } from './dialog-events.ts';
 import { openLine } from './line.ts';
 import { perKey } from './per-key.ts';
 import { TrunkDialer } from './trunk-dial.ts';
 import { SecretKeyError } from '../trunks/secret.ts';
-import type { TrunkFailure } from '../../machines/call.ts';
 
 // The calls' side of this process's SIP gateway (gateway/gateway.ts, which the
-// platform starts): which calls it dials, what SIP's answers mean for them,
-// and the calls of gateways that died.
+// platform starts): which calls it dials, what SIP's answers mean for them
+// (dialog-events.ts), and the calls of gateways that died (claims.ts).
 //
 // - A call is dialed by the process that claims it (calls.gateway_id): the
 //   API process right after POST /v1/calls commits. If that process died
@@ -39,9 +40,6 @@ import type { TrunkFailure } from '../../machines/call.ts';
 export const DIAL_QUEUE = 'call-dial';
 export const MAX_DURATION_QUEUE = 'call-max-duration';
 
-/** How long after it was placed an unclaimed call is dialed by any gateway's sweep (its own process normally dials it at once). */
-export const DIAL_FALLBACK_SECONDS = 3;
-
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
 /**
@@ -58,36 +56,6 @@ export async function writeDialJob(s: Services, tx: Client, callId: string): Pro
 /** The per-call limit's timer, written in the answer's transaction. */
 export async function writeMaxDurationJob(s: Services, tx: Client, callId: string, seconds: number): Promise<void> {
   await s.boss.send(MAX_DURATION_QUEUE, { callId }, { ...inTx(tx), startAfter: Math.max(1, Math.ceil(seconds)) });
-}
-
-/** What a dialog event means for the call (operator.md: outcomes from a real peer's answers). */
-export function callEventOf(e: DialogEvent): CallEvent {
-  switch (e.type) {
-    case 'ringing': return { type: 'RINGING' };
-    case 'answered': return e.voicemail ? { type: 'VOICEMAIL' } : { type: 'ANSWERED' };
-    case 'remote_hangup': return { type: 'REMOTE_HANGUP' };
-    case 'no_media': return { type: 'FAILED', reason: 'no_media' };
-    case 'media_timeout': return { type: 'MEDIA_TIMEOUT' };
-    case 'ring_timeout': return { type: 'NO_ANSWER' };
-    case 'no_response': return { type: 'FAILED', reason: 'failed' };
-    case 'rejected':
-      if ([486, 600, 603].includes(e.status)) return { type: 'BUSY' };
-      // 487: the INVITE was canceled, which only we do (hangup, ring timeout): nobody answered.
-      if ([480, 408, 487].includes(e.status)) return { type: 'NO_ANSWER' };
-      return { type: 'FAILED', reason: 'failed' };
-  }
-}
-
-/** The final SIP answer an event reports (a call records it: sip_code, sip_reason), if it is one. */
-export function sipAnswerOf(e: DialogEvent): { code: number; reason: string } | undefined {
-  switch (e.type) {
-    case 'answered': return { code: e.status, reason: e.reason ?? 'OK' };
-    case 'no_media': return { code: e.status, reason: e.reason };
-    case 'rejected': return { code: e.status, reason: e.reason };
-    // We CANCELed it: the INVITE's final answer is the 487 the far end owes us (RFC 3261 9.2).
-    case 'ring_timeout': return { code: 487, reason: 'Request Terminated' };
-    default: return undefined;
-  }
 }
 
 /** How long a 2xx's far end may send no audio at all before the call is taken as answered by a person. */
@@ -201,25 +169,13 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   });
   await listener.start();
 
+  /** Dials the calls nobody dialed (unclaimed, or their gateway lost) and ends the ringing and answered calls of lost gateways. */
   const sweep = async (): Promise<number> => {
-    const dialed = await dialUnclaimed() + await dialOrphans();
-    // silent_s: how long ago the lost gateway last beat (null: its row is gone).
-    const { rows } = await s.pool.query<{ id: string; silent_s: number | null }>(
-      `SELECT c.id, extract(epoch FROM now() - g.heartbeat_at)::float8 AS silent_s
-         FROM calls c LEFT JOIN gateways g ON g.id = c.gateway_id
-        WHERE c.status IN ('ringing', 'answered') AND c.gateway_id IS NOT NULL AND c.gateway_id <> $1
-          AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
-        ORDER BY c.created_at LIMIT 100`,
-      [id, s.config.gatewayLostSeconds],
-    );
-    for (const r of rows) {
-      // The line is billed up to the gateway's last sign of life, not the
-      // seconds it took to notice it was gone. endCall also tells the gateway,
-      // should it only have been late, to hang up.
-      const endedAt = r.silent_s === null ? undefined : new Date(now(s).getTime() - r.silent_s * 1000);
-      await withTx(s.pool, (tx) => endCall(s, tx, r.id, { type: 'FAILED', reason: 'gateway_lost' }, { endedAt }));
-    }
-    return dialed + rows.length;
+    const unclaimed = await claimUnclaimed(s, id);
+    await place(unclaimed);
+    const orphans = await claimOrphans(s, id);
+    await place(orphans);
+    return unclaimed.length + orphans.length + await endCallsOfLostGateways(s, id);
   };
   // The heartbeat and the sweep on timers of their own: a long sweep never
   // delays this gateway's own beat (and makes it look lost).
@@ -250,55 +206,9 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   }, every);
   sweeper.unref();
 
-  type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null; livemode: boolean; voice_id: string | null; org_id: string };
-  /** Claims the calls no gateway has dialed yet (one statement for many: the dial jobs come in batches) and dials them. */
+  /** Claims the calls no gateway has dialed yet and dials them; the others were dialed by another gateway (most often: the one that accepted them), or ended before. */
   const dial = async (...callIds: string[]): Promise<void> => {
-    const { rows } = await s.pool.query<Claimed>(prepared(
-      `UPDATE calls SET gateway_id = $2 WHERE id = ANY($1) AND gateway_id IS NULL AND status = 'queued' RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id`,
-      [callIds, id],
-    ));
-    // The others were dialed by another gateway (most often: the one that accepted them), or ended before.
-    await place(rows);
-  };
-  /**
-   * The fallback: calls placed DIAL_FALLBACK_SECONDS ago or more that no
-   * gateway claimed (their process died between its commit and its dial),
-   * oldest first, claimed by one gateway (SKIP LOCKED) and dialed. Found
-   * through calls_open, whose unclaimed entries are the calls being placed
-   * right now. The service clock's time: created_at is written with it.
-   */
-  const dialUnclaimed = async (): Promise<number> => {
-    const { rows } = await s.pool.query<Claimed>(prepared(
-      `UPDATE calls SET gateway_id = $1
-        WHERE id IN (SELECT id FROM calls WHERE status = 'queued' AND gateway_id IS NULL AND created_at < $2
-                      ORDER BY created_at LIMIT 100 FOR UPDATE SKIP LOCKED)
-          AND gateway_id IS NULL
-        RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id`,
-      [id, new Date(now(s).getTime() - DIAL_FALLBACK_SECONDS * 1000)],
-    ));
-    await place(rows);
-    return rows.length;
-  };
-  /**
-   * Calls still queued whose gateway was lost: accepted by a process that
-   * died before its INVITE got an answer, most often before it was sent at
-   * all (it is sent right after the commit). Claimed by one gateway (SKIP
-   * LOCKED) and dialed again; should the lost one's INVITE have gone out,
-   * the far end may be rung twice, which beats a call accepted and never made.
-   */
-  const dialOrphans = async (): Promise<number> => {
-    const { rows } = await s.pool.query<Claimed>(prepared(
-      `UPDATE calls SET gateway_id = $1
-        WHERE id IN (SELECT c.id FROM calls c LEFT JOIN gateways g ON g.id = c.gateway_id
-                      WHERE c.status = 'queued' AND c.gateway_id IS NOT NULL AND c.gateway_id <> $1
-                        AND (g.id IS NULL OR g.heartbeat_at < now() - make_interval(secs => $2))
-                      ORDER BY c.created_at LIMIT 100 FOR UPDATE OF c SKIP LOCKED)
-          AND status = 'queued'
-        RETURNING id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id`,
-      [id, s.config.gatewayLostSeconds],
-    ));
-    await place(rows);
-    return rows.length;
+    await place(await claimCalls(s, id, callIds));
   };
   /** A call this process placed (POST /v1/calls) and committed with this gateway's id: dialed at once, with what was written. */
   const dialPlaced = async (state: CallState): Promise<void> => {
