@@ -16,7 +16,9 @@ import type { Call } from './schemas.ts';
 // - this file: the call's row and how the API shows it;
 // - place.ts: POST /v1/calls (the checks, the policy table, the call and its session);
 // - events.ts: what happens to a placed call (the machine's events and what follows each);
-// - dialer.ts: the gateway's side (claim and dial, SIP's answers as events, lost gateways);
+// - dialer.ts: the gateway's side (dials what it claims, applies SIP's answers, beats and sweeps);
+// - claims.ts: which gateway claims which call, and the calls of lost gateways;
+// - dialog-events.ts: what SIP's answers mean for a call;
 // - line.ts: what is said and heard on the line;
 // - channel.ts: what the service tells the gateway holding a call's dialog.
 
