@@ -60,6 +60,21 @@ export function isDatabaseDown(err: unknown): boolean {
   return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(e.message ?? '');
 }
 
+/**
+ * Runs fn and returns what it returns; the queries it sends on c meanwhile
+ * (the pool pipelines: each is sent when made) leave in one write to the
+ * socket instead of one each.
+ */
+export function together<T>(c: pg.PoolClient, fn: () => T): T {
+  const stream = (c as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  stream?.cork?.();
+  try {
+    return fn();
+  } finally {
+    stream?.uncork?.();
+  }
+}
+
 /** Transactions their last statement committed (commitWith). */
 const committed = new WeakSet<pg.PoolClient>();
 
@@ -72,9 +87,10 @@ const committed = new WeakSet<pg.PoolClient>();
 export async function withTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const c = await pool.connect();
   try {
-    const begin = c.query('BEGIN');
+    // BEGIN and what fn sends before its first wait leave in one write.
+    const [begin, running] = together(c, () => [c.query('BEGIN'), fn(c)] as const);
     begin.catch(() => {});
-    const out = await fn(c);
+    const out = await running;
     await begin;
     if (!committed.delete(c)) await c.query('COMMIT');
     return out;
@@ -93,8 +109,7 @@ export async function withTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise
  * into a ROLLBACK and q's error is thrown.
  */
 export async function commitWith<R extends pg.QueryResultRow>(tx: pg.PoolClient, q: pg.QueryConfig): Promise<pg.QueryResult<R>> {
-  const result = tx.query<R>(q);
-  const commit = tx.query('COMMIT');
+  const [result, commit] = together(tx, () => [tx.query<R>(q), tx.query('COMMIT')] as const);
   commit.catch(() => {});
   const r = await result;
   await commit;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import pg, { type QueryResult } from 'pg';
-import type { Client, Pool } from '../db/pool.ts';
+import { commitWith, prepared, together, type Client, type Pool } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
 import { caller } from './route.ts';
 
@@ -52,17 +51,6 @@ export function readIdempotencyKey(req: FastifyRequest): void {
   req.idempotency = { key, hash };
 }
 
-/**
- * A quoted SQL string for a multi-statement query, which cannot take
- * parameters: pg's escapeLiteral doubles quotes and backslashes (E'' form).
- * A NUL could never reach here (HTTP headers cannot carry one, JSON escapes
- * it), but is refused rather than sent, as a parameter holding it would be.
- */
-function sqlText(s: string): string {
-  if (s.includes('\0')) throw new Error('idempotent(): NUL character in a value');
-  return pg.escapeLiteral(s);
-}
-
 export type Outcome<T> = { status: number; body: T };
 
 /** Runs a create's work once per key: idempotent() for a route, mcp/tool.ts once() for a tool. */
@@ -97,17 +85,20 @@ export async function runOnce<T>(
   const tx = await pool.connect();
   let broken = false;
   try {
-    // One round trip, three statements. The SELECT is its own statement, so
-    // (READ COMMITTED) it takes its snapshot after the lock is held and sees
-    // whatever the previous holder of the lock committed. It runs even when the
-    // lock is not granted; its result is then ignored.
-    const [, lock, prior] = (await tx.query(
-      `BEGIN;
-       SELECT pg_try_advisory_xact_lock(hashtextextended(${sqlText(`${credentialId}\n${idem.key}`)}, 7)) AS locked;
-       SELECT request_hash, status, body FROM idempotency_keys
-        WHERE credential_id = ${sqlText(credentialId)} AND key = ${sqlText(idem.key)} AND created_at > now() - interval '24 hours'`,
-    )) as unknown as [QueryResult, QueryResult, QueryResult];
-    if (!lock.rows[0].locked) {
+    // One round trip, three statements (the pool pipelines them, in one
+    // write). The SELECT is its own statement, so (READ COMMITTED) it takes its
+    // snapshot after the lock is held and sees whatever the previous holder of
+    // the lock committed. It runs even when the lock is not granted; its result
+    // is then ignored.
+    const [, lock, prior] = await Promise.all(together(tx, () => [
+      tx.query('BEGIN'),
+      tx.query<{ locked: boolean }>(prepared(`SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7)) AS locked`, [`${credentialId}\n${idem.key}`])),
+      tx.query<{ request_hash: string; status: number; body: unknown }>(prepared(
+        `SELECT request_hash, status, body FROM idempotency_keys WHERE credential_id = $1 AND key = $2 AND created_at > now() - interval '24 hours'`,
+        [credentialId, idem.key],
+      )),
+    ] as const));
+    if (!lock.rows[0]!.locked) {
       throw new ApiError('idempotency_in_progress', 'Idempotency-Key: a request with this key is still running; retry shortly', { 'Retry-After': '1' });
     }
     const p = prior.rows[0];
@@ -121,14 +112,13 @@ export async function runOnce<T>(
     const out = await work(tx);
     if (!Number.isInteger(out.status)) throw new Error(`idempotent(): status ${out.status} is not an integer`);
     // The saved response and COMMIT in one round trip; if the INSERT fails,
-    // COMMIT is not run and the catch below rolls back.
-    await tx.query(
-      `INSERT INTO idempotency_keys (credential_id, key, request_hash, status, body)
-       VALUES (${sqlText(credentialId)}, ${sqlText(idem.key)}, ${sqlText(idem.hash)}, ${out.status}, ${sqlText(JSON.stringify(out.body))}::jsonb)
+    // PostgreSQL turns the COMMIT into a ROLLBACK and its error is thrown.
+    await commitWith(tx, prepared(
+      `INSERT INTO idempotency_keys (credential_id, key, request_hash, status, body) VALUES ($1, $2, $3, $4, $5::jsonb)
        ON CONFLICT (credential_id, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body, created_at = now();
-       COMMIT`,
-    );
+       SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body, created_at = now()`,
+      [credentialId, idem.key, idem.hash, out.status, JSON.stringify(out.body)],
+    ));
     return { ...out, replayed: false };
   } catch (err) {
     await tx.query('ROLLBACK').catch(() => { broken = true; });
