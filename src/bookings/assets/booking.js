@@ -1,3 +1,7 @@
+// The booking and manage pages' script (no dependencies): the slot picker in
+// the guest's time zone, the booking form, and the manage page's buttons. Its
+// texts come from the page (data-msgs), in the page's language.
+// @ts-check
 (function () {
   'use strict';
   var app = document.getElementById('app');
@@ -46,6 +50,7 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  /** The element with this id: the page's markup has each one the script uses. @param {string} id @returns {any} */
   function $(id) { return document.getElementById(id); }
   function getJson(res) {
     return res.text().then(function (t) {
@@ -144,7 +149,8 @@
     }
 
     days.addEventListener('click', function (e) {
-      var b = e.target.closest ? e.target.closest('button.slot') : null;
+      var target = /** @type {Element} */ (e.target);
+      var b = target.closest ? target.closest('button.slot') : null;
       if (!b) return;
       selected = b.getAttribute('data-start');
       Array.prototype.forEach.call(days.querySelectorAll('button.slot'), function (x) {

@@ -3,7 +3,7 @@
 // measures its level for the meter. The page's AudioContext runs at 16 kHz
 // where the browser allows it (the browser resamples, with its own filter);
 // otherwise each chunk is averaged down here.
-/* global sampleRate, registerProcessor, AudioWorkletProcessor */
+// @ts-check (its globals, those of an AudioWorklet, are declared in worklet.d.ts)
 'use strict';
 
 const TARGET = 16000;

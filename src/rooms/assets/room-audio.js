@@ -15,12 +15,14 @@
 // - Where the service has no recognizer for the person's language, or no voice
 //   for the language they hear, the control says so and stays off; typing
 //   works as always.
+// @ts-check
 (function () {
   'use strict';
   var app = document.getElementById('app');
   if (!app || app.dataset.mode !== 'room') return;
   var base = '/r/' + encodeURIComponent(app.dataset.room || '');
 
+  /** The element with this id: the page's markup has each one the script uses. @param {string} id @returns {any} */
   function $(id) { return document.getElementById(id); }
   var micBtn = $('mic'), pttBtn = $('ptt'), muteBtn = $('mute'), level = $('mic-level'), micStatus = $('mic-status'), partial = $('partial');
   var readBox = $('read-aloud'), pauseBtn = $('read-pause'), readStatus = $('read-status');
@@ -232,9 +234,9 @@
     else player.resume().then(next);
   });
 
-  document.addEventListener('tolk:joined', function (e) { joined(e.detail); });
+  document.addEventListener('tolk:joined', function (/** @type {CustomEvent} */ e) { joined(e.detail); });
   document.addEventListener('tolk:left', left);
-  document.addEventListener('tolk:phrase', function (e) { phrase(e.detail); });
+  document.addEventListener('tolk:phrase', function (/** @type {CustomEvent} */ e) { phrase(e.detail); });
   // room.js may have joined before this script ran (a reload rejoins at once).
   if (window.tolkRoom && window.tolkRoom.me) joined(window.tolkRoom);
 })();

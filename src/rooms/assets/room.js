@@ -1,3 +1,10 @@
+// The room page's script (no dependencies). Scheduled: the start in the
+// person's own zone, and the page reopened once the meeting is live. Live:
+// join (POST participants), the conversation and the participants from the
+// room's event stream (EventSource, which reconnects by itself), say, leave
+// (also when the tab closes). The participant's id and secret are kept in
+// sessionStorage, so a reload of the tab rejoins without the form.
+// @ts-check
 (function () {
   'use strict';
   var app = document.getElementById('app');
@@ -8,6 +15,7 @@
   var KEY = 'tolk-room:' + (cfg.room || '');
   var MAX_PHRASES = 500;
 
+  /** The element with this id: the page's markup has each one the script uses. @param {string} id @returns {any} */
   function $(id) { return document.getElementById(id); }
   function el(tag, attrs, text) {
     var e = document.createElement(tag);

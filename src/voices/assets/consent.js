@@ -1,3 +1,8 @@
+// The consent page's script (no dependencies): the code, the recording
+// (MediaRecorder, in the first container the browser offers of WebM, Ogg
+// and MP4), its upload, and the wait for the voice. The secret of step 2 is
+// kept in sessionStorage, so a reload does not ask for a new code.
+// @ts-check
 (function () {
   'use strict';
   var app = document.getElementById('app');
@@ -12,6 +17,7 @@
   function say(key, values) {
     return String(M[key] || key).replace(/\{(\w+)\}/g, function (all, k) { return values && k in values ? String(values[k]) : all; });
   }
+  /** The element with this id: the page's markup has each one the script uses. @param {string} id @returns {any} */
   function $(id) { return document.getElementById(id); }
   function json(res) {
     return res.text().then(function (t) {
