@@ -15,7 +15,7 @@ import { MediaPlane } from './media/plane.ts';
 import type { Negotiated } from './media/sdp.ts';
 import type { DialogEvent, SipSignaling } from './signaling.ts';
 import { finished, flow, SIPP, startSipp, wire, type Sipp, type SippResult, type WireMessage } from '../test/helpers/sipp.ts';
-import { until } from '../test/helpers/wait.ts';
+import { quietFor, until } from '../test/helpers/wait.ts';
 
 const scenario = (name: string) => new URL(`./sipp/${name}.xml`, import.meta.url).pathname;
 
@@ -451,7 +451,8 @@ describe('5. an unreachable destination fails the call at once', () => {
     late.on('message', (d) => heard.push(d.toString('utf8')));
     await new Promise<void>((r) => late.bind(port, '127.0.0.1', () => r()));
     cleanups.push(() => new Promise((r) => late.close(() => r())));
-    await new Promise((r) => setTimeout(r, 2_500));
+    // INVITE retransmissions come at 0.5, 1 and 2 s (RFC 3261 Timer A): 2.5 s would hear two at least.
+    await quietFor(2_500);
     expect(heard).toEqual([]);
   });
 
@@ -525,7 +526,8 @@ describe('6. 3xx: a redirect followed once, to the same number', () => {
     const r = await finished(s);
     expect(r.code, r.errors).toBe(0);
     expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 302 Moved Temporarily', '> ACK']);
-    await new Promise((r) => setTimeout(r, 200));
+    // The redirect not followed: nothing more is reported after the ACK (200 ms, well past handling it).
+    await quietFor(200);
     expect(h.of('c1')).toHaveLength(1);
   });
 });

@@ -12,7 +12,7 @@ import { createSipSignaling, type SipStackOptions } from './sip-stack.ts';
 import { MediaPlane } from './media/plane.ts';
 import type { DialogEvent } from './signaling.ts';
 import { finished, flow, startSipp, wire, type Sipp } from '../test/helpers/sipp.ts';
-import { until } from '../test/helpers/wait.ts';
+import { quietFor, until } from '../test/helpers/wait.ts';
 
 const scenario = (name: string) => new URL(`./sipp/${name}.xml`, import.meta.url).pathname;
 
@@ -89,7 +89,7 @@ describe('a 2xx without audio we can use: ACK, BYE at once, no_media', () => {
     expect(bye!.header('To')).toBe(ok!.header('To'));
     // Its stream is closed: the plane has no stats for it any more.
     await until('the stream closed', async () => (await p.stats('c1')) === null, 2_000);
-    await new Promise((r) => setTimeout(r, 1_500)); // past the media timeout: nothing more is said
+    await quietFor(1_500); // past the media timeout: nothing more is said
     expect(h.of('c1')).toHaveLength(2);
   });
 
@@ -126,7 +126,8 @@ describe('a far end that goes silent: BYE after mediaTimeoutSeconds, media_timeo
     const msgs = wire(r.trace);
     expect(flow(msgs)).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '> BYE', '< 200 OK']);
     expect(msgs[4]!.header('CSeq')).toBe('2 BYE');
-    await new Promise((r) => setTimeout(r, 300));
+    // The media timeout reported once: nothing follows the 200 OK to its BYE (300 ms, well past any handling of it).
+    await quietFor(300);
     expect(h.of('c1')).toHaveLength(3);
   });
 
@@ -142,7 +143,7 @@ describe('a far end that goes silent: BYE after mediaTimeoutSeconds, media_timeo
     const port = ports.get('c1')! + 1;
     const report = Buffer.from([0x80, 0xc8, 0x00, 0x06, ...new Array(24).fill(0)]); // an RTCP sender report's shape
     const sending = setInterval(() => rtcp.send(report, port, '127.0.0.1'), 300);
-    await new Promise((r) => setTimeout(r, 2_500));
+    await quietFor(2_500);
     clearInterval(sending);
     const stopped = Date.now();
     expect(h.of('c1').map((e) => e.type)).toEqual(['ringing', 'answered']);

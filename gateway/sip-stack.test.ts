@@ -12,7 +12,7 @@ import { MediaPlane } from './media/plane.ts';
 import { PicoSynthesizer } from '../src/engines/speech/pico.ts';
 import type { DialogEvent, SignalingOptions, SipSignaling } from './signaling.ts';
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../test/helpers/sipp.ts';
-import { until } from '../test/helpers/wait.ts';
+import { quietFor, until } from '../test/helpers/wait.ts';
 
 const scenario = (name: string) => new URL(`./sipp/${name}.xml`, import.meta.url).pathname;
 
@@ -73,7 +73,6 @@ async function callee(speed = 10, media?: SimulatedCalleeOptions['media']) {
   return { ...c, ...rec, uri: (number: string) => `sip:${number}@${c.address}` };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A bare UDP socket speaking SIP by hand, keeping every message it gets. */
 async function rawSip() {
@@ -172,7 +171,8 @@ describe('against SIPp', () => {
     expect(bye.header('From')).toBe(msgs[0]!.header('From'));
     expect(bye.header('To')).toBe(ok.header('To'));
     expect(bye.header('Via')).toMatch(new RegExp(`^SIP/2.0/UDP ${h.sig.address};`));
-    await sleep(50);
+    // Our own hangup reports nothing: a report would follow the BYE's 200 OK, which SIPp has sent.
+    await quietFor(50);
     expect(h.of('c1')).toEqual([
       { type: 'ringing', status: 180 },
       { type: 'answered', status: 200, voicemail: false },
@@ -260,8 +260,8 @@ describe('against SIPp', () => {
     const h = await signaling();
     await h.sig.place({ key: 'c1', target: s.uri('+15551230008'), from: '+15550000000' });
     await h.waitFor('c1', 2);
-    // The second 200 comes 200 ms after the first ACK; wait for its ACK on the wire.
-    await sleep(500);
+    // The second 200 comes 200 ms after the first ACK; its ACK on the wire before we hang up.
+    await until('the second ACK', async () => wire(await s.traceSoFar()).filter((m) => m.startLine.startsWith('ACK ')).length === 2, 2_000);
     await h.sig.hangup('c1');
     const r = await finished(s);
     expect(r.code, r.errors).toBe(0);
@@ -354,7 +354,8 @@ describe('against the simulated callee', () => {
       { type: 'answered', status: 200, voicemail: false },
     ]);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
-    await sleep(300);
+    // Up until our BYE: at speed 10 every step of the callee takes 100 ms, so three steps' time without one.
+    await quietFor(300);
     expect(h.of('c1')).toHaveLength(2);
     expect(h.sig.active()).toEqual(['c1']);
     await h.sig.hangup('c1');
@@ -413,7 +414,8 @@ describe('against the simulated callee', () => {
     await Promise.all([h.sig.hangup('up'), h.sig.hangup('up')]);
     await h.sig.hangup('up');
     await until('the callee to get the BYE', async () => c.count('callee: BYE') === 1, 2_000);
-    await sleep(100);
+    // The second hangup would send its BYE at once, the first one's came: no other within 100 ms.
+    await quietFor(100);
     expect(c.count('callee: BYE')).toBe(1);
     expect(h.of('up')).toHaveLength(2);
     expect(h.sig.active()).toEqual([]);

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { MediaPlane } from './plane.ts';
 import { dtmfPayload, parseRtp, RtpSender, type ReceivedRtp } from './rtp.ts';
 import type { Negotiated } from './sdp.ts';
+import { until } from '../../test/helpers/wait.ts';
 
 // The media plane over real UDP on loopback: what a peer receives from a
 // stream (numbering, codec, pacing, the audio itself), symmetric RTP, DTMF
@@ -43,7 +44,7 @@ describe('media plane', () => {
     const { queuedMs } = await plane.play('call-1', 'u1', tone(1000));
     expect(queuedMs).toBe(0);
     await done;
-    await new Promise((r) => setTimeout(r, 50));
+    await until('the last packet at the peer', async () => p.got.length >= 50, 2_000);
     const pk = p.got.map((g) => g.p);
     expect(pk).toHaveLength(50);
     expect(pk.every((x) => x.payloadType === 8 && x.payload.length === 160)).toBe(true);
@@ -74,7 +75,7 @@ describe('media plane', () => {
     const back = finished('b', 'reply');
     await plane.play('b', 'reply', tone(200, 880, 4000));
     await back;
-    await new Promise((r) => setTimeout(r, 120));
+    await until('each side to have heard the other out', async () => (await plane.stats('b'))!.received >= 30 && (await plane.stats('a'))!.received >= 10, 2_000);
     const sa = (await plane.close('a'))!;
     const sb = (await plane.close('b'))!;
     expect(sb.received).toBe(30);
@@ -100,7 +101,7 @@ describe('media plane', () => {
     expect(second.queuedMs).toBeGreaterThan(300);
     expect(second.queuedMs).toBeLessThanOrEqual(400);
     await finished('q', 'two');
-    await new Promise((r) => setTimeout(r, 50));
+    await until('the last packet at the peer', async () => p.got.length >= 30, 2_000);
     plane.off('started', onStart);
     expect(order).toEqual(['one', 'two']);
     // Back to back, one talkspurt: the marker on its first packet only, the numbering unbroken.
@@ -119,14 +120,14 @@ describe('media plane', () => {
     const sock = dgram.createSocket('udp4');
     const s = new RtpSender(101);
     const send = (b: Buffer) => new Promise<void>((ok) => sock.send(b, port, '127.0.0.1', () => ok()));
-    for (const digit of ['7', '#']) {
+    for (const [n, digit] of ['7', '#'].entries()) {
       // One event: updates with the same timestamp, then the end three times.
-      const start = new RtpSender(101, { ssrc: s.ssrc, seq: digits.length * 10 + 1, ts: 1000 + digits.length * 8000 });
+      const start = new RtpSender(101, { ssrc: s.ssrc, seq: n * 10 + 1, ts: 1000 + n * 8000 });
       for (const d of [160, 320, 480]) await send(start.packet(dtmfPayload(digit, { end: false, duration: d }), 0));
       for (let i = 0; i < 3; i++) await send(start.packet(dtmfPayload(digit, { end: true, duration: 640 }), 0));
-      await new Promise((r) => setTimeout(r, 60));
+      // Every packet of the event in before the next one's: the plane counts each it takes, and reports a digit before counting on.
+      await until(`the ${digit} event's 6 packets taken`, async () => (await plane.stats('d'))!.received >= (n + 1) * 6, 2_000);
     }
-    await new Promise((r) => setTimeout(r, 100));
     plane.off('dtmf', onDtmf);
     sock.close();
     expect(digits).toEqual(['7', '#']);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { readSse, type Sse } from '../helpers/sse.ts';
+import { until } from '../helpers/wait.ts';
 import { createEventType } from '../../src/cli/admin.ts';
 import { PUBLIC_LIMITS } from '../../src/config.ts';
 import { WINDOW_DAYS } from '../../src/bookings/bookings.ts';
@@ -240,15 +241,8 @@ function stream(base: string, roomId: string, p: { id: string; secret: string },
   return { events, phrases, status, close: () => ctl.abort() };
 }
 
-async function waitFor<T>(what: string, f: () => T | undefined | null | false, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitFor = <T>(what: string, f: () => T | undefined | null | false, ms = 5000): Promise<T> =>
+  until(what, async () => f(), { timeoutMs: ms, intervalMs: 20, retryErrors: false });
 
 async function publicRoom(body: Record<string, unknown> = {}) {
   const { secret, orgId } = await t.key({ rpm: 100_000 });
@@ -291,8 +285,10 @@ describe('a participant reads from their join onward', () => {
     s1.close();
     const s2 = stream(t.url, room.id, late, { lastEventId: String(got[0].seq) });
     const again = await waitFor('two phrases', () => s2.phrases().length >= 2 && s2.phrases());
-    await new Promise((r) => setTimeout(r, 200));
-    expect(s2.phrases().map((p) => p.original)).toEqual(['later 1', 'later 2']);
+    // One said now comes next on the stream, in order: a phrase repeated would have come before it.
+    await post(t.url, `/r/${room.id}/say`, { participant: first.id, secret: first.secret, text: 'later 3' });
+    await waitFor('the phrase said now', () => s2.phrases().some((p) => p.original === 'later 3'));
+    expect(s2.phrases().map((p) => p.original)).toEqual(['later 1', 'later 2', 'later 3']);
     expect(again[0].seq).toBe(got[1].seq);
     s2.close();
   });
@@ -352,12 +348,7 @@ describe('caps on anonymous use of public rooms', () => {
     expect(Number(refused.retryAfter)).toBeGreaterThan(0);
     s1.close();
     // Its row goes as its connection closes: the next one opens (on the other process).
-    let status = 0;
-    for (let i = 0; status !== 200 && i < 50; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 50));
-      status = (await stream(u.url, room.id, p).status).status;
-    }
-    expect(status).toBe(200);
+    await until('a stream let open', async () => (await stream(u.url, room.id, p).status).status === 200, { timeoutMs: 2_500, intervalMs: 50, retryErrors: false });
   });
 
   it('phrases per participant a minute: the next one is 429 with Retry-After and is not in the room', async () => {

@@ -129,7 +129,7 @@ describe('an answered call', () => {
     expect(said.status, await said.clone().text()).toBe(202);
     expect((await said.json()).charged_seconds).toBe(0);
 
-    await new Promise((r) => setTimeout(r, 1100)); // at least one answered second
+    await until('one answered second', async () => clock().getTime() >= Date.parse(answered.answered_at) + 1000);
     const hung = await t.request('POST', `/v1/calls/${c.id}/hangup`, { key });
     expect(hung.status).toBe(200);
     const ended = await hung.json();

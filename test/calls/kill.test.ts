@@ -169,8 +169,11 @@ describe('a gateway killed with its calls up', () => {
     const live = await json(await api(B, 'GET', `/v1/sessions/${c.session_id}`));
     expect(live).toMatchObject({ status: 'active', room_id: null });
 
-    // A beats every 0.5 s: after 1.5 s on the line its last beat is a second past the answer.
-    await new Promise((r) => setTimeout(r, 1500));
+    // A beats every 0.5 s: killed once its last beat is a second past the answer.
+    await until('A\'s beat a second past the answer', async () => {
+      const { rows: [gw] } = await pool.query<{ heartbeat_at: Date }>(`SELECT heartbeat_at FROM gateways WHERE id = $1`, [gatewayOf.get(A)]);
+      return gw!.heartbeat_at.getTime() >= Date.parse(answered.answered_at) + 1000;
+    }, { timeoutMs: 10_000, intervalMs: 100 });
     await A.kill();
 
     // B and C both sweep every 0.5 s; A's heartbeat is old after 2 s.
@@ -276,7 +279,7 @@ describe('a process killed before it dials', () => {
       const answered = await untilStatus(B, c.id, ['answered', 'failed', 'completed', 'busy', 'voicemail', 'no_answer'], 30_000, 250);
       expect(answered.status).toBe('answered');
       expect(await gatewayIdOf(c.id)).toBe(gatewayOf.get(B));
-      await new Promise((r) => setTimeout(r, 1100)); // one answered second at least
+      await until('one answered second', async () => Date.now() >= Date.parse(answered.answered_at) + 1000);
       const hung = await json(await api(B, 'POST', `/v1/calls/${c.id}/hangup`));
       expect(hung).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
       expect(hung.billed_seconds).toBeGreaterThanOrEqual(1);

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
 import { finished, flow, startSipp, wire, type Sipp, type WireMessage, evenFreePort } from '../helpers/sipp.ts';
-import { until } from '../helpers/wait.ts';
+import { quietFor, until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/calls/disclosure.ts';
 import { existsSync } from 'node:fs';
 
@@ -128,9 +128,8 @@ describe('calls through the gateway to SIPp', () => {
     const spoken = new Promise<void>((ok) => plane.on('finished', (k, u) => { if (k === c.id && u === 'disclosure') ok(); }));
     await untilStatus(t, c.id, ['answered']);
     await spoken;
-    await new Promise((r) => setTimeout(r, 300));
     // The disclosure in Spanish, as speech: seconds of audio, most frames voiced, all of it back from the far end.
-    const stats = (await plane.stats(c.id))!;
+    const stats = await until('the echo of every frame', async () => { const x = (await plane.stats(c.id))!; return x.received >= x.sent && x; }, 2_000);
     expect(stats.sent).toBeGreaterThanOrEqual(75);
     expect(stats.received).toBe(stats.sent);
     const voiced = stats.energy.filter((e) => e > 300).length;
@@ -205,7 +204,8 @@ describe('calls through the gateway to SIPp', () => {
       const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key: suite.key })).json();
       expect(ev.events[0].untrusted_content.text).toBe(disclosure('Tolk Assistant', 'pt'));
       if (engines.length === 1) {
-        await new Promise((r) => setTimeout(r, 1500));
+        // Spoken, the disclosure starts within 300 ms of the pick-up (test/calls/baresip.test.ts): five times that for a busy machine.
+        await quietFor(1500);
         expect((await plane.stats(c.id))!.sent, 'nothing spoken without an engine for pt').toBe(0);
       } else {
         expect(await spoken).toBe(true);
@@ -311,8 +311,8 @@ describe('calls through the gateway to SIPp', () => {
     const { sipp, t } = await rig('retransmit-200', { extraArgs: ['-nr'] });
     const c = await place(t);
     await untilStatus(t, c.id, ['answered']);
-    // SIPp sends the same 200 again 200 ms after our ACK; we wait for it to be ACKed before hanging up.
-    await new Promise((r) => setTimeout(r, 400));
+    // SIPp sends the same 200 again 200 ms after our ACK; it is ACKed again before we hang up.
+    await until('the second ACK', async () => wire(await sipp.traceSoFar()).filter((m) => m.startLine.startsWith('ACK ')).length === 2, 2_000);
     const hung = await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key })).json();
     expect(hung).toMatchObject({ status: 'completed', end_reason: 'agent_hangup' });
     const r = await finished(sipp);

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { startSipp, type Sipp } from '../helpers/sipp.ts';
 import { startCarrier, type Carrier } from '../helpers/carrier.ts';
-import { until } from '../helpers/wait.ts';
+import { quietFor, until } from '../helpers/wait.ts';
 import { apertiumUrl } from '../helpers/apertium.ts';
 import { addNumber, createKey, createOrg } from '../../src/cli/admin.ts';
 import { addTrunk } from '../../src/cli/trunk.ts';
@@ -69,7 +69,11 @@ describe('a gateway killed with a live call up', () => {
     const c = await api(A, 'POST', '/v1/calls', { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, agent_lang: 'es', remote_lang: 'en' });
     expect(c, JSON.stringify(c)).toMatchObject({ status: 'queued', livemode: true });
     const answered = await until('answered', async () => { const x = await api(B, 'GET', `/v1/calls/${c.id}`); return x.status === 'answered' ? x : null; }, { timeoutMs: 20_000, intervalMs: 100 });
-    await new Promise((r) => setTimeout(r, 1500));
+    // A beats every 0.5 s: killed once its last beat is a second past the answer (a billed second at least).
+    await until('A\'s beat a second past the answer', async () => {
+      const { rows: [gw] } = await pool.query<{ heartbeat_at: Date }>(`SELECT g.heartbeat_at FROM gateways g JOIN calls c ON c.gateway_id = g.id WHERE c.id = $1`, [c.id]);
+      return gw !== undefined && gw.heartbeat_at.getTime() >= Date.parse(answered.answered_at) + 1000;
+    }, { timeoutMs: 10_000, intervalMs: 100 });
     await A.kill();
     const ended = await until('ended', async () => { const x = await api(B, 'GET', `/v1/calls/${c.id}`); return x.status !== 'answered' ? x : null; }, { timeoutMs: 20_000, intervalMs: 200 });
     expect(ended).toMatchObject({ status: 'failed', end_reason: 'gateway_lost', answered_at: answered.answered_at, sip_code: 200 });
@@ -81,8 +85,8 @@ describe('a gateway killed with a live call up', () => {
     expect(before.seconds_left - after.seconds_left).toBeLessThanOrEqual(Math.ceil(ended.billed_seconds));
     const { rows: events } = await pool.query<{ type: string }>(`SELECT type FROM outbox WHERE object_id = $1 ORDER BY id`, [c.id]);
     expect(events.map((e) => e.type)).toEqual(['call.ringing', 'call.answered', 'call.failed', 'call.ended']);
-    // Later sweeps leave it as it is: billed once.
-    await new Promise((r) => setTimeout(r, 2000));
+    // Later sweeps leave it as it is: billed once (B sweeps every 0.5 s: four sweeps).
+    await quietFor(2000);
     expect(await api(B, 'GET', `/v1/calls/${c.id}`)).toEqual(ended);
     expect((await pool.query(`SELECT count(*)::int AS n FROM usage_ledger WHERE ref = $1`, [c.id])).rows[0].n).toBe(1);
   });

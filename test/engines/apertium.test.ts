@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { apertiumUrl, withApertium } from '../helpers/apertium.ts';
 import { readSse, type Sse } from '../helpers/sse.ts';
+import { until } from '../helpers/wait.ts';
 import { ApertiumEngine } from '../../src/engines/translate/apertium.ts';
 import { TranslationChain } from '../../src/engines/translate/chain.ts';
 
@@ -130,10 +131,8 @@ describe('phrases are translated for real, once per language', () => {
     void readSse(stream.body!, (e) => events.push(e));
     const text = 'Thank you very much.';
     await t.request('POST', `/v1/sessions/${speaker.id}/say`, { key, body: { text } });
-    const deadline = Date.now() + 15_000;
-    let phrase: any;
-    while (!(phrase = events.find((e) => e.event === 'phrase' && e.data.original === text)?.data) && Date.now() < deadline) await new Promise((x) => setTimeout(x, 50));
-    ctl.abort();
+    const phrase = await until('the phrase on the page', async () => events.find((e) => e.event === 'phrase' && e.data.original === text)?.data, { timeoutMs: 15_000, intervalMs: 50 })
+      .finally(() => ctl.abort());
     expect(phrase).toMatchObject({ lang: 'pt', untranslated: false });
     expect(phrase.text).toMatch(/^Muito obrigad[oa]\.$|^Obrigad[oa]/);
     // The person types Portuguese: the agent hears it in English, and its transcript reads in Spanish.

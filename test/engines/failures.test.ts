@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { apertiumUrl } from '../helpers/apertium.ts';
 import { startLibreTranslate, type FakeServer } from '../helpers/fake-engines.ts';
 import { readSse, type Sse } from '../helpers/sse.ts';
+import { until } from '../helpers/wait.ts';
 
 // A translation engine that fails in the middle of a room with listeners:
 // one that hangs, answers 500, or answers 429 with Retry-After, ahead of
@@ -126,15 +127,8 @@ describe('live mode never shows the marked form', () => {
       void readSse(s.body!, (e) => pages[hear]!.push(e));
     }
     await fetch(`${t!.url}/r/${room}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ participant: ana.id, secret: ana.secret, text: 'Good morning.' }) });
-    const phraseOf = async (lang: string) => {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const p = pages[lang]!.find((e) => e.event === 'phrase' && e.data.original === 'Good morning.');
-        if (p) return p.data;
-        if (Date.now() > deadline) throw new Error(`no phrase on the ${lang} page`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const phraseOf = (lang: string) => until(`the phrase on the ${lang} page`, async () =>
+      pages[lang]!.find((e) => e.event === 'phrase' && e.data.original === 'Good morning.')?.data, { timeoutMs: 15_000, intervalMs: 50 });
     expect(await phraseOf('de')).toMatchObject({ text: 'Good morning.', untranslated: true, lang: 'de' });
     expect(await phraseOf('es')).toMatchObject({ text: 'Buenos días.', untranslated: false, lang: 'es' });
     ctl.abort();

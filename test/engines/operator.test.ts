@@ -6,6 +6,7 @@ import { apertiumUrl } from '../helpers/apertium.ts';
 import { ROOT, startServerProcess } from '../helpers/process.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
 import { createPool } from '../../src/db/pool.ts';
+import { until } from '../helpers/wait.ts';
 
 // What an operator sees of the translation engines: `npx tolk engines`
 // (operator.md), and a plain start on a machine with Apertium installed,
@@ -127,9 +128,7 @@ describe('a plain start on a machine with Apertium', () => {
       expect(heard.untrusted_content.text_in_hear_lang).toMatch(/^Muito obrigad[oa]\.$/);
       await server.kill();
       // Killed outright (SIGKILL): its apertium-apy notices within a second or two.
-      const deadline = Date.now() + 5000;
-      while (apys().some((p) => mine.includes(p)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      expect(apys().filter((p) => mine.includes(p))).toEqual([]);
+      await until('its apertium-apy gone', async () => !apys().some((p) => mine.includes(p)), { timeoutMs: 5_000, intervalMs: 100, detail: () => `still running: ${apys().filter((p) => mine.includes(p))}` });
     } finally {
       await server.kill();
     }

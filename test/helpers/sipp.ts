@@ -49,6 +49,8 @@ export type Sipp = {
   uri(user: string): string;
   /** Waits for SIPp to exit (its one call over) and returns its trace. */
   done(): Promise<SippResult>;
+  /** Its message trace so far, while the call goes on (SIPp writes each message as it goes). */
+  traceSoFar(): Promise<string>;
   /** Kills SIPp if still running and removes its files. Idempotent. */
   stop(): Promise<void>;
 };
@@ -133,6 +135,7 @@ export async function startSipp(opts: SippOptions): Promise<Sipp> {
     address: `${host}:${port}`,
     uri: (user) => `sip:${user}@${host}:${port}`,
     done: result,
+    traceSoFar: () => readFile(messageFile, 'utf8').catch(() => ''),
     stop() {
       stopped ??= (async () => {
         if (running) {

@@ -59,3 +59,13 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * Lets `ms` pass, for a test that shows something does NOT happen (a second
+ * report, a retransmission, a retry): an absence can only be watched for a
+ * while. Each caller says why that length; waiting for something to happen is
+ * `until`'s.
+ */
+export function quietFor(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -151,8 +151,7 @@ describe('sending', () => {
     const live = await queue({ to: 'live@example.com', subject: 'Live mail after the test-mode one' });
     await settled(live.id, 'sent');
     await smtp.waitFor(before + 1);
-    // Jobs are worked concurrently: give a wrongly queued test-mode message as long again.
-    await new Promise((r) => setTimeout(r, 1500));
+    // No send job was made for it (below): nothing can ever send it.
     expect(smtp.messages.slice(before).map((m) => m.parsed.subject)).toEqual(['Live mail after the test-mode one']);
     expect(smtp.messages.some((m) => m.envelope.to.includes('test-mode@example.com'))).toBe(false);
     expect(await row(test.id)).toMatchObject({ status: 'kept', attempts: 0, message_id: null, livemode: false });
@@ -240,8 +239,11 @@ describe('failures', () => {
       const r = await settled(q.id, 'failed');
       expect(r.attempts).toBe(1);
       expect(r.last_error).toMatch(/550/);
-      // No second attempt comes (a retry would come within about 2 s).
-      await new Promise((res) => setTimeout(res, 2500));
+      // No second attempt can come: its send job is over, not waiting for a retry.
+      await until('the send job over', async () => {
+        const job = (await t.pool.query(`SELECT state FROM pgboss.job WHERE name = $1 AND data->>'mailId' = $2`, [MAIL_QUEUE, q.id])).rows[0];
+        return ['completed', 'failed'].includes(job?.state);
+      }, 5000);
       expect(refusing.refused()).toBe(1);
       expect((await row(q.id)).attempts).toBe(1);
     });

@@ -49,7 +49,6 @@ describe('a transcript read in a language', () => {
     // The session's event says it in English.
     const ev = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0&wait=5`, { key })).json();
     expect(ev.events[0].untrusted_content.text_in_hear_lang).toBe(disclosure(CALL_AGENT_NAME, 'en'));
-    await new Promise((r) => setTimeout(r, 500));
     expect((await t.request('POST', `/v1/calls/${c.id}/hangup`, { key })).status).toBe(200);
     const tr = await until('the call transcript', async () => {
       const list = await (await t.request('GET', '/v1/transcripts', { key })).json();
