@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { DateTime } from 'luxon';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createEventType } from '../../src/cli/admin.ts';
@@ -10,7 +10,6 @@ import { createEventType } from '../../src/cli/admin.ts';
 // `locale`, from the heading to the last line, dates included; a language
 // the pages are not written in falls back to English.
 
-const CHROMIUM = '/usr/bin/chromium';
 const HOST_TZ = 'America/New_York';
 
 let t: TestApp;
@@ -50,9 +49,8 @@ async function mailsTo(to: string) {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: this test needs Chromium (apt-get install -y chromium).`);
   t = await startTestApp();
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  browser = await launchChromium();
   const { orgId } = await t.key();
   await t.pool.query(`UPDATE organizations SET owner_email = 'owner-lang@host.example' WHERE id = $1`, [orgId]);
   const et = await createEventType(t.pool, t.config.publicBaseUrl, { org: orgId, page: 'lang', slug: 'intro', title: 'Conversa inicial', tz: HOST_TZ, hours: 'mon-sun 00:00-24:00', duration: 30 });

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ROOT } from '../helpers/process.ts';
 import { createEventType } from '../../src/cli/admin.ts';
@@ -18,7 +19,6 @@ import { fireTimer } from '../../src/meetings/meetings.ts';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
-const CHROMIUM = '/usr/bin/chromium';
 const HOST_TZ = 'Europe/Lisbon';
 
 let t: TestApp;
@@ -65,9 +65,8 @@ async function expectJoinScreenOn(p: Page, name: string) {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: this test needs Chromium (apt-get install -y chromium).`);
   t = await startTestApp();
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+  browser = await launchChromium();
   ctx = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC' });
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -16,7 +17,6 @@ import { meetingUid } from '../../src/meetings/invitations.ts';
 // free slots start about an hour from now (the minimum notice) whenever the
 // test runs.
 
-const CHROMIUM = '/usr/bin/chromium';
 /** Screenshots of the pages, for a look (git ignores the folder). */
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');
 const shot = (p: Page, name: string) => p.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -140,17 +140,9 @@ async function bookingOf(email: string) {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} not found: this test needs Chromium. Install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does).`);
-  }
   t = await startTestApp({ workers: true });
   origin = new URL(t.url).origin;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // Chromium's sandbox refuses to start as root (CI containers run as root).
-    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
-  });
+  browser = await launchChromium();
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   ana = await makeHost('ana', 'intro', TITLE);
   bo = await makeHost('bo', 'chat', 'Chat with Bo');

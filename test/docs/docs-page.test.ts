@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { ROOT, freePort, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 
@@ -17,7 +18,6 @@ import { ROOT, freePort, startServerProcess, type ServerProcess } from '../helpe
 // "Test Request" through a proxy if one were configured (it never proxies
 // requests to a local address).
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');
 const PUBLIC_HOST = 'docs.tolk.lan';
 
@@ -72,26 +72,12 @@ function visibleControls(p: Page): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} not found: this test needs Chromium. Install it with ` +
-        '`apt-get update && apt-get install -y chromium` (.ci/run does).',
-    );
-  }
   const port = await freePort();
   local = `http://127.0.0.1:${port}`;
   publicBase = `http://${PUBLIC_HOST}:${port}`;
   db = await createTestDatabase();
   server = await startServerProcess(db.url, { PUBLIC_BASE_URL: publicBase }, port);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      `--host-resolver-rules=MAP ${PUBLIC_HOST} 127.0.0.1`,
-      // Chromium's sandbox refuses to start as root (CI containers run as root).
-      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-    ],
-  });
+  browser = await launchChromium([`--host-resolver-rules=MAP ${PUBLIC_HOST} 127.0.0.1`]);
   context = await browser.newContext({ viewport: { width: 1440, height: 900 }, serviceWorkers: 'block' });
   // Every refusal of the page's policy, reported from inside each page before its own scripts run.
   await context.exposeBinding('reportCspViolation', (_source, v: string) => { violations.push(v); });

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
 import { withApertium } from '../helpers/apertium.ts';
@@ -19,7 +20,6 @@ import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
 
-const CHROMIUM = '/usr/bin/chromium';
 const DATA = '/usr/share/pocketsphinx/test/data/librivox';
 const NAME = 'sense_and_sensibility_01_austen_64kb-0870';
 
@@ -45,7 +45,7 @@ function microphoneFile(): string {
 
 function launch(args: string[]): Promise<Browser> {
   // Chromium's sandbox refuses to start as root (CI containers run as root).
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...args, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])] });
+  return launchChromium(args);
 }
 
 async function page(browser: Browser, url: string): Promise<Page> {
@@ -81,7 +81,6 @@ async function join(p: Page, name: string, speak: string, hear: string): Promise
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: this test needs Chromium (apt-get install chromium; .ci/run does)`);
   t = await startTestApp({
     config: { ...withApertium(), recognize: [{ name: 'pocketsphinx' }], speechEngines: ['pico'], publicLimits: { ...PUBLIC_LIMITS, joinsPerClientMinute: 1000 } },
   });

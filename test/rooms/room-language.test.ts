@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { DateTime } from 'luxon';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
@@ -15,7 +15,6 @@ import { roomPageHtml, roomProblemHtml, type RoomView } from '../../src/rooms/pa
 // The room's audio controls (the section the room's audio script drives)
 // are in English for now: they are left out of the checks below.
 
-const CHROMIUM = '/usr/bin/chromium';
 const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
 
 /** Words only the English page has. */
@@ -88,9 +87,8 @@ describe('room page language (browser)', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: this test needs Chromium (apt-get install -y chromium).`);
     t = await startTestApp();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ROOT } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
@@ -18,7 +19,6 @@ import { consentTexts } from '../../src/voices/texts.ts';
 // API; then the receipt's link withdraws the consent. Every request to
 // another origin is refused and recorded; none may happen.
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(ROOT, 'test/artifacts');
 const shot = (p: Page, name: string) => p.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 /** A name that would add markup if it were not escaped. */
@@ -54,9 +54,7 @@ function wav(file: string, seconds: number, tone: (t: number) => boolean): strin
 function launch(audioFile?: string): Promise<Browser> {
   const args = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
   if (audioFile) args.push(`--use-file-for-fake-audio-capture=${audioFile}`);
-  // Chromium's sandbox refuses to start as root (CI containers run as root).
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+  return launchChromium(args);
 }
 
 async function newContext(browser: Browser): Promise<BrowserContext> {
@@ -154,9 +152,6 @@ async function record(p: Page, a: Asked, ms: number) {
 
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} not found: this test needs Chromium. Install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does).`);
-  }
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-consent-'));
   t = await startTestApp({ workers: true });
   origin = new URL(t.url).origin;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import decode from 'audio-decode';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startSynthesizers } from '../../src/engines/speech/index.ts';
@@ -134,8 +134,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'tolk-cloning-'));
   writeFileSync(path.join(tmp, 'tone.wav'), wav);
   const args = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${path.join(tmp, 'tone.wav')}`];
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
+  const browser = await launchChromium(args);
   try {
     const ctx = await browser.newContext({ permissions: ['microphone'] });
     const page = await ctx.newPage();
