@@ -18,6 +18,7 @@ import { TEST_DAILY_LIMIT } from '../src/http/auth.ts';
 import { SESSION_CHANNEL } from '../src/sessions/bus.ts';
 import { DIAL_QUEUE } from '../src/calls/dialer.ts';
 import type { Services } from '../src/services.ts';
+import { REACTIONS } from '../src/reactions.ts';
 import { createSipSignaling, freeUdpPort } from '../gateway/sip-stack.ts';
 import type { DialogEvent } from '../gateway/signaling.ts';
 import { SIPP } from '../test/helpers/sipp.ts';
@@ -750,7 +751,7 @@ export async function runCallsBench(databaseUrl: string, log: (m: string) => voi
     cleanup.push(() => pool.end());
     const boss: Boss = await startBoss(databaseUrl, { workers: true, monitorSeconds: config.jobMonitorSeconds, onError: (e) => log(`calls pg-boss: ${String(e)}`) });
     cleanup.push(() => boss.stop({ graceful: false, timeout: 2000 }));
-    const services: Services = { config, pool, boss, clock };
+    const services: Services = { config, pool, boss, reactions: REACTIONS, clock };
     const workerLog = {
       error: (o: object, m: string) => { if (errors.length < 20) errors.push(m); log(`calls worker: ${m} ${String((o as { err?: unknown }).err ?? '')}`); },
       warn: (o: object, m: string) => log(`calls worker (warn): ${m} ${JSON.stringify(o).slice(0, 200)}`),

@@ -12,6 +12,7 @@ import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { startWorkers, type Workers } from '../src/jobs/workers.ts';
 import { startCallGateway } from '../src/platform.ts';
 import type { Services } from '../src/services.ts';
+import { REACTIONS } from '../src/reactions.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { CALL_AGENT_NAME } from '../src/calls/calls.ts';
@@ -568,7 +569,7 @@ async function runPhase(databaseUrl: string, recognize: 'pocketsphinx' | '', voi
     cleanup.push(() => pool.end());
     const boss: Boss = await startBoss(databaseUrl, { workers: true, monitorSeconds: config.jobMonitorSeconds, onError: (e) => log(`hearing pg-boss: ${String(e)}`) });
     cleanup.push(() => boss.stop({ graceful: false, timeout: 2000 }));
-    const services: Services = { config, pool, boss, clock, recognizer };
+    const services: Services = { config, pool, boss, reactions: REACTIONS, clock, recognizer };
     // The gateway starts its media plane's thread first; the speech engines' threads start at their first phrase.
     const threadsBefore = workerThreads();
     const workerLog = {

@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { startBoss, type Boss } from '../src/jobs/boss.ts';
 import { startWorkers, type Workers } from '../src/jobs/workers.ts';
+import { REACTIONS } from '../src/reactions.ts';
 import { createOrg } from '../src/cli/admin.ts';
 import { newId } from '../src/ids.ts';
 import { newSecret } from '../src/webhooks/signing.ts';
@@ -174,7 +175,7 @@ export async function runWebhookBench(databaseUrl: string, log: (m: string) => v
     const boss: Boss = await startBoss(databaseUrl, { workers: true, monitorSeconds: config.jobMonitorSeconds, onError: (e) => log(`webhooks pg-boss: ${String(e)}`) });
     cleanup.push(() => boss.stop({ graceful: false, timeout: 2000 }));
     const workerLog = { error: (o: object, m: string) => { errors.push(m); log(`webhooks worker: ${m} ${String((o as { err?: unknown }).err ?? '')}`); } };
-    const workers: Workers = await startWorkers({ config, pool, boss }, databaseUrl, workerLog);
+    const workers: Workers = await startWorkers({ config, pool, boss, reactions: REACTIONS }, databaseUrl, workerLog);
     cleanup.push(() => workers.stop());
 
     // The producer: its own connections, as the API's many transactions would

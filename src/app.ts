@@ -25,14 +25,15 @@ import { finishOpenApi } from './http/openapi.ts';
 import { docsSecurityHeaders } from './http/docs.ts';
 import './http/route.ts';
 import { V1_ROUTES } from './routes.ts';
-import { now, type Services } from './services.ts';
+import { now, type Reactions, type Services } from './services.ts';
+import { REACTIONS } from './reactions.ts';
 import { SessionBus } from './sessions/bus.ts';
 import { EventReader } from './sessions/reader.ts';
 import { registerPages } from './pages.ts';
 import mcpServer, { mcpChallenge } from './mcp/server.ts';
 import opsRoutes from './ops/routes.ts';
 
-export type AppDeps = Services & { databaseUrl: string };
+export type AppDeps = Omit<Services, 'reactions'> & { reactions?: Reactions; databaseUrl: string };
 
 function anonymousLimited(ip: string, reset: number): ApiError {
   return new ApiError('rate_limited', `Too many requests from ${ip}; please try again in ${inWords(reset)}`, { 'Retry-After': String(reset) });
@@ -203,7 +204,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   opsRoutes(app, { pool, boss: deps.boss, gateway: deps.gateway, metricsToken: config.metricsToken });
-  const { databaseUrl: _url, ...services } = deps;
+  const { databaseUrl: _url, ...given } = deps;
+  const services: Services = { ...given, reactions: given.reactions ?? REACTIONS };
   const reader = new EventReader(services);
   for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });
   registerPages(app, services, bus);

@@ -11,6 +11,7 @@ import { startBoss, type Boss } from './jobs/boss.ts';
 import { startWorkers } from './jobs/workers.ts';
 import { StartupError, databaseFailure, logDestination } from './startup.ts';
 import type { CallGateway, Services } from './services.ts';
+import { REACTIONS } from './reactions.ts';
 import { startGateway } from '../gateway/gateway.ts';
 import { bindGateway } from './calls/dialer.ts';
 import { checkSecretKey } from './trunks/trunks.ts';
@@ -118,7 +119,7 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     throw await fail(err);
   }
   let workers: Awaited<ReturnType<typeof startWorkers>> | null = null;
-  const services: Services = { config, pool, boss, translation, recognizer };
+  const services: Services = { config, pool, boss, reactions: REACTIONS, translation, recognizer };
   const workerLog = { ...quiet, warn: (o: object, m: string) => log.warn(o, m), info: (o: object, m: string) => log.info(o, m) };
   try {
     // The gateway first: the call queues the workers take need it in the services.

@@ -1,5 +1,5 @@
 import type { Config } from './config.ts';
-import type { Pool } from './db/pool.ts';
+import type { Client, Pool } from './db/pool.ts';
 import type { PgBoss } from 'pg-boss';
 import type { Credential } from './credentials.ts';
 import type { Translation } from './engines/translate/index.ts';
@@ -28,6 +28,8 @@ export type Services = {
   recognizer?: RecognizerChain;
   /** How long text takes to say; our speaking-rate estimate unless replaced (src/providers/speech.ts). */
   speech?: Speech;
+  /** What one capability does when another's object ends (src/reactions.ts; the platform and the app give them). */
+  reactions: Reactions;
   /** This process's call gateway bound to the calls (calls/dialer.ts), when it runs one (the platform starts it). */
   gateway?: CallGateway;
 };
@@ -57,6 +59,26 @@ export type CallGateway<Placed = unknown> = {
   media: MediaPlane;
   /** Ends the calls whose dialog is here (failed/gateway_lost) and unbinds; the gateway itself is stopped by whoever started it. */
   stop: () => Promise<void>;
+};
+
+/**
+ * Where one capability reacts to another's event, so neither imports the
+ * other: the capability whose object ended calls its reaction in the
+ * transaction that ended it, and src/reactions.ts, above every capability,
+ * does the rest. Declared here, below them all.
+ */
+export type Reactions = {
+  /**
+   * A room or meeting ended (deleted, expired, or its meeting's end): its
+   * agent sessions and its people leave, a booked meeting's booking settles
+   * (completed when it had started, else canceled), and what was said in it
+   * becomes the room's transcript.
+   */
+  roomEnded(s: Services, tx: Client, room: { id: string; kind: string; started: boolean }): Promise<void>;
+  /** A scheduled meeting was canceled by its host: its booking is canceled and what was said in it becomes its transcript. */
+  meetingCanceled(s: Services, tx: Client, roomId: string): Promise<void>;
+  /** A call's session left (POST /v1/sessions/{id}/leave): the call hangs up, ending the session with it. */
+  callSessionLeft(s: Services, tx: Client, callId: string): Promise<void>;
 };
 
 export type Caller = Credential;

@@ -6,13 +6,9 @@ import { createPersistedActor, transition } from '../actors/store.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
-import { endRoomSessions } from '../sessions/leave.ts';
-import { endRoomParticipants } from '../rooms/participants.ts';
 import { toRoom, ROOM_COLUMNS, type RoomRow } from '../rooms/rooms.ts';
 import type { Room } from '../rooms/schemas.ts';
 import { sendMeetingMail, type Guest, type MeetingMailKind } from './invitations.ts';
-import { settleBookingOfRoom } from '../bookings/bookings.ts';
-import { writeRoomTranscript } from '../transcripts/transcripts.ts';
 
 // Meetings (api.md: Room as meeting, POST/GET/DELETE /v1/meetings, the room
 // state table): a meeting is a room of kind 'meeting' whose actor
@@ -230,9 +226,8 @@ export async function cancelMeeting(s: Services, cred: Caller, id: string): Prom
       if (t.row.status === 'canceled') return toRoom(base, t.row);
       throw new ApiError('conflict', `meeting ${id} is ${t.row.status}; only a scheduled meeting can be canceled (DELETE /v1/rooms/${id} ends a live one)`);
     }
-    await settleBookingOfRoom(s, tx, id, 'CANCEL');
-    // Agents may have talked in it before it started: what was said becomes its transcript.
-    await writeRoomTranscript(tx, id);
+    // Its booking is canceled, what was said in it becomes its transcript (reactions.ts).
+    await s.reactions.meetingCanceled(s, tx, id);
     await mailGuests(s, tx, 'cancellation', t.row);
     return toRoom(base, t.row);
   });
@@ -255,13 +250,8 @@ export async function fireTimer(s: Services, job: TimerJob): Promise<void> {
         const t = await transition<MeetingRow>(tx, 'room', m.id, { type: 'END', reason: 'expired' }, {
           returning: MEETING_COLUMNS, objectFor: (row) => toRoom(base, row),
         });
-        if (t.changed) {
-          await endRoomSessions(tx, m.id);
-          await endRoomParticipants(tx, m.id);
-          await settleBookingOfRoom(s, tx, m.id, before === 'live' ? 'COMPLETE' : 'CANCEL');
-          // Its log becomes the room's transcript (rooms.ts end() does the same).
-          await writeRoomTranscript(tx, m.id);
-        }
+        // As rooms.ts end() does: its sessions and people leave, its booking settles, its log becomes its transcript.
+        if (t.changed) await s.reactions.roomEnded(s, tx, { id: m.id, kind: m.kind, started: before === 'live' });
         return;
       }
       default:

@@ -6,10 +6,6 @@ import { createPersistedActor, transition } from '../actors/store.ts';
 import type { Room } from './schemas.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
-import { endRoomSessions } from '../sessions/leave.ts';
-import { endRoomParticipants } from './participants.ts';
-import { settleBookingOfRoom } from '../bookings/bookings.ts';
-import { writeRoomTranscript } from '../transcripts/transcripts.ts';
 
 // Rooms (api.md: Room, the room state table, the Rooms endpoints). The
 // lifecycle is machines/room.ts, persisted as an actor; the status column is
@@ -148,18 +144,8 @@ async function end(s: Services, owner: { orgId: string; livemode: boolean } | nu
       returning: ROOM_COLUMNS,
       objectFor: (r) => toRoom(base, r),
     });
-    // api.md: the room ends for everyone, its agent sessions included.
-    if (t.changed) {
-      await endRoomSessions(tx, id);
-      // Its people too (the room's pages show it has ended).
-      await endRoomParticipants(tx, id);
-    }
-    // A booked meeting's booking: completed once its meeting took place,
-    // canceled (its slot free again) when the room ended before it started.
-    if (t.changed && row.kind === 'meeting') await settleBookingOfRoom(s, tx, id, row.status === 'live' ? 'COMPLETE' : 'CANCEL');
-    // What was said in it, whoever said it, becomes the room's transcript, in
-    // the transaction that ends it (once: a second end changes nothing).
-    if (t.changed) await writeRoomTranscript(tx, id);
+    // Its sessions and people leave, its booking settles, its log becomes its transcript (reactions.ts), in this transaction.
+    if (t.changed) await s.reactions.roomEnded(s, tx, { id, kind: row.kind, started: row.status === 'live' });
     return { room: toRoom(base, t.row), changed: t.changed };
   });
 }

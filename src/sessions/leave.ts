@@ -8,7 +8,6 @@ import { planTranscript } from '../transcripts/transcripts.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, unlessUnavailable, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
 import { SESSION_CHANNEL } from './bus.ts';
-import { endCall } from '../calls/events.ts';
 
 /**
  * POST /v1/sessions/{id}/leave: the session ends and its conversation becomes
@@ -23,7 +22,7 @@ export async function leave(s: Services, cred: Caller, id: string): Promise<Sess
       if (rows[0]?.call_id) {
         const session = await loadSession(tx, cred, id);
         if (session.status === 'ended') throw sessionEnded(id);
-        await endCall(s, tx, rows[0].call_id);
+        await s.reactions.callSessionLeft(s, tx, rows[0].call_id);
         return toSession(await loadSession(tx, cred, id));
       }
       if (rows[0]) await lockRobots(tx, rows[0].log_id);

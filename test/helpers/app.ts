@@ -14,6 +14,7 @@ import { adminQuery, withDatabase } from './pg.ts';
 import { releaseDatabase } from './databases.ts';
 import type { Lookup } from '../../src/webhooks/outbound.ts';
 import type { Services } from '../../src/services.ts';
+import { REACTIONS } from '../../src/reactions.ts';
 
 export type TestDb = {
   name: string;
@@ -49,6 +50,7 @@ export type TestApp = {
   boss: Boss;
   db: TestDb;
   config: Config;
+  reactions: Services['reactions'];
   /** fetch() against the server with optional bearer key and JSON body. */
   request: (method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string }) => Promise<TestResponse>;
   /** Background workers (dispatcher, delivery) when started with workers: true. */
@@ -77,7 +79,7 @@ export async function startTestApp(
   const boss = await startBoss(db.url, { workers: config.workers, monitorSeconds: config.jobMonitorSeconds, onError: () => {} });
   const translation = config.translate.length > 0 ? await startTranslation(config, { warn: () => {}, info: () => {} }) : undefined;
   const recognizer = config.recognize.length > 0 ? startRecognizers(config) : undefined;
-  const services: Services = { config, pool, boss, clock: opts.clock, dnsLookup: opts.dnsLookup, translation, recognizer };
+  const services: Services = { config, pool, boss, reactions: REACTIONS, clock: opts.clock, dnsLookup: opts.dnsLookup, translation, recognizer };
   const quiet = { error: () => {}, warn: () => {}, info: () => {} };
   if (config.workers) services.gateway = await startCallGateway(services, db.url, quiet);
   const workers = config.workers ? await startWorkers(services, db.url, quiet) : null;
@@ -101,6 +103,7 @@ export async function startTestApp(
     boss,
     db,
     config,
+    reactions: REACTIONS,
     request,
     key: async (o = {}) => {
       const org = await createOrg(pool, { name: 'Test org', plan: o.plan, status: o.status, minutes: o.minutes });
