@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
-import { prepared } from '../../db/pool.ts';
+import { orgName } from '../../db/organizations.ts';
 import { ApiError, invalid } from '../../errors.ts';
 import { esc, layout, PAGE_LANGUAGES, pageErrorHandler, securityHeaders } from '../../http/pages.ts';
 import type { MeetingRow } from '../../meetings/meetings.ts';
@@ -69,9 +69,8 @@ export function browserLocale(req: FastifyRequest): Locale {
 
 /** The host beside the page: the page's name, with its organization's when that is another. */
 export async function hostOf(s: Services, et: EventTypeRow): Promise<string> {
-  const { rows } = await s.pool.query(prepared(`SELECT name FROM organizations WHERE id = $1`, [et.org_id]));
-  const org = (rows[0]?.name as string | undefined) ?? null;
-  return org && org !== et.page ? `${et.page} (${org})` : et.page;
+  const org = await orgName(s.pool, et.org_id);
+  return org !== et.page ? `${et.page} (${org})` : et.page;
 }
 
 /** A language's name in the page's language, with its own name beside it ("alemão (Deutsch)"). */

@@ -6,7 +6,8 @@ import { now, type Services } from '../../services.ts';
 import { consentLocale, utcDateTime } from '../texts.ts';
 import { linkOpen, MAX_RECORDING_MS, MIN_RECORDING_MS, voiceByConsentToken } from '../consent.ts';
 import { maskEmail } from '../rows.ts';
-import { browserLocale, closedPage, consentPage, consentRoutes, headers, hide, message, orgName } from './view.ts';
+import { browserLocale, closedPage, consentPage, consentRoutes, headers, hide, message } from './view.ts';
+import { orgName } from '../../db/organizations.ts';
 
 // GET /consent/:token: the consent page, in the voice's language: who asks for the person's voice
 // and why, then three steps (the code, the recording, the wait), driven by assets/consent.js.
@@ -20,7 +21,7 @@ export default function register(app: FastifyInstance, s: Services) {
     if (!linkOpen(r, now(s))) return closedPage(reply, r);
     const l = consentLocale(r.language);
     const t = CONSENT[l.lang];
-    const org = await orgName(s, r.org_id);
+    const org = await orgName(s.pool, r.org_id);
     const base = `/consent/${encodeURIComponent(req.params.token)}`;
     const attrs = ` data-mode="consent" data-base="${esc(base)}" data-min-ms="${MIN_RECORDING_MS}" data-max-ms="${MAX_RECORDING_MS}"` +
       ` data-msgs="${esc(JSON.stringify(t.script))}"`;

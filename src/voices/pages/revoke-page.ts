@@ -4,7 +4,8 @@ import { CONSENT } from '../../i18n/consent.ts';
 import type { Services } from '../../services.ts';
 import { consentLocale } from '../texts.ts';
 import { revokeByPerson, voiceByRevokeToken } from '../consent.ts';
-import { browserLocale, consentPage, consentRoutes, headers, hide, message, orgName } from './view.ts';
+import { browserLocale, consentPage, consentRoutes, headers, hide, message } from './view.ts';
+import { orgName } from '../../db/organizations.ts';
 
 // GET /consent/revoke/:token: the receipt mail's link, a page with one button that withdraws the
 // consent (a plain form: works without the script; revoke.ts). Once withdrawn, or when there is
@@ -19,7 +20,7 @@ export async function revokePage(s: Services, req: FastifyRequest<{ Params: { to
   }
   const l = consentLocale(found.language);
   const t = CONSENT[l.lang];
-  const org = await orgName(s, found.org_id);
+  const org = await orgName(s.pool, found.org_id);
   const r = withdraw ? ((await revokeByPerson(s, req.params.token)) ?? found) : found;
   if (r.status === 'revoked') return message(reply, l, 200, [t.revokedHeading, t.revoked(r.name, org, !withdraw)], 'revoked');
   if (r.status === 'failed' || r.status === 'expired') return message(reply, l, 200, [t.nothingHeading, t.nothing(r.name)], r.status);

@@ -1,5 +1,4 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { prepared } from '../../db/pool.ts';
 import { ApiError } from '../../errors.ts';
 import { CSP, esc, layout, pageErrorHandler, securityHeaders } from '../../http/pages.ts';
 import type { Services } from '../../services.ts';
@@ -106,11 +105,6 @@ export function consentRoutes(app: FastifyInstance, s: Services, routes: (c: Fas
     c.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, _body, done) => done(null, {}));
     routes(c);
   });
-}
-
-export async function orgName(s: Services, orgId: string): Promise<string> {
-  const { rows } = await s.pool.query(prepared(`SELECT name FROM organizations WHERE id = $1`, [orgId]));
-  return (rows[0]?.name as string | undefined) ?? orgId;
 }
 
 /** The page of a link that no longer takes a consent: why, plainly. */
