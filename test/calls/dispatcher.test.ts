@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createSocket } from 'node:dgram';
 import pg from 'pg';
 import { createPool } from '../../src/db/pool.ts';
-import { freeUdpPort } from '../../gateway/sip-stack.ts';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { evenFreePort, finished, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
-import { calleeScenario, startDispatcher, startRtpSink, type Dispatcher, type RtpSink } from '../helpers/dispatcher.ts';
+import { calleeScenario, gatewayPort, startDispatcher, startRtpSink, type Dispatcher, type RtpSink } from '../helpers/dispatcher.ts';
 import { until } from '../helpers/wait.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
 
@@ -21,7 +21,7 @@ import { createKey, createOrg } from '../../src/cli/admin.ts';
 // callee's BYE for them is answered by Kamailio (whose probes took the dead
 // gateway out); the survivor's calls end with the callee's BYE through
 // Kamailio, billed for the time they were connected; new calls all go through
-// the survivor.
+// the survivor. Nobody else starts a call through Kamailio.
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 90_000 });
 
@@ -68,7 +68,11 @@ beforeAll(async () => {
   const scenario = await calleeScenario({ holdMs: HOLD_MS, mediaPort: sink.port });
   removeScenario = scenario.remove;
   sipp = await startSipp({ scenario: scenario.path, extraArgs: ['-m', String(CALLS), '-mp', String(await evenFreePort()), '-timeout', '170s', '-timeout_error'] });
-  const sips = [`127.0.0.1:${await freeUdpPort('127.0.0.1')}`, `127.0.0.1:${await freeUdpPort('127.0.0.1')}`];
+  const sips: string[] = [];
+  while (sips.length < 2) {
+    const sip = `127.0.0.1:${await gatewayPort()}`;
+    if (!sips.includes(sip)) sips.push(sip);
+  }
   // Probed every second, out after one unanswered probe (1 s): the test's pace, not production's (ops/kamailio's defaults).
   kamailio = await startDispatcher({ gateways: sips, carrier: sipp.address, pingSeconds: 1, probingThreshold: 1, frTimerMs: 1000 });
   // One at a time: each start migrates, and the new gateways row names the process.
@@ -135,7 +139,42 @@ async function ledger(callId: string) {
 /** The Via headers of a message, top first. */
 const vias = (m: WireMessage) => m.text.split(/\r?\n/).filter((l) => /^(via|v):/i.test(l)).flatMap((l) => l.replace(/^[^:]+:\s*/, '').split(','));
 
+/** Sends one out-of-dialog request to Kamailio from a socket of our own (not a gateway's) and returns the status line of its answer. */
+async function ask(method: 'INVITE' | 'OPTIONS'): Promise<string> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((ok) => socket.bind(0, '127.0.0.1', () => ok()));
+  const port = socket.address().port;
+  const [host, kport] = kamailio.address.split(':') as [string, string];
+  const answer = new Promise<string>((ok) => socket.on('message', (m) => {
+    const line = m.toString().split('\r\n')[0]!;
+    if (!/^SIP\/2.0 1\d\d/.test(line)) ok(line);
+  }));
+  const id = crypto.randomUUID();
+  socket.send([
+    `${method} sip:+14155550299@${kamailio.address} SIP/2.0`,
+    `Via: SIP/2.0/UDP 127.0.0.1:${port};branch=z9hG4bK${id.slice(0, 8)};rport`,
+    'Max-Forwards: 70',
+    `From: <sip:stranger@127.0.0.1:${port}>;tag=${id.slice(9, 13)}`,
+    `To: <sip:+14155550299@${kamailio.address}>`,
+    `Call-ID: ${id}`,
+    `CSeq: 1 ${method}`,
+    `Contact: <sip:stranger@127.0.0.1:${port}>`,
+    'Content-Length: 0', '', '',
+  ].join('\r\n'), Number(kport), host);
+  try {
+    return await until(`Kamailio's answer to the ${method}`, async () => Promise.race([answer, new Promise<null>((r) => setTimeout(() => r(null), 200))]), 5_000);
+  } finally {
+    socket.close();
+  }
+}
+
 describe('two gateways behind Kamailio\'s dispatcher', () => {
+  it('nobody but the gateways starts a call through Kamailio; its address answers OPTIONS itself', async () => {
+    expect(await ask('INVITE')).toBe('SIP/2.0 403 Forbidden');
+    expect(await ask('OPTIONS')).toBe('SIP/2.0 200 OK');
+    expect(kamailio.calls()).toEqual([]);
+  });
+
   it('calls spread, a say crosses processes, a killed gateway\'s calls end gateway_lost, the survivor\'s complete, new calls go through the survivor', async () => {
     // Kamailio's probes found both gateways answering (each was out until its process started).
     const stateOf = (sip: string) => kamailio.probes().filter((p) => p.gateway === sip).at(-1)?.state;

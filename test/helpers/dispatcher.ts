@@ -11,6 +11,7 @@
 // - startRtpSink counts, per sender, the RTP packets that carry speech.
 
 import { createSocket } from 'node:dgram';
+import net from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -67,6 +68,32 @@ export async function startDispatcher(o: { gateways: string[]; carrier: string; 
     log: peer.log,
     stop: peer.stop,
   };
+}
+
+/** Whether `port` of `host` can be bound for UDP and TCP right now. */
+async function bindable(host: string, port: number): Promise<boolean> {
+  const udp = createSocket('udp4');
+  const udpOk = await new Promise<boolean>((ok) => { udp.once('error', () => ok(false)); udp.bind(port, host, () => ok(true)); });
+  await new Promise<void>((ok) => udp.close(() => ok()));
+  if (!udpOk) return false;
+  const tcp = net.createServer();
+  const tcpOk = await new Promise<boolean>((ok) => { tcp.once('error', () => ok(false)); tcp.listen(port, host, () => ok(true)); });
+  if (tcpOk) await new Promise<void>((ok) => tcp.close(() => ok()));
+  return tcpOk;
+}
+
+/**
+ * A port of 127.0.0.1 free for UDP and TCP below the kernel's ephemeral range
+ * (32768 and up): a gateway's SIP address, written into dispatcher.list before
+ * its process starts, which no socket bound to port 0 meanwhile (another
+ * process's RTP, a test's peer) can take.
+ */
+export async function gatewayPort(): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    if (await bindable('127.0.0.1', port)) return port;
+  }
+  throw new Error('no free port below the ephemeral range');
 }
 
 /** A SIPp callee scenario for many calls (see the top of this file); returns its path and a remover. */
