@@ -24,6 +24,7 @@ import { printMcpReport, runMcpBench, type McpResult } from './mcp.ts';
 import { printMediaReport, runMediaBench, type MediaResult } from './media.ts';
 import { printHearingReport, runHearingBench, type HearingResult } from './hearing.ts';
 import { printRoomAudioReport, runRoomAudioBench, type RoomAudioResult } from './room-audio.ts';
+import { printMetricsReport, runMetricsBench } from './metrics.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
@@ -83,7 +84,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
-const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing', 'room_audio'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing', 'room_audio', 'metrics'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -238,6 +239,8 @@ async function main(): Promise<number> {
     // --- People speaking in turn into a room through its audio socket: recognized, translated, on every page.
     let roomAudio: RoomAudioResult | null = null;
     if (only.has('room_audio')) roomAudio = await runRoomAudioBench(databaseUrl, log);
+    // --- The cost of metrics: GET /v1/rooms/{id} and the calls target with metrics off and on (bench/metrics.ts).
+    if (only.has('metrics')) printMetricsReport(await runMetricsBench(databaseUrl, log));
 
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);

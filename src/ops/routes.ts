@@ -4,7 +4,7 @@ import type { Pool } from '../db/pool.ts';
 import type { Boss } from '../jobs/boss.ts';
 import { ApiError } from '../errors.ts';
 import { Health } from './health.ts';
-import { clearSources, countHttp, registry, setSources, type Sources } from './metrics.ts';
+import { clearSources, countHttp, metricsEnabled, registry, setMetricsEnabled, setSources, type Sources } from './metrics.ts';
 
 // The operator's paths (operator.md, Health and metrics): /healthz, /readyz
 // and /metrics, outside /v1 and its OpenAPI document, without an API key or
@@ -61,6 +61,14 @@ export default function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     return r;
   });
 
+  if (deps.metricsToken) setMetricsEnabled(true);
+  // Every answer counted under its route template (never its path: no id in a label); no route: `unmatched`.
+  if (metricsEnabled()) {
+    app.addHook('onResponse', (req, reply, done) => {
+      countHttp(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
   if (!deps.metricsToken) return;
   const token = digest(deps.metricsToken);
 
@@ -77,12 +85,6 @@ export default function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   };
   setSources(sources);
   app.addHook('onClose', async () => clearSources(sources));
-
-  // Every answer counted under its route template (never its path: no id in a label); no route: `unmatched`.
-  app.addHook('onResponse', (req, reply, done) => {
-    countHttp(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
 
   app.get('/metrics', { schema: { hide: true }, config: OPS, logLevel: 'warn' }, async (req, reply) => {
     if (!bearerMatches(req.headers.authorization, token)) {

@@ -8,7 +8,7 @@ import { now, type Services } from '../services.ts';
 import { fromOutbox } from './envelope.ts';
 import { postWebhook, type PostResult } from './outbound.ts';
 import { signatureHeaders } from './signing.ts';
-import { webhookDeliveries } from '../ops/metrics.ts';
+import { countWebhook } from '../ops/metrics.ts';
 
 // From the outbox to the endpoints (api.md section 6, Delivery).
 //
@@ -183,7 +183,7 @@ async function record(
     // succeeded once = succeeded; otherwise a test gives up at once and the schedule after its last attempt.
     const status = o.ok ? 'succeeded' : trigger === 'test' || exhausted ? 'failed' : null;
     attempts.push({ id: t.id, ok: o.ok, status: o.status, latency: o.latencyMs, error: o.error, final: status, delay });
-    webhookDeliveries.inc({ result: status ?? 'retrying' });
+    countWebhook(status ?? 'retrying');
     if (retry) retries.push({ data: { deliveryId: t.id, n: job.n + 1 }, startAfter: delay });
     const ep = endpoints.get(t.endpoint_id) ?? { orgId: t.org_id, url: t.url, ok: false, failed: false, exhaustedSince: [] };
     if (o.ok) ep.ok = true;

@@ -157,7 +157,7 @@ describe('a server process told to stop', () => {
         const r = await fetch(`${server.base}/readyz`);
         return r.status === 503 ? r : null;
       }, 1500);
-      expect((await res.json()).status).toBe('shutting_down');
+      expect(((await res.json()) as { status: string }).status).toBe('shutting_down');
       // Still serving while the load balancer notices.
       expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
       await server.exited;
