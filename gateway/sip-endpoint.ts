@@ -31,12 +31,11 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import sip from 'sip';
-import type { SignalingOptions } from './signaling.ts';
 import { KNOWN_METHODS, RecentMap, formatAors, randomToken, transactionKey, withToTag } from './sip-message.ts';
-import { createCapturingSockets, freeUdpPort, missingHeaders, parseListen, probeUnreachable } from './sip-sockets.ts';
+import { createCapturingSockets, freeUdpPort, missingHeaders, parseListen, probeUnreachable, type SipLog } from './sip-sockets.ts';
 
-/** The service's logger as SignalingOptions gives it; `debug` is used when it has one (pino does). */
-export type SipLog = NonNullable<SignalingOptions['log']> & { debug?: (o: object, m: string) => void };
+/** The service's logger as SignalingOptions gives it (sip-sockets.ts); `debug` is used when it has one (pino does). */
+export type { SipLog };
 
 export const SILENT: SipLog = { info() {}, warn() {}, error() {} };
 

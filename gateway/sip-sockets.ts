@@ -8,7 +8,10 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { EventEmitter } from 'node:events';
 import sip from 'sip';
-import type { SipLog } from './sip-endpoint.ts';
+import type { SignalingOptions } from './signaling.ts';
+
+/** The service's logger as SignalingOptions gives it; `debug` is used when it has one (pino does). */
+export type SipLog = NonNullable<SignalingOptions['log']> & { debug?: (o: object, m: string) => void };
 
 /** Splits `host:port`. IPv6 is refused: `sip` writes it unbracketed in Via. */
 export function parseListen(listen: string): { host: string; port: number } {

@@ -1,6 +1,5 @@
 import { assign, emit, setup, type SnapshotFrom } from 'xstate';
 import { pureMachine } from './pure.ts';
-import type { DialogEvent } from '../gateway/signaling.ts';
 
 // The life of one outbound SIP dialog: our INVITE, its answers, its end
 // (RFC 3261 9, 12, 13, 15). Pure: no I/O, and in memory only (a dialog does
@@ -71,6 +70,44 @@ export type DialogMachineEvent =
   | { type: 'CLOSE' };
 
 /** What a transition asks the adapter to do, in the order given. */
+/** What happened to a dialog, in the order SIP says it. */
+export type DialogEvent =
+  /** A provisional answer (180 Ringing or 183 Session Progress); reported once per dialog. */
+  | { type: 'ringing'; status: number }
+  /**
+   * A 2xx final answer (ACKed). `voicemail` is true when the callee said it is
+   * a voicemail system (the header `X-Tolk-Answered-By: voicemail`); otherwise
+   * the gateway tells a person from a machine by the audio (media/amd.ts).
+   */
+  | {
+    type: 'answered'; status: number; voicemail: boolean; /** Its reason phrase (`OK` when the stack does not say). */ reason?: string;
+    /**
+     * The callee said a person answered (`X-Tolk-Answered-By: human`): taken at its word, as a
+     * voicemail system's is. For test peers that echo our own audio back (SIPp's RTP echo), which
+     * answering-machine detection would take for a recorded greeting.
+     */
+    human?: boolean;
+  }
+  /** A non-2xx final answer to the INVITE (486, 480, 503, 487 after our CANCEL...). */
+  | { type: 'rejected'; status: number; reason: string }
+  /** Still ringing (or silent after 1xx) at the ring timeout: the gateway CANCELed it. */
+  | { type: 'ring_timeout' }
+  /** No answer at all to the INVITE (Timer B, 32 s at T1 = 500 ms), or a transport error. */
+  | { type: 'no_response' }
+  /** The callee sent BYE on an answered dialog (answered 200 OK). */
+  | { type: 'remote_hangup' }
+  /**
+   * A 2xx whose answer has no media we can use (no SDP, or no codec in
+   * common: G.729 or Opus only): the stack ACKed it and sent BYE at once.
+   * Reported instead of `answered` (operator.md: failed, no_media).
+   */
+  | { type: 'no_media'; status: number; reason: string }
+  /**
+   * An answered dialog whose far end sent no RTP and no RTCP for
+   * `mediaTimeoutSeconds`: the stack sent BYE (operator.md: completed, media_timeout).
+   */
+  | { type: 'media_timeout' };
+
 export type DialogEffect =
   | { type: 'report'; event: DialogEvent }
   /** CANCEL the INVITE (same branch, hop by hop). */

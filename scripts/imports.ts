@@ -18,7 +18,7 @@ export const LAYERS: ReadonlyArray<{ name: string; prefixes: string[] }> = [
   {
     name: 'infrastructure',
     prefixes: [
-      'src/db/', 'src/providers/', 'src/engines/', 'src/sim/', 'src/startup.ts',
+      'src/db/', 'src/providers/', 'src/engines/', 'src/startup.ts',
       'src/credentials.ts', 'src/permissions.ts', 'src/restrictions.ts', 'src/ops/',
       'gateway/',
     ],
@@ -30,9 +30,10 @@ export const LAYERS: ReadonlyArray<{ name: string; prefixes: string[] }> = [
   {
     name: 'capabilities',
     prefixes: [
+      // sim/: the test mode's robots and phrasebook, which speak in sessions and on calls.
       'src/account/', 'src/bookings/', 'src/calls/', 'src/catalog/', 'src/mail/', 'src/mcp/',
       'src/meetings/', 'src/rooms/', 'src/sessions/', 'src/transcripts/', 'src/trunks/',
-      'src/voices/', 'src/webhooks/',
+      'src/sim/', 'src/voices/', 'src/webhooks/',
     ],
   },
   {

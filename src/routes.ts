@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from './services.ts';
-import type { RequestStats } from './http/request-stats.ts';
-import type { SessionBus } from './sessions/bus.ts';
-import type { EventReader } from './sessions/reader.ts';
+import type { RouteDeps } from './http/route.ts';
+import type { ListenDeps } from './sessions/listen.ts';
 import meAccount from './account/routes/me.ts';
 import balanceAccount from './account/routes/balance.ts';
 import usageAccount from './account/routes/usage.ts';
@@ -47,10 +45,18 @@ import listCalls from './calls/routes/list.ts';
 import getCalls from './calls/routes/get.ts';
 import hangupCalls from './calls/routes/hangup.ts';
 
-export type RouteDeps = Services & { stats: RequestStats; bus: SessionBus; reader: EventReader };
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The session bus the app decorates itself with (app.ts), for what watches it from outside. */
+    sessionBus: ListenDeps['bus'];
+  }
+}
+
+/** The endpoints' deps, with the session bus and event reader that listening needs (sessions/listen.ts ListenDeps). */
+export type V1Deps = RouteDeps & ListenDeps;
 
 /** Every /v1 endpoint, one file each in its capability's routes/, registered here and nowhere else. */
-export const V1_ROUTES: Array<(app: FastifyInstance, deps: RouteDeps) => void> = [
+export const V1_ROUTES: Array<(app: FastifyInstance, deps: V1Deps) => void> = [
   meAccount,
   balanceAccount,
   usageAccount,

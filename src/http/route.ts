@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Permission } from '../permissions.ts';
 import type { Credential } from '../credentials.ts';
 import { ApiError } from '../errors.ts';
-import type { SessionBus } from '../sessions/bus.ts';
+import type { Services } from '../services.ts';
+import type { RequestStats } from './request-stats.ts';
 
 /** Per-route settings read by the auth, rate-limit and idempotency hooks. */
 export type RouteConfig = {
@@ -18,15 +19,15 @@ export type RouteConfig = {
 };
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    sessionBus: SessionBus;
-  }
   interface FastifyContextConfig extends RouteConfig {}
   interface FastifyRequest {
     cred: Credential | null;
     idempotency: { key: string; hash: string } | null;
   }
 }
+
+/** What every /v1 endpoint gets: the services and the request counters (src/routes.ts registers them). */
+export type RouteDeps = Services & { stats: RequestStats };
 
 export type App = FastifyInstance;
 export type ZApp = ReturnType<FastifyInstance['withTypeProvider']> & FastifyInstance;

@@ -17,7 +17,8 @@ import { authorize } from '../http/auth.ts';
 import { rejectNul } from '../http/input-guard.ts';
 import { caller } from '../http/route.ts';
 import { PERMISSIONS } from '../permissions.ts';
-import type { RouteDeps } from '../routes.ts';
+import type { RouteDeps } from '../http/route.ts';
+import type { ListenDeps } from '../sessions/listen.ts';
 import type { Credential } from '../credentials.ts';
 import type { ToolContext, ToolDef } from './tool.ts';
 import { MCP_TOOLS } from './tools.ts';
@@ -145,7 +146,7 @@ function errorResult(err: ApiError, requestId: string, errorsUrl: string): CallT
   };
 }
 
-type CallScope = { deps: RouteDeps; cred: Credential; req: FastifyRequest; errorsUrl: string };
+type CallScope = { deps: RouteDeps & ListenDeps; cred: Credential; req: FastifyRequest; errorsUrl: string };
 
 async function callTool(scope: CallScope, def: ToolDef, args: unknown, mcp: ServerContext): Promise<CallToolResult> {
   const { deps, cred, req } = scope;
@@ -221,7 +222,7 @@ function webRequest(req: FastifyRequest, reply: FastifyReply, publicBaseUrl: str
   return { request, settled: () => reply.raw.off('close', onClose) };
 }
 
-export default function register(app: FastifyInstance, deps: RouteDeps) {
+export default function register(app: FastifyInstance, deps: RouteDeps & ListenDeps) {
   // Read per request: PUBLIC_BASE_URL is known once the server listens (port 0 in tests).
   const base = () => deps.config.publicBaseUrl;
   const enabled = deps.config.mcpEnabled;

@@ -4,7 +4,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { Credential } from '../credentials.ts';
 import type { Permission } from '../permissions.ts';
-import type { RouteDeps } from '../routes.ts';
+import type { RouteDeps } from '../http/route.ts';
+import type { ListenDeps } from '../sessions/listen.ts';
 import type { Client } from '../db/pool.ts';
 import { runOnce, requestHash, MAX_KEY_LENGTH, type Outcome } from '../http/idempotency.ts';
 import type { Gone } from '../sessions/bus.ts';
@@ -15,7 +16,7 @@ import type { Gone } from '../sessions/bus.ts';
 
 /** What a tool's run() gets besides its arguments. */
 export type ToolContext = {
-  deps: RouteDeps;
+  deps: RouteDeps & ListenDeps;
   cred: Credential;
   log: FastifyBaseLogger;
   /** Aborted when the client cancels the call or goes away. */

@@ -11,8 +11,11 @@ export const MAX_WAIT_SECONDS = 25;
  * seconds for the first one. Reading is metered (reader.ts). The wait is
  * real time, whatever Services.clock says.
  */
+/** What listening needs beside the services: the bus that wakes a wait, the reader that answers it. */
+export type ListenDeps = { bus: SessionBus; reader: EventReader };
+
 export async function listen(
-  deps: { bus: SessionBus; reader: EventReader } & Pick<Services, 'translation'>,
+  deps: ListenDeps & Pick<Services, 'translation'>,
   cred: Caller,
   id: string,
   q: { cursor: number; wait: number },
@@ -21,7 +24,7 @@ export async function listen(
   return unlessUnavailable(deps, cred, poll(deps, cred, id, q, gone));
 }
 
-async function poll(deps: { bus: SessionBus; reader: EventReader }, cred: Caller, id: string, q: { cursor: number; wait: number }, gone?: Gone): Promise<ReadResult> {
+async function poll(deps: ListenDeps, cred: Caller, id: string, q: { cursor: number; wait: number }, gone?: Gone): Promise<ReadResult> {
   const deadline = Date.now() + q.wait * 1000;
   for (let first = true; ; first = false) {
     // Marked before reading: a notification after it ends the wait below at once.

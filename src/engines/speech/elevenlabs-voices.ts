@@ -1,5 +1,5 @@
 import { EngineError, retryAfterMs } from '../translate/engine.ts';
-import type { SpeechConfig } from './index.ts';
+import type { Config } from '../../config.ts';
 import type { Speech, SpeechSynthesizer } from './synthesizer.ts';
 
 // ElevenLabs as the cloning engine: a voice made from a recording (instant
@@ -108,12 +108,12 @@ export function permanentStatus(status: number): boolean {
 }
 
 /** The `elevenlabs[=URL]` entry of TOLK_SPEECH_ENGINES, or undefined. */
-function elevenlabsSpec(c: Pick<SpeechConfig, 'speechEngines'>): string | undefined {
+function elevenlabsSpec(c: Pick<Config, 'speechEngines'>): string | undefined {
   return c.speechEngines.find((e) => e === 'elevenlabs' || e.startsWith('elevenlabs='));
 }
 
 /** The configured cloning engine, or null when the operator configured none (live cloning then answers 501). */
-export function cloningEngineOf(c: Pick<SpeechConfig, 'speechEngines' | 'speechKeys'>): CloningEngine | null {
+export function cloningEngineOf(c: Pick<Config, 'speechEngines' | 'speechKeys'>): CloningEngine | null {
   const spec = elevenlabsSpec(c);
   const apiKey = c.speechKeys.elevenlabs;
   if (!spec || !apiKey) return null;

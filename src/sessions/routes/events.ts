@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { errorResponses, IdParams, queryInt } from '../../http/schemas.ts';
 import { SESSION_ROUTE, SessionEvent, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
-import { listen, MAX_WAIT_SECONDS } from '../listen.ts';
-import type { RouteDeps } from '../../routes.ts';
+import { listen, MAX_WAIT_SECONDS, type ListenDeps } from '../listen.ts';
+import type { RouteDeps } from '../../http/route.ts';
 
 /** cursor and wait are "integer or null": absent, empty or `null` (JSON null in a tool's arguments) mean none. */
 const nullableInt = (max?: number) =>
@@ -19,7 +19,7 @@ export const EventsResult = z.object({ events: z.array(SessionEvent), cursor: z.
 /** The JSON of each answer object, made once however many listeners it is sent to. */
 const bodies = new WeakMap<object, string>();
 
-export default function register(app: FastifyInstance, s: RouteDeps) {
+export default function register(app: FastifyInstance, s: RouteDeps & ListenDeps) {
   zapp(app).get('/v1/sessions/:id/events', {
     config: SESSION_ROUTE,
     schema: {

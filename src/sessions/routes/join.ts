@@ -5,7 +5,7 @@ import { Session, SESSION_ROUTE, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../sch
 import { caller, zapp } from '../../http/route.ts';
 import { idempotent } from '../../http/idempotency.ts';
 import { joinRoom } from '../join.ts';
-import type { RouteDeps } from '../../routes.ts';
+import type { RouteDeps } from '../../http/route.ts';
 
 export const JoinBody = z.object({
   name: OneLine((s) => s.min(1).max(80)).optional().describe('Shown with an AI badge; default "Tolk Assistant"'),

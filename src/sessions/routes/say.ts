@@ -4,7 +4,7 @@ import { errorResponses, FreeText, IdParams, Lang } from '../../http/schemas.ts'
 import { SESSION_ROUTE, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { say } from '../say.ts';
-import type { RouteDeps } from '../../routes.ts';
+import type { RouteDeps } from '../../http/route.ts';
 
 export const SayBody = z.object({ text: FreeText((s) => s.min(1).max(1000)), lang: Lang.optional().describe("Language of text; default the session's speak_lang") });
 export const SayResult = z.object({

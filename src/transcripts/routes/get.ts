@@ -4,7 +4,7 @@ import { errorResponses, IdParams, Lang } from '../../http/schemas.ts';
 import { Transcript, TRANSCRIPTS_ROUTE } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { getTranscript } from '../transcripts.ts';
-import type { RouteDeps } from '../../routes.ts';
+import type { RouteDeps } from '../../http/route.ts';
 
 export default function register(app: FastifyInstance, s: RouteDeps) {
   zapp(app).get('/v1/transcripts/:id', {

@@ -4,7 +4,7 @@ import { errorResponses, ListLimit } from '../../http/schemas.ts';
 import { TRANSCRIPTS_ROUTE, TranscriptSummary } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { listTranscripts } from '../transcripts.ts';
-import type { RouteDeps } from '../../routes.ts';
+import type { RouteDeps } from '../../http/route.ts';
 
 export default function register(app: FastifyInstance, s: RouteDeps) {
   zapp(app).get('/v1/transcripts', {
