@@ -9,52 +9,16 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, test, vi } from 'vitest';
-import { createSipSignaling, freeUdpPort, type SipStackOptions } from './sip-stack.ts';
+import { describe, expect, test, vi } from 'vitest';
+import { freeUdpPort } from './sip-stack.ts';
 import { MediaPlane } from './media/plane.ts';
 import type { Negotiated } from './media/sdp.ts';
-import type { DialogEvent, SipSignaling } from './signaling.ts';
-import { finished, flow, SIPP, startSipp, wire, type Sipp, type SippResult, type WireMessage } from '../test/helpers/sipp.ts';
+import { finished, flow, SIPP, startSipp, wire, type SippResult, type WireMessage } from '../test/helpers/sipp.ts';
+import { sipRig, sippScenario } from '../test/helpers/sip-rig.ts';
 import { quietFor, until } from '../test/helpers/wait.ts';
 
-const scenario = (name: string) => new URL(`./sipp/${name}.xml`, import.meta.url).pathname;
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-type LogLine = { level: 'debug' | 'info' | 'warn' | 'error'; msg: string; o: Record<string, unknown> };
-
-async function signaling(opts: Partial<SipStackOptions> = {}) {
-  const events: [string, DialogEvent][] = [];
-  const lines: LogLine[] = [];
-  const at = (level: LogLine['level']) => (o: object, msg: string) => void lines.push({ level, msg, o: o as Record<string, unknown> });
-  const sig: SipSignaling = await createSipSignaling({
-    listen: '127.0.0.1:0',
-    ringTimeoutSeconds: 5,
-    onEvent: (key, ev) => events.push([key, ev]),
-    log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
-    ...opts,
-  });
-  cleanups.push(() => sig.close());
-  const of = (key: string) => events.filter(([k]) => k === key).map(([, e]) => e);
-  return {
-    sig,
-    events,
-    lines,
-    of,
-    waitFor: (key: string, n: number, timeoutMs = 5_000) =>
-      until(`${n} events for ${key}`, async () => of(key).length >= n && of(key), { timeoutMs, detail: () => JSON.stringify(of(key)) }),
-  };
-}
-
-/** SIPp as the callee over UDP (test/helpers/sipp.ts). */
-async function callee(name: string, extraArgs?: string[]): Promise<Sipp> {
-  const s = await startSipp({ scenario: scenario(name), extraArgs });
-  cleanups.push(() => s.stop());
-  return s;
-}
+const { cleanups, signaling, sipp: callee } = sipRig();
+const scenario = sippScenario;
 
 /**
  * SIPp running one scenario to its end: as the caller (`remote` given: it

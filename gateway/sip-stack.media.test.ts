@@ -7,46 +7,13 @@
 // and reported as media_timeout, held or not (held, its RTCP keeps it up).
 
 import dgram from 'node:dgram';
-import { afterEach, describe, expect, test } from 'vitest';
-import { createSipSignaling, type SipStackOptions } from './sip-stack.ts';
+import { describe, expect, test } from 'vitest';
 import { MediaPlane } from './media/plane.ts';
-import type { DialogEvent } from './signaling.ts';
-import { finished, flow, startSipp, wire, type Sipp } from '../test/helpers/sipp.ts';
+import { finished, flow, wire } from '../test/helpers/sipp.ts';
+import { sipRig } from '../test/helpers/sip-rig.ts';
 import { quietFor, until } from '../test/helpers/wait.ts';
 
-const scenario = (name: string) => new URL(`./sipp/${name}.xml`, import.meta.url).pathname;
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function signaling(opts: Partial<SipStackOptions> = {}) {
-  const events: { key: string; event: DialogEvent; at: number }[] = [];
-  const sig = await createSipSignaling({
-    listen: '127.0.0.1:0',
-    ringTimeoutSeconds: 5,
-    onEvent: (key, event) => events.push({ key, event, at: Date.now() }),
-    ...opts,
-  });
-  cleanups.push(() => sig.close());
-  const of = (key: string) => events.filter((e) => e.key === key).map((e) => e.event);
-  return {
-    sig,
-    events,
-    of,
-    waitFor: (key: string, n: number, timeoutMs = 5_000) =>
-      until(`${n} events for ${key}`, async () => of(key).length >= n && of(key), { timeoutMs, detail: () => JSON.stringify(of(key)) }),
-    /** When `key` reported an event of this type (epoch ms). */
-    when: (key: string, type: DialogEvent['type']) => events.find((e) => e.key === key && e.event.type === type)?.at,
-  };
-}
-
-async function callee(name: string): Promise<Sipp> {
-  const s = await startSipp({ scenario: scenario(name) });
-  cleanups.push(() => s.stop());
-  return s;
-}
+const { cleanups, signaling, sipp: callee } = sipRig();
 
 /** A media plane that remembers the RTP port it opened for each key (RTCP is on the next one). */
 async function plane() {

@@ -5,57 +5,16 @@
 
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createSipSignaling } from './sip-stack.ts';
 import { startSimulatedCallee, type SimulatedCalleeOptions } from './callee.ts';
 import { MediaPlane } from './media/plane.ts';
 import { PicoSynthesizer } from '../src/engines/speech/pico.ts';
-import type { DialogEvent, SignalingOptions, SipSignaling } from './signaling.ts';
-import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../test/helpers/sipp.ts';
+import { finished, flow, wire, type WireMessage } from '../test/helpers/sipp.ts';
+import { sipRig } from '../test/helpers/sip-rig.ts';
 import { quietFor, until } from '../test/helpers/wait.ts';
 
-const scenario = (name: string) => new URL(`./sipp/${name}.xml`, import.meta.url).pathname;
-
-// Everything a test starts is closed after it, pass or fail.
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-type Harness = {
-  sig: SipSignaling;
-  events: [string, DialogEvent][];
-  /** The events of one key, in order. */
-  of(key: string): DialogEvent[];
-  /** Waits until `key` has `n` events. */
-  waitFor(key: string, n: number, timeoutMs?: number): Promise<DialogEvent[]>;
-};
-
-async function signaling(opts: Partial<SignalingOptions> = {}): Promise<Harness> {
-  const events: [string, DialogEvent][] = [];
-  const sig = await createSipSignaling({
-    listen: '127.0.0.1:0',
-    ringTimeoutSeconds: 5,
-    onEvent: (key, ev) => events.push([key, ev]),
-    ...opts,
-  });
-  cleanups.push(() => sig.close());
-  const of = (key: string) => events.filter(([k]) => k === key).map(([, e]) => e);
-  return {
-    sig,
-    events,
-    of,
-    waitFor: (key, n, timeoutMs = 5_000) =>
-      until(`${n} events for ${key}`, async () => of(key).length >= n && of(key), { timeoutMs, detail: () => JSON.stringify(of(key)) }),
-  };
-}
-
-async function sipp(name: string, extraArgs?: string[]): Promise<Sipp> {
-  const s = await startSipp({ scenario: scenario(name), extraArgs });
-  cleanups.push(() => s.stop());
-  return s;
-}
-
+const { cleanups, signaling, sipp } = sipRig();
 
 const branchOf = (m: WireMessage | undefined) => /branch=([^;\s]+)/.exec(m?.header('Via') ?? '')?.[1];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
-import { finished, startSipp, wire, type Sipp } from '../helpers/sipp.ts';
+import { finished, wire, type Sipp } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import type { Config } from '../../src/config.ts';
 
@@ -19,21 +19,11 @@ const suite = callSuite();
 const { clock, cleanups } = suite;
 
 async function rig(name: string, config: Partial<Config> = {}): Promise<{ sipp: Sipp; t: TestApp }> {
-  const sipp = await startSipp({ scenario: new URL(`../../gateway/sipp/${name}.xml`, import.meta.url).pathname });
-  cleanups.push(() => sipp.stop());
-  const t = await startTestApp({ db: suite.db, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}`, ...config } });
-  cleanups.push(() => t.close());
-  return { sipp, t };
+  const sipp = await suite.sipp(name);
+  return { sipp, t: await suite.app(sipp.address, config) };
 }
 
-async function place(t: TestApp): Promise<any> {
-  const res = await t.request('POST', '/v1/calls', {
-    key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
-    body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: 'en' },
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return res.json();
-}
+const place = (t: TestApp) => suite.place(t, { remote_lang: 'en' });
 
 const untilEnded = (t: TestApp, id: string, ms = 20_000) => {
   let last: any;

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
-import { finished, startSipp, type Sipp, evenFreePort } from '../helpers/sipp.ts';
+import { finished, type Sipp, evenFreePort } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import { startOpenAITranscription } from '../helpers/fake-speech.ts';
 import { disclosure } from '../../src/calls/disclosure.ts';
@@ -19,21 +19,14 @@ import type { RecognizeEngine } from '../../src/config.ts';
 vi.setConfig({ testTimeout: 90_000 });
 
 const suite = callSuite();
-const { clock, cleanups } = suite;
+const { cleanups } = suite;
 
 
 async function echoCall(recognize: RecognizeEngine[], recognizeTimeoutMs = 10_000): Promise<{ t: TestApp; sipp: Sipp; callId: string; sessionId: string }> {
   const mediaPort = await evenFreePort();
-  const sipp = await startSipp({ scenario: new URL('../../gateway/sipp/answer-echo-wait-bye.xml', import.meta.url).pathname, extraArgs: ['-rtp_echo', '-mp', String(mediaPort)] });
-  cleanups.push(() => sipp.stop());
-  const t = await startTestApp({ db: suite.db, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}`, recognize, recognizeTimeoutMs } });
-  cleanups.push(() => t.close());
-  const res = await t.request('POST', '/v1/calls', {
-    key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
-    body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: 'en', agent_lang: 'en' },
-  });
-  expect(res.status).toBe(201);
-  const c = await res.json();
+  const sipp = await suite.sipp('answer-echo-wait-bye', ['-rtp_echo', '-mp', String(mediaPort)]);
+  const t = await suite.app(sipp.address, { recognize, recognizeTimeoutMs });
+  const c = await suite.place(t, { remote_lang: 'en', agent_lang: 'en' });
   return { t, sipp, callId: c.id, sessionId: c.session_id };
 }
 

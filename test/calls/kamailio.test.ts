@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
-import { finished, flow, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
+import { finished, flow, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
 import { startKamailio, type Kamailio } from '../helpers/kamailio.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -13,27 +13,16 @@ import { until } from '../helpers/wait.ts';
 vi.setConfig({ testTimeout: 60_000 });
 
 const suite = callSuite();
-const { clock, cleanups } = suite;
+const { cleanups } = suite;
 
 async function rig(scenario: string): Promise<{ sipp: Sipp; proxy: Kamailio; t: TestApp }> {
-  const sipp = await startSipp({ scenario: new URL(`../../gateway/sipp/${scenario}.xml`, import.meta.url).pathname });
-  cleanups.push(() => sipp.stop());
+  const sipp = await suite.sipp(scenario);
   const proxy = await startKamailio({ next: sipp.address });
   cleanups.push(() => proxy.stop());
-  const t = await startTestApp({ db: suite.db, workers: true, clock, config: { simSipPeer: `sip:${proxy.address}` } });
-  cleanups.push(() => t.close());
-  return { sipp, proxy, t };
+  return { sipp, proxy, t: await suite.app(proxy.address) };
 }
 
-async function place(t: TestApp) {
-  const res = await t.request('POST', '/v1/calls', {
-    key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
-    body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, agent_lang: 'en', remote_lang: 'es' },
-  });
-  const c = await res.json();
-  expect(res.status, JSON.stringify(c)).toBe(201);
-  return c;
-}
+const place = (t: TestApp) => suite.place(t, { agent_lang: 'en', remote_lang: 'es' });
 
 const status = async (t: TestApp, id: string) => (await (await t.request('GET', `/v1/calls/${id}`, { key: suite.key })).json());
 const untilStatus = (t: TestApp, id: string, statuses: string[]) =>

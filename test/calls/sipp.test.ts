@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
-import { finished, flow, startSipp, wire, type Sipp, type WireMessage, evenFreePort } from '../helpers/sipp.ts';
+import { finished, flow, wire, type Sipp, type WireMessage, evenFreePort } from '../helpers/sipp.ts';
 import { quietFor, until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/calls/disclosure.ts';
 import { existsSync } from 'node:fs';
@@ -18,35 +18,20 @@ vi.setConfig({ testTimeout: 60_000 });
 const suite = callSuite();
 const { clock, cleanups } = suite;
 
-const scenario = (name: string) => new URL(`../../gateway/sipp/${name}.xml`, import.meta.url).pathname;
-
 /** SIPp on `name`, and an app whose test calls go to it. */
 async function rig(name: string, o: { extraArgs?: string[]; ringTimeoutSeconds?: number; speechEngines?: Array<'pico' | 'espeak'> } = {}): Promise<{ sipp: Sipp; t: TestApp }> {
-  const sipp = await startSipp({ scenario: scenario(name), extraArgs: o.extraArgs });
-  cleanups.push(() => sipp.stop());
-  const t = await startTestApp({
-    db: suite.db, workers: true, clock,
-    config: {
-      simSipPeer: `sip:${sipp.address}`,
-      ...(o.ringTimeoutSeconds ? { ringTimeoutSeconds: o.ringTimeoutSeconds } : {}),
-      ...(o.speechEngines ? { speechEngines: o.speechEngines } : {}),
-    },
+  const sipp = await suite.sipp(name, o.extraArgs);
+  const t = await suite.app(sipp.address, {
+    ...(o.ringTimeoutSeconds ? { ringTimeoutSeconds: o.ringTimeoutSeconds } : {}),
+    ...(o.speechEngines ? { speechEngines: o.speechEngines } : {}),
   });
-  cleanups.push(() => t.close());
   return { sipp, t };
 }
 
 const TO = '+14155550142';
 
 
-async function place(t: TestApp, remoteLang = 'es') {
-  const res = await t.request('POST', '/v1/calls', {
-    key: suite.key, headers: { 'idempotency-key': crypto.randomUUID() },
-    body: { to: TO, purpose: 'support', consent: { kind: 'prior_express' }, remote_lang: remoteLang },
-  });
-  expect(res.status, await res.clone().text()).toBe(201);
-  return res.json();
-}
+const place = (t: TestApp, remoteLang = 'es') => suite.place(t, { remote_lang: remoteLang });
 
 async function callOf(t: TestApp, id: string) {
   return (await t.request('GET', `/v1/calls/${id}`, { key: suite.key })).json();
