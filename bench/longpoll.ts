@@ -1,4 +1,6 @@
 import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -29,6 +31,9 @@ import { until } from '../test/helpers/wait.ts';
 // process holding the same N requests and answering each with an event of
 // the same size: the floor of this machine (sockets, HTTP, the client),
 // printed beside the Tolk figures.
+// BENCH_LONGPOLL_PROF=FILE writes a CPU profile of this process from the
+// phrase's say to the last answer, of each run (FILE.tolk.cpuprofile,
+// FILE.bare.cpuprofile).
 
 export const LONGPOLL_TARGETS = { p99_ms: 200, bytes_per_listener: 20 * 1024 } as const;
 
@@ -187,10 +192,23 @@ async function measure(
     log(`longpoll ${label}: ${n} listeners waiting`);
     if (process.env.BENCH_MEMDEBUG) for (const sp of v8.getHeapSpaceStatistics()) log(`space ${label} ${sp.space_name}: size ${Math.round(sp.space_size / 1e6)} MB used ${Math.round(sp.space_used_size / 1e6)} MB`);
     if (process.env.BENCH_HEAPSNAP) v8.writeHeapSnapshot(`${process.env.BENCH_HEAPSNAP}.${label}`);
+    const profFile = process.env.BENCH_LONGPOLL_PROF;
+    const prof = profFile ? new Session() : null;
+    if (prof) {
+      prof.connect();
+      await prof.post('Profiler.enable');
+      await prof.post('Profiler.setSamplingInterval', { interval: 100 });
+      await prof.post('Profiler.start');
+    }
     const sent = Date.now();
     // From the moment the trigger says the phrase counts as said, else from its return.
     const t0 = (await trigger()) ?? Date.now();
     const done = (await next('done')) as Extract<ClientMsg, { type: 'done' }>;
+    if (prof) {
+      const { profile } = await prof.post('Profiler.stop');
+      fs.writeFileSync(`${profFile}.${label}.cpuprofile`, JSON.stringify(profile));
+      prof.disconnect();
+    }
     if (done.failures > 0) log(`longpoll ${label}: ${done.failures} listeners failed, e.g. ${done.sample}`);
     // Received before the trigger's answer arrived: 0 ms after it.
     const lat = done.at.map((x) => Math.max(0, x - t0)).sort((a, b) => a - b);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errorResponses, IdParams } from '../../http/schemas.ts';
 import { Room } from '../schemas.ts';
-import { caller, zapp } from '../../http/route.ts';
+import { caller, plainJson, zapp } from '../../http/route.ts';
 import { getRoom } from '../rooms.ts';
 import type { Services } from '../../services.ts';
 
@@ -14,6 +14,7 @@ export default function register(app: FastifyInstance, s: Services) {
       params: IdParams,
       response: { 200: Room, ...errorResponses },
     },
+    serializerCompiler: plainJson,
     handler: (req) => getRoom(s, s.pool, caller(req), req.params.id),
   });
 }
