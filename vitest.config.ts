@@ -10,6 +10,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Files run in parallel, each on its own database cloned from a migrated template.
     pool: 'forks',
+    // Most files spend their time waiting on real time (SIP timers, calls
+    // ringing and talking, browsers, child servers), not on a core: three at
+    // once even on two cores (vitest's default is one fewer than the cores,
+    // a single file at a time there). --maxWorkers or VITEST_MAX_WORKERS overrides it.
+    maxWorkers: 3,
     sequence: { concurrent: false },
   },
 });

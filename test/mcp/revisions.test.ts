@@ -386,9 +386,10 @@ describe('two server instances on one database', () => {
 
       const text = 'Said on one server, heard on the other.';
       let saidAt = 0;
+      const waiting = t.app.sessionBus.size;
       const saying = (async () => {
-        // Let the listener's wait begin first.
-        await new Promise((r) => setTimeout(r, 1_000));
+        // Said once the listener's wait has begun (its request holds a place on t's session bus).
+        await until('the listener waiting', async () => t.app.sessionBus.size > waiting, 5_000);
         saidAt = Date.now();
         const r = await speaker.call('say', { session_id: said.id, text });
         expect(r.isError, JSON.stringify(r.content)).toBeFalsy();

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createPool } from '../../src/db/pool.ts';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { until } from '../helpers/wait.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
 
 // Two server processes on one database: the listener long-polls one, the
@@ -65,10 +66,12 @@ describe('listening across processes', () => {
     let cursor = (await call(t.url, 'GET', `/v1/sessions/${listener.id}/events?cursor=0`)).body.cursor;
     const text = 'Heard across processes.';
     let saidAt = 0;
-    setTimeout(() => {
+    // Said once the listener waits on this process (its request holds a place on the session bus).
+    const waiting = t.app.sessionBus.size;
+    void until('the listener waiting', async () => t.app.sessionBus.size > waiting, 5_000).then(() => {
       saidAt = Date.now();
       void call(child.base, 'POST', `/v1/sessions/${speaker.id}/say`, { text });
-    }, 300);
+    });
     for (;;) {
       const r = await call(t.url, 'GET', `/v1/sessions/${listener.id}/events?cursor=${cursor}&wait=25`);
       expect(r.status).toBe(200);
