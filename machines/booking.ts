@@ -1,4 +1,5 @@
 import { emit, setup } from 'xstate';
+import type { Emits } from './event-types.ts';
 
 // The booking lifecycle (api.md: Booking; booking.* events). Pure: no I/O;
 // the emitted domain events go to the outbox in the same transaction as the
@@ -17,10 +18,7 @@ export type BookingEvent =
   | { type: 'CANCEL' }
   | { type: 'COMPLETE' };
 
-export type BookingEmitted =
-  | { type: 'booking.created' }
-  | { type: 'booking.rescheduled' }
-  | { type: 'booking.canceled' };
+export type BookingEmitted = Emits<'booking.created' | 'booking.rescheduled' | 'booking.canceled'>;
 
 export const bookingMachine = setup({
   types: {

@@ -1,4 +1,5 @@
 import { assign, emit, setup } from 'xstate';
+import type { Emits } from './event-types.ts';
 
 // The phone call lifecycle (api.md section 3, Call status). Pure: no I/O; the
 // emitted domain events go to the outbox in the same transaction as the
@@ -43,9 +44,9 @@ export type CallEvent =
   | { type: 'MAX_DURATION' }
   | { type: 'MEDIA_TIMEOUT' };
 
-export type CallEmitted =
-  | { type: 'call.blocked' } | { type: 'call.ringing' } | { type: 'call.answered' } | { type: 'call.voicemail' }
-  | { type: 'call.completed' } | { type: 'call.failed' } | { type: 'call.ended' };
+export type CallEmitted = Emits<
+  'call.blocked' | 'call.ringing' | 'call.answered' | 'call.voicemail' | 'call.completed' | 'call.failed' | 'call.ended'
+>;
 
 export type CallContext = { endReason: CallEndReason | null };
 

@@ -1,4 +1,5 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
+import type { Emits } from './event-types.ts';
 
 // The room lifecycle (api.md section 3). Pure: no I/O; effects are the emitted
 // domain events, which the actor store writes to the outbox in the same
@@ -21,12 +22,7 @@ export type RoomEvent =
   | { type: 'END'; reason: 'deleted' | 'expired' }
   | { type: 'CANCEL' };
 
-export type RoomEmitted =
-  | { type: 'room.started' }
-  | { type: 'room.ended' }
-  | { type: 'meeting.created' }
-  | { type: 'meeting.canceled' }
-  | { type: 'meeting.updated' };
+export type RoomEmitted = Emits<'room.started' | 'room.ended' | 'meeting.created' | 'meeting.canceled' | 'meeting.updated'>;
 
 export type RoomContext = {
   endReason: 'deleted' | 'expired' | 'canceled' | null;

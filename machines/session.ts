@@ -1,4 +1,5 @@
 import { assign, emit, setup } from 'xstate';
+import type { Emits } from './event-types.ts';
 
 // The AI agent session lifecycle (api.md section 3, Agent session status).
 // Pure: no I/O; the emitted domain events go to the outbox in the same
@@ -22,7 +23,7 @@ export type SessionEvent =
   | { type: 'ROOM_ENDED' }
   | { type: 'CALL_ENDED' };
 
-export type SessionEmitted = { type: 'session.started' } | { type: 'session.ended' };
+export type SessionEmitted = Emits<'session.started' | 'session.ended'>;
 
 export type SessionContext = { endReason: 'left' | 'room_ended' | 'call_ended' | null };
 

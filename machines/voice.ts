@@ -1,4 +1,5 @@
 import { emit, setup } from 'xstate';
+import type { Emits } from './event-types.ts';
 
 // The lifecycle of a cloned voice (api.md: Voice, the voice state table,
 // voice.* events). Pure: no I/O; the emitted events go to the outbox in the
@@ -22,12 +23,7 @@ export type VoiceEvent =
   | { type: 'EXPIRE' }
   | { type: 'REVOKE' };
 
-export type VoiceEmitted =
-  | { type: 'voice.consent_completed' }
-  | { type: 'voice.ready' }
-  | { type: 'voice.failed' }
-  | { type: 'voice.expired' }
-  | { type: 'voice.revoked' };
+export type VoiceEmitted = Emits<'voice.consent_completed' | 'voice.ready' | 'voice.failed' | 'voice.expired' | 'voice.revoked'>;
 
 export const voiceMachine = setup({
   types: {

@@ -1,6 +1,7 @@
 import type { AnyStateMachine, EventObject } from 'xstate';
 import { pureMachine, type PureMachine } from '../../machines/pure.ts';
 import { machines, type MachineName } from '../../machines/index.ts';
+import type { EventTypeName } from '../../machines/event-types.ts';
 import type { Client } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
 import { Sql, Writes } from '../db/writes.ts';
@@ -18,7 +19,7 @@ export type ActorEvent = EventObject & Record<string, unknown>;
 export type TransitionResult = {
   state: string;
   version: number;
-  emitted: string[];
+  emitted: EventTypeName[];
   changed: boolean;
   /** The machine's context after the transition (as it was, when the event was refused). */
   context: Record<string, unknown>;
@@ -54,7 +55,7 @@ function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: Eve
     ? p.initial()
     : [machine.resolveState(snapshot as never), [] as Array<{ type: string; params?: unknown }>];
   const emittedBy = (actions: ReadonlyArray<{ type: string; params?: unknown }>) =>
-    actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: EventObject }).event.type);
+    actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: { type: EventTypeName } }).event.type);
   const emitted = emittedBy(entry as never);
   // A finished machine (final state) accepts nothing.
   const [after, actions] = before.status !== 'done' ? p.transition(before, event) : [before, []];
@@ -69,7 +70,7 @@ function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: Eve
 }
 
 /** Outbox rows for emitted events, in emission order. */
-function outboxRows(emitted: string[], objectFor: ObjectFor) {
+function outboxRows(emitted: EventTypeName[], objectFor: ObjectFor) {
   return emitted.map((type) => {
     const object = objectFor(type);
     return { eventId: newId('evt'), type, objectId: object.id, data: JSON.stringify({ object }) };
@@ -80,7 +81,7 @@ function outboxRows(emitted: string[], objectFor: ObjectFor) {
  * Writes one domain event to the outbox in tx. Transitions write theirs here;
  * so do events that belong to no actor (usage.threshold, transcript.ready).
  */
-export async function writeEvent(tx: Client, owner: Owner, type: string, object: Record<string, unknown> & { id: string }): Promise<void> {
+export async function writeEvent(tx: Client, owner: Owner, type: EventTypeName, object: Record<string, unknown> & { id: string }): Promise<void> {
   await tx.query(prepared(
     `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data) VALUES ($1, $2, $3, $4, $5, $6)`,
     [newId('evt'), owner.orgId, owner.livemode, type, object.id, JSON.stringify({ object })],

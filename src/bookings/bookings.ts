@@ -6,6 +6,7 @@ import { organizationOf } from '../db/organizations.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { createPersistedActor, transition, writeEvent } from '../actors/store.ts';
+import type { EventTypeName } from '../../machines/event-types.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { parseHours } from './hours.ts';
 import { computeSlots, isOfferedSlot, isValidZone, slotsRange, type Busy } from './slots.ts';
@@ -218,7 +219,7 @@ function bookingObject(b: BookingRow) {
 }
 
 /** A booking event goes to the booker's organization too, when it is not the host's. */
-async function copyToBooker(tx: Client, b: BookingRow, types: string[]): Promise<void> {
+async function copyToBooker(tx: Client, b: BookingRow, types: EventTypeName[]): Promise<void> {
   if (b.booker_org_id === b.org_id) return;
   for (const type of types) await writeEvent(tx, { orgId: b.booker_org_id, livemode: b.livemode }, type, bookingObject(b));
 }

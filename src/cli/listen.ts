@@ -6,7 +6,7 @@ import { linkSigningKey } from '../rooms/join-links.ts';
 import { OUTBOX_CHANNEL } from '../webhooks/dispatcher.ts';
 import { fromOutbox } from '../webhooks/envelope.ts';
 import { postWebhook } from '../webhooks/outbound.ts';
-import { EVENT_TYPES } from '../webhooks/schemas.ts';
+import { EVENT_TYPES } from '../../machines/event-types.ts';
 import { signatureHeaders } from '../webhooks/signing.ts';
 import { UsageError } from './admin.ts';
 

@@ -7,6 +7,9 @@ import { renderAll, type InLang, type Phrase } from '../sessions/translations.ts
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import { disclosure } from '../calls/disclosure.ts';
 import { ANNOUNCEMENT, fillName, normaliseLang } from '../sim/phrasebook.ts';
+import type { EventTypeName } from '../../machines/event-types.ts';
+
+const TRANSCRIPT_READY: EventTypeName = 'transcript.ready';
 
 // Transcripts (api.md: Transcript, the Transcripts endpoints). Two kinds, one
 // shape: a session's, written when an agent session ends (sessions/leave.ts),
@@ -49,7 +52,7 @@ export function planTranscript(w: Writes, session: EndedSession): void {
             ${w.p(session.started_at)}, ${w.p(session.ended_at)}, count(*)::int FROM ${seg}
      RETURNING segments`);
   w.with(w.name('ready'), `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
-     SELECT ${w.p(newId('evt'))}, ${org}, ${livemode}, 'transcript.ready', ${id},
+     SELECT ${w.p(newId('evt'))}, ${org}, ${livemode}, ${w.p(TRANSCRIPT_READY, '::text')}, ${id},
             jsonb_build_object('object', jsonb_build_object(
               'id', ${id}, 'object', 'transcript', 'room_id', ${room}, 'session_id', ${sessionId}, 'segment_count', ${tr}.segments))
        FROM ${tr}`);
@@ -96,7 +99,7 @@ export function planRoomTranscript(w: Writes, roomId: string): void {
      SELECT t.id, row_number() OVER (ORDER BY p.seq), p.speaker, p.src_lang, p.text, p.created_at, p.room_id, p.seq, p.kind, p.announced
        FROM ${tr} t, ${phr} p`);
   w.with(w.name('ready'), `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
-     SELECT ${w.p(newId('evt'), '::text')}, t.org_id, t.livemode, 'transcript.ready', t.id,
+     SELECT ${w.p(newId('evt'), '::text')}, t.org_id, t.livemode, ${w.p(TRANSCRIPT_READY, '::text')}, t.id,
             jsonb_build_object('object', jsonb_build_object(
               'id', t.id, 'object', 'transcript', 'room_id', t.room_id, 'session_id', NULL, 'segment_count', t.segments))
        FROM ${tr} t`);

@@ -1,6 +1,6 @@
 import { invalid, truncate } from '../errors.ts';
 import type { Caller, Services } from '../services.ts';
-import { EVENT_TYPES } from './schemas.ts';
+import { EVENT_TYPES } from '../../machines/event-types.ts';
 import { fromOutbox } from './envelope.ts';
 
 // The event log (GET /v1/events, api.md section 6): the outbox itself, so an

@@ -1,17 +1,7 @@
 import { z } from 'zod';
+import { EVENT_TYPES } from '../../machines/event-types.ts';
 
 // Shapes of webhook endpoints, deliveries and the event log (api.md sections 4 and 6).
-
-export const EVENT_TYPES = [
-  'room.started', 'room.ended', 'room.participant_joined', 'room.participant_left',
-  'session.started', 'session.ended',
-  'meeting.created', 'meeting.canceled', 'meeting.updated',
-  'booking.created', 'booking.rescheduled', 'booking.canceled',
-  'transcript.ready', 'summary.ready',
-  'call.blocked', 'call.ringing', 'call.answered', 'call.voicemail', 'call.completed', 'call.failed', 'call.ended',
-  'voice.consent_completed', 'voice.ready', 'voice.failed', 'voice.revoked', 'voice.expired',
-  'usage.threshold', 'credential.expiring',
-] as const;
 
 export const EventTypeName = z.enum(EVENT_TYPES);
 
