@@ -10,7 +10,7 @@ import { codeMail } from './texts.ts';
 import { maskEmail, VOICE_COLUMNS, type VoiceRow } from './rows.ts';
 import { consentLocked, revokeLocked, sentenceOf } from './transitions.ts';
 
-// The consent page's steps (voices/consent-page.ts): a one-time code to the
+// The consent page's steps (voices/pages/): a one-time code to the
 // request's address, the code checked (a secret for the page and the
 // sentence to read), the recording admitted, then kept with the consent;
 // and the receipt's link that withdraws it.

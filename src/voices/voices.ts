@@ -19,7 +19,7 @@ import { catalogVoice, consentUrl, eventObject, genericVoice, toVoice, VOICE_COL
 // A clone is an actor (machines/voice.ts) with its row in `voices`
 // (rows.ts). It is asked for with POST /v1/voices (live keys only when the
 // operator configured a cloning engine, else 501: cloning.ts): the person is
-// mailed the consent link, a page of ours (consent-page.ts, its steps in
+// mailed the consent link, a page of ours (pages/, its steps in
 // consent.ts) where they prove they read the mail's address (a one-time
 // code), read who asks and why, and record the consent sentence. The
 // recording is checked (probe.ts) before the voice goes `processing`; for a
