@@ -38,11 +38,12 @@ function envNumber(name: string, dflt: number): number {
   return n;
 }
 
-type Leg = { rps: number; p99_ms: number; requests: number; failed: number };
+type Leg = { rps: number; p99_ms: number; requests: number; failed: number; cpu_ms_per_req: number };
 type CallsLeg = { node_cpu_ms_per_call: number; answered_per_s: number; setup_p99_ms: number; failures: number };
 
 export type MetricsResult = {
-  get: { off: Leg; on: Leg; rounds: number; seconds: number; ratio: number };
+  /** ratio: throughput with metrics over without; cpu_ratio: this process's CPU per request without over with (less sensitive to the machine's other load). */
+  get: { off: Leg; on: Leg; rounds: number; seconds: number; ratio: number; cpu_ratio: number };
   calls: { off: CallsLeg; on: CallsLeg; ratio: number } | null;
   target: number;
   met: { get: boolean; calls: boolean | null };
@@ -109,25 +110,34 @@ export async function runMetricsBench(databaseUrl: string, log: (m: string) => v
     await runJob(child, job(off, 'metrics-off-warmup', 2));
     await runJob(child, job(on, 'metrics-on-warmup', 2));
     const legs = { off: [] as LoadResult[], on: [] as LoadResult[] };
+    const cpu = { off: 0, on: 0 };
     for (let i = 0; i < rounds; i++) {
       const order = i % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
       for (const side of order) {
         log(`metrics: GET /v1/rooms/{id}, metrics ${side}, round ${i + 1}/${rounds}, ${seconds} s`);
+        const before = process.cpuUsage();
         legs[side].push(await runJob(child, job(side === 'on' ? on : off, `metrics-${side}-${i}`, seconds)));
+        const spent = process.cpuUsage(before);
+        cpu[side] += (spent.user + spent.system) / 1000;
       }
     }
-    const sum = (rs: LoadResult[]): Leg => {
+    const sum = (rs: LoadResult[], cpuMs: number): Leg => {
       const requests = rs.reduce((n, r) => n + r.requests, 0);
       return {
+        cpu_ms_per_req: Math.round((cpuMs / Math.max(1, requests)) * 1000) / 1000,
         rps: Math.round(rs.reduce((n, r) => n + r.rps, 0) / rs.length),
         p99_ms: Math.max(...rs.map((r) => r.p99_ms)),
         requests,
         failed: rs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
       };
     };
-    const getOff = sum(legs.off);
-    const getOn = sum(legs.on);
-    const get = { off: getOff, on: getOn, rounds, seconds, ratio: Math.round((getOn.rps / Math.max(1, getOff.rps)) * 1000) / 1000 };
+    const getOff = sum(legs.off, cpu.off);
+    const getOn = sum(legs.on, cpu.on);
+    const get = {
+      off: getOff, on: getOn, rounds, seconds,
+      ratio: Math.round((getOn.rps / Math.max(1, getOff.rps)) * 1000) / 1000,
+      cpu_ratio: Math.round((getOff.cpu_ms_per_req / Math.max(0.001, getOn.cpu_ms_per_req)) * 1000) / 1000,
+    };
     for (const a of apps.splice(0)) await a.close();
 
     let calls: MetricsResult['calls'] = null;
@@ -160,10 +170,10 @@ export function printMetricsReport(r: MetricsResult): void {
   const mark = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'met' : 'NOT MET');
   console.log(`\nThe cost of metrics (${r.get.rounds} alternating rounds of ${r.get.seconds} s):`);
   console.table({
-    'GET /v1/rooms/{id} metrics off': { 'req/s': r.get.off.rps, 'p99 ms': r.get.off.p99_ms, requests: r.get.off.requests, failed: r.get.off.failed },
-    'GET /v1/rooms/{id} metrics on': { 'req/s': r.get.on.rps, 'p99 ms': r.get.on.p99_ms, requests: r.get.on.requests, failed: r.get.on.failed },
+    'GET /v1/rooms/{id} metrics off': { 'req/s': r.get.off.rps, 'p99 ms': r.get.off.p99_ms, 'node cpu ms/req': r.get.off.cpu_ms_per_req, requests: r.get.off.requests, failed: r.get.off.failed },
+    'GET /v1/rooms/{id} metrics on': { 'req/s': r.get.on.rps, 'p99 ms': r.get.on.p99_ms, 'node cpu ms/req': r.get.on.cpu_ms_per_req, requests: r.get.on.requests, failed: r.get.on.failed },
   });
-  console.log(`GET /v1/rooms/{id} with/without metrics throughput: ${r.get.ratio} (target >= ${r.target}) ${mark(r.met.get)}`);
+  console.log(`GET /v1/rooms/{id} with/without metrics throughput: ${r.get.ratio} (target >= ${r.target}) ${mark(r.met.get)}; CPU per request without/with: ${r.get.cpu_ratio}`);
   if (r.calls) {
     const c = r.calls;
     console.table({
