@@ -32,7 +32,7 @@ import type { LoadJob, LoadResult } from './load.ts';
 // in its own process (bench/bare.ts: pool of 10, its own tables, one
 // primary-key SELECT; one transaction inserting a room-like row and its event
 // row), measured in the same run with the same load generator and
-// connections, as throughput ratios and p99 ratios.
+// connections, in alternating rounds, as throughput ratios and p99 ratios.
 // The platform runs in this process, the bare server in a child, autocannon in
 // another (bench/load.ts). The cpu columns are CPU time per request of the
 // server measured (this process, or the bare child) and of the database
@@ -53,8 +53,8 @@ import type { LoadJob, LoadResult } from './load.ts';
 // recognized and translated into four languages, against the recognizer's and
 // translator's own times (bench/room-audio.ts).
 //
-// Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
-// BENCH_CONNECTIONS (default 64), BENCH_ONLY (comma list of bare_get,
+// Environment: BENCH_DURATION (s per target, default 10), BENCH_WARMUP (s, default 2),
+// BENCH_CONNECTIONS (default 64), BENCH_ROUNDS (alternating rounds the duration is split in, default 4), BENCH_ONLY (comma list of bare_get,
 // platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing, room_audio), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
 // (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ROOM_AUDIO_* (bench/room-audio.ts), BENCH_ADMIN_URL (default
@@ -84,6 +84,7 @@ function envNumber(name: string, dflt: number): number {
 const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
+const rounds = Math.round(envNumber('BENCH_ROUNDS', 4));
 const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing', 'room_audio', 'metrics'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
@@ -180,33 +181,57 @@ async function main(): Promise<number> {
 
     const results: Partial<Record<Name, Row>> = {};
     let replayed = 0;
-    for (const name of NAMES) {
-      if (!only.has(name)) continue;
-      const job = { ...jobs[name], connections };
-      if (name.endsWith('_post')) await adminQuery(databaseUrl, 'CHECKPOINT').catch(() => {});
-      if (warmup > 0) {
+    // Each endpoint and its baseline in alternating rounds (bare, platform,
+    // platform, bare, ...), each round a share of the duration: the load of
+    // the machine, which drifts, weighs on both alike.
+    for (const pair of [['bare_get', 'platform_get'], ['bare_post', 'platform_post']] as const) {
+      const names = pair.filter((n) => only.has(n));
+      if (names.length === 0) continue;
+      if (pair[0] === 'bare_post') await adminQuery(databaseUrl, 'CHECKPOINT').catch(() => {});
+      for (const name of names) {
+        if (warmup <= 0) continue;
         log(`${name}: warm-up ${warmup} s`);
-        await runJob(child, { ...job, name: `${name}-warmup`, duration: warmup });
+        await runJob(child, { ...jobs[name], connections, name: `${name}-warmup`, duration: warmup });
       }
-      const keysBefore = name === 'platform_post' ? await countIdempotencyKeys(pool, key.id) : 0;
-      log(`${name}: ${duration} s at ${connections} connections`);
-      // CPU spent per request by the server measured (this process, or the bare child) and by the database backends.
+      const keysBefore = names.includes('platform_post') ? await countIdempotencyKeys(pool, key.id) : 0;
+      const sum = new Map<Name, { r: LoadResult[]; server: number | null; pg: number | null }>(names.map((n) => [n, { r: [], server: 0, pg: 0 }]));
       const pidsBefore = fs.existsSync('/proc/self/stat') ? await backendPids(pool, dbName) : [];
-      const serverSeconds = () => (name.startsWith('bare_') ? procCpu([bare.pid]) : (({ user, system }) => (user + system) / 1e6)(process.cpuUsage()));
-      const serverBefore = serverSeconds();
-      const pgBefore = procCpuEach(pidsBefore);
-      const r = await runJob(child, { ...job, name, duration });
-      const serverAfter = serverSeconds();
-      const pgAfter = procCpuEach(pidsBefore);
-      const perReq = (sec: number) => Math.round((sec * 1000 / Math.max(1, r.requests)) * 100) / 100;
-      const serverCpu = serverBefore === null || serverAfter === null ? null : perReq(serverAfter - serverBefore);
-      const pgCpu = pgAfter.size === 0 ? null : perReq(procCpuSpent(pgBefore, pgAfter));
-      if (name === 'platform_post') {
-        // Every 2xx must be a fresh create, not a replay of a reused key.
-        const made = (await countIdempotencyKeys(pool, key.id)) - keysBefore;
-        replayed = Math.max(0, r.status_2xx - made);
+      const share = duration / rounds;
+      log(`${names.join(', ')}: ${rounds} alternating rounds of ${share} s at ${connections} connections`);
+      for (let round = 0; round < rounds; round++) {
+        for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+          const acc = sum.get(name)!;
+          // CPU spent by the server measured (this process, or the bare child) and by the database backends.
+          const serverSeconds = () => (name.startsWith('bare_') ? procCpu([bare.pid]) : (({ user, system }) => (user + system) / 1e6)(process.cpuUsage()));
+          const serverBefore = serverSeconds();
+          const pgBefore = procCpuEach(pidsBefore);
+          acc.r.push(await runJob(child, { ...jobs[name], connections, name, duration: share }));
+          const serverAfter = serverSeconds();
+          const pgAfter = procCpuEach(pidsBefore);
+          acc.server = acc.server === null || serverBefore === null || serverAfter === null ? null : acc.server + serverAfter - serverBefore;
+          acc.pg = acc.pg === null || pgAfter.size === 0 ? null : acc.pg + procCpuSpent(pgBefore, pgAfter);
+        }
       }
-      results[name] = { rps: r.rps, mean_ms: r.mean_ms, p50_ms: r.p50_ms, p90_ms: r.p90_ms, p99_ms: r.p99_ms, max_ms: r.max_ms, requests: r.requests, non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, server_cpu_ms_per_req: serverCpu, pg_cpu_ms_per_req: pgCpu };
+      for (const name of names) {
+        const { r: rs, server, pg } = sum.get(name)!;
+        const total = (f: (r: LoadResult) => number) => rs.reduce((a, r) => a + f(r), 0);
+        const requests = total((r) => r.requests);
+        const seconds = total((r) => (r.rps > 0 ? r.requests / r.rps : 0));
+        // Latencies: each round's, weighted by its requests (the worst for max).
+        const weighted = (f: (r: LoadResult) => number) => Math.round((total((r) => f(r) * r.requests) / Math.max(1, requests)) * 100) / 100;
+        const perReq = (sec: number | null) => (sec === null ? null : Math.round((sec * 1000 / Math.max(1, requests)) * 100) / 100);
+        if (name === 'platform_post') {
+          // Every 2xx must be a fresh create, not a replay of a reused key.
+          const made = (await countIdempotencyKeys(pool, key.id)) - keysBefore;
+          replayed = Math.max(0, total((r) => r.status_2xx) - made);
+        }
+        results[name] = {
+          rps: seconds > 0 ? Math.round((requests / seconds) * 10) / 10 : 0, mean_ms: weighted((r) => r.mean_ms), p50_ms: weighted((r) => r.p50_ms),
+          p90_ms: weighted((r) => r.p90_ms), p99_ms: weighted((r) => r.p99_ms), max_ms: Math.max(...rs.map((r) => r.max_ms)), requests,
+          non2xx: total((r) => r.non2xx), errors: total((r) => r.errors), timeouts: total((r) => r.timeouts),
+          server_cpu_ms_per_req: perReq(server), pg_cpu_ms_per_req: perReq(pg),
+        };
+      }
     }
 
     // --- Webhook delivery, with this process as the platform's worker.
@@ -305,6 +330,7 @@ async function main(): Promise<number> {
       database: dbKind,
       connections,
       duration_s: duration,
+      rounds,
       warmup_s: warmup,
       results,
       ratios,
