@@ -86,6 +86,10 @@ const committed = new WeakSet<pg.PoolClient>();
  */
 export async function withTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const c = await pool.connect();
+  // A connection comes back to the pool with no transaction open: a mark left
+  // by a transaction that committed with commitWith and then threw must not
+  // make this one skip its COMMIT.
+  committed.delete(c);
   try {
     // BEGIN and what fn sends before its first wait leave in one write.
     const [begin, running] = together(c, () => [c.query('BEGIN'), fn(c)] as const);
@@ -95,6 +99,7 @@ export async function withTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise
     if (!committed.delete(c)) await c.query('COMMIT');
     return out;
   } catch (err) {
+    committed.delete(c);
     await c.query('ROLLBACK').catch(() => {});
     throw err;
   } finally {
