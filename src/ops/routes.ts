@@ -1,7 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from '../db/pool.ts';
-import type { Boss } from '../jobs/boss.ts';
 import { ApiError } from '../errors.ts';
 import { Health } from './health.ts';
 import { clearSources, countHttp, metricsEnabled, registry, setMetricsEnabled, setSources, type Sources } from './metrics.ts';
@@ -14,7 +13,8 @@ import { clearSources, countHttp, metricsEnabled, registry, setMetricsEnabled, s
 
 export type OpsDeps = {
   pool: Pool;
-  boss: Boss;
+  /** pg-boss, for its queues' depths. */
+  boss: { getQueues: () => Promise<Array<{ name: string; queuedCount: number }>> };
   metricsToken: string | undefined;
   /** This process's gateway, when it runs one. */
   gateway?: { active: () => string[] };
