@@ -5,7 +5,7 @@ import { generateSecret, hashSecret, notifyCredentialsChanged, type Mode } from 
 import { PERMISSIONS, isPermission } from '../permissions.ts';
 import ipaddr from 'ipaddr.js';
 import { formatHours, HoursError, parseHours } from '../bookings/hours.ts';
-import { bookingPageUrl } from '../bookings/bookings.ts';
+import { bookingPageUrl } from '../bookings/links.ts';
 
 // Operator actions of operator.md (`tolk org`, `tolk key`, ...). Each change to a
 // key or organization notifies every server process to drop cached credentials.

@@ -4,7 +4,7 @@ import { readSse, type Sse } from '../helpers/sse.ts';
 import { until } from '../helpers/wait.ts';
 import { createEventType } from '../../src/cli/admin.ts';
 import { PUBLIC_LIMITS } from '../../src/config.ts';
-import { WINDOW_DAYS } from '../../src/bookings/bookings.ts';
+import { WINDOW_DAYS } from '../../src/bookings/links.ts';
 import { mailboxKey } from '../../src/http/quotas.ts';
 
 // What an anonymous visitor of the public pages can make the service do

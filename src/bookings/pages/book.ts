@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { esc, securityHeaders } from '../../http/pages.ts';
 import { BOOKING } from '../../i18n/booking.ts';
 import { now, type Services } from '../../services.ts';
-import { iso, windowEnd } from '../bookings.ts';
+import { windowEnd } from '../links.ts';
+import { iso } from '../rows.ts';
 import { bookingErrors, bookingPage, browserLocale, eventPaths, hide, hostOf, languageOptions, linkOf, notFoundPage, pickerHtml } from './view.ts';
 
 // GET /book/:page/:slug: the booking page of a link (an event type's `url`), in the browser's language.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
-import { cancelByToken } from '../bookings.ts';
+import { cancelByToken } from '../manage.ts';
 import { bookingErrors, changeLimits, hide } from './view.ts';
 
 // POST /bookings/manage/:token/cancel: the guest cancels their booking (the manage page's button).

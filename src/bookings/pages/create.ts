@@ -6,7 +6,8 @@ import { parseBody } from '../../http/pages.ts';
 import { mailQuotas, takeQuotas, type Quota } from '../../http/quotas.ts';
 import { Email, Lang, OneLine } from '../../http/schemas.ts';
 import { now, type Services } from '../../services.ts';
-import { createBooking, iso } from '../bookings.ts';
+import { iso } from '../rows.ts';
+import { createBooking } from '../bookings.ts';
 import { isValidZone } from '../slots.ts';
 import { bookingErrors, friendlier, hide, linkOf, START } from './view.ts';
 

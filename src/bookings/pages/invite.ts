@@ -4,7 +4,7 @@ import { meetingCalendar } from '../../mail/calendar.ts';
 import { meetingUid, organizerOf } from '../../meetings/invitations.ts';
 import { roomUrl } from '../../rooms/rooms.ts';
 import type { Services } from '../../services.ts';
-import { bookingByToken } from '../bookings.ts';
+import { bookingByToken } from '../manage.ts';
 import { bookingErrors, browserLocale, guestJoinLink, hide, notFoundPage } from './view.ts';
 
 // GET /bookings/manage/:token/invite.ics: the meeting's calendar file as it is now: REQUEST with its

@@ -3,7 +3,9 @@ import { esc, securityHeaders } from '../../http/pages.ts';
 import { BOOKING } from '../../i18n/booking.ts';
 import { pickLocale } from '../../i18n/lang.ts';
 import { now, type Services } from '../../services.ts';
-import { bookingByToken, bookingPageUrl, iso, manageView, windowEnd } from '../bookings.ts';
+import { bookingPageUrl, windowEnd } from '../links.ts';
+import { iso } from '../rows.ts';
+import { bookingByToken, manageView } from '../manage.ts';
 import { isValidZone } from '../slots.ts';
 import { bookingErrors, bookingPage, browserLocale, eventPaths, guestJoinLink, hide, hostOf, notFoundPage, pickerHtml, whenText } from './view.ts';
 

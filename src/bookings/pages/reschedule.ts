@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { parseBody } from '../../http/pages.ts';
 import type { Services } from '../../services.ts';
-import { iso, rescheduleByToken } from '../bookings.ts';
+import { iso } from '../rows.ts';
+import { rescheduleByToken } from '../manage.ts';
 import { bookingErrors, changeLimits, friendlier, hide, START } from './view.ts';
 
 // POST /bookings/manage/:token/reschedule: the guest moves their booking to another free slot ({ start }).

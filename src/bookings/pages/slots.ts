@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, invalid } from '../../errors.ts';
 import { now, type Services } from '../../services.ts';
-import { slotsOf } from '../bookings.ts';
+import { slotsOf } from '../busy.ts';
 import { slotsRange } from '../slots.ts';
 import { bookingErrors, hide, linkOf } from './view.ts';
 

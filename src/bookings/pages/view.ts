@@ -8,7 +8,7 @@ import { joinUrl, linkSigningKey } from '../../rooms/join-links.ts';
 import { roomUrl } from '../../rooms/rooms.ts';
 import { mailQuotas, type Quota } from '../../http/quotas.ts';
 import type { Services } from '../../services.ts';
-import { publicEventType, type EventTypeRow } from '../bookings.ts';
+import { publicEventType, type EventTypeRow } from '../links.ts';
 import { BOOKING, type BookingTexts } from '../../i18n/booking.ts';
 import { acceptedLocale, dateTimeRange, ENGLISH, type Locale } from '../../i18n/lang.ts';
 

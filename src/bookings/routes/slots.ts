@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { DateOnly, errorResponses, IdParams } from '../../http/schemas.ts';
 import { Slots } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
-import { getSlots } from '../bookings.ts';
+import { getSlots } from '../busy.ts';
 import type { Services } from '../../services.ts';
 
 export const SlotsQuery = z.object({ from: DateOnly.optional(), to: DateOnly.optional() });

@@ -4,7 +4,7 @@ import { errorResponses } from '../../http/schemas.ts';
 import { EventType } from '../../bookings/schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import type { Services } from '../../services.ts';
-import { listEventTypes } from '../../bookings/bookings.ts';
+import { listEventTypes } from '../../bookings/links.ts';
 
 export default function register(app: FastifyInstance, s: Services) {
   zapp(app).get('/v1/event-types', {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PathId } from '../../http/schemas.ts';
 import { Slots } from '../../bookings/schemas.ts';
 import { SlotsQuery } from '../../bookings/routes/slots.ts';
-import { getSlots } from '../../bookings/bookings.ts';
+import { getSlots } from '../../bookings/busy.ts';
 import { defineTool, json } from '../tool.ts';
 
 export default defineTool({

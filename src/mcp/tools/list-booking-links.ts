@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DataList } from '../../http/schemas.ts';
 import { EventType } from '../../bookings/schemas.ts';
-import { listEventTypes } from '../../bookings/bookings.ts';
+import { listEventTypes } from '../../bookings/links.ts';
 import { defineTool, json } from '../tool.ts';
 
 export default defineTool({
