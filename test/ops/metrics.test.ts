@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 
 // GET /metrics (operator.md, Health and metrics): the Prometheus text format
 // for the Bearer of TOLK_METRICS_TOKEN, not served without it; what an
@@ -17,12 +18,15 @@ const clock = () => new Date(Date.now() + offset);
 
 let t: TestApp;
 let key: string;
+let rx: Receiver;
 beforeAll(async () => {
-  t = await startTestApp({ workers: true, clock, config: { simSpeed: 10, metricsToken: TOKEN } });
+  rx = await startReceiver();
+  t = await startTestApp({ workers: true, clock, config: { simSpeed: 10, metricsToken: TOKEN, webhookAllowOrigins: [rx.origin] } });
   ({ secret: key } = await t.key({ rpm: 100_000 }));
 });
 afterAll(async () => {
   await t?.close();
+  await rx?.close();
 });
 
 async function scrape(): Promise<string> {
@@ -133,6 +137,20 @@ describe('GET /metrics', () => {
     expect(sample(after, 'tolk_calls_in_progress')).toBe(0);
     expect(after).not.toContain('14155550');
     expect(after).not.toContain(answered.id);
+  });
+
+  it('webhook deliveries are counted by result', async () => {
+    const before = await scrape();
+    const ep = await t.request('POST', '/v1/webhook-endpoints', { key, body: { url: rx.url, events: ['room.started'] } });
+    expect(ep.status, await ep.clone().text()).toBe(201);
+    rx.respond.status = 200;
+    await t.request('POST', '/v1/rooms', { key, body: {}, headers: { 'idempotency-key': crypto.randomUUID() } });
+    await rx.waitFor(1, 20_000);
+    const after = await until('the delivery counted', async () => {
+      const text = await scrape();
+      return sample(text, 'tolk_webhook_deliveries_total', { result: 'succeeded' }) > sample(before, 'tolk_webhook_deliveries_total', { result: 'succeeded' }) ? text : null;
+    });
+    expect(sample(after, 'tolk_webhook_deliveries_total', { result: 'succeeded' }) - sample(before, 'tolk_webhook_deliveries_total', { result: 'succeeded' })).toBe(1);
   });
 
   it('reads at each scrape: queue depths, the outbox backlog, the pool, open connections, breakers', async () => {
