@@ -41,6 +41,8 @@ function statusOf(value: unknown): string {
 
 /** Each machine's pure transitions on one shared inert scope (machines/pure.ts). */
 const pure = new Map<AnyStateMachine, PureMachine<ReturnType<AnyStateMachine['transition']>>>();
+/** Each machine's initial snapshot and entry actions. */
+const initials = new Map<AnyStateMachine, ReturnType<PureMachine<ReturnType<AnyStateMachine['transition']>>['initial']>>();
 
 /**
  * The event applied to the stored snapshot as XState's pure transition()
@@ -51,8 +53,11 @@ const pure = new Map<AnyStateMachine, PureMachine<ReturnType<AnyStateMachine['tr
 function run(machine: AnyStateMachine, snapshot: unknown | undefined, event: EventObject) {
   let p = pure.get(machine);
   if (!p) pure.set(machine, (p = pureMachine(machine)));
+  // The initial snapshot takes no input: made once per machine (snapshots are never modified, only replaced).
+  let init = initials.get(machine);
+  if (snapshot === undefined && !init) initials.set(machine, (init = p.initial()));
   const [before, entry] = snapshot === undefined
-    ? p.initial()
+    ? init!
     : [machine.resolveState(snapshot as never), [] as Array<{ type: string; params?: unknown }>];
   const emittedBy = (actions: ReadonlyArray<{ type: string; params?: unknown }>) =>
     actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: { type: EventTypeName } }).event.type);

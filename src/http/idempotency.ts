@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { commitWith, prepared, together, type Client, type Pool } from '../db/pool.ts';
+import { prepared, together, type Client, type Pool } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
 import { caller } from './route.ts';
 
@@ -113,12 +113,18 @@ export async function runOnce<T>(
     if (!Number.isInteger(out.status)) throw new Error(`idempotent(): status ${out.status} is not an integer`);
     // The saved response and COMMIT in one round trip; if the INSERT fails,
     // PostgreSQL turns the COMMIT into a ROLLBACK and its error is thrown.
-    await commitWith(tx, prepared(
-      `INSERT INTO idempotency_keys (credential_id, key, request_hash, status, body) VALUES ($1, $2, $3, $4, $5::jsonb)
-       ON CONFLICT (credential_id, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body, created_at = now()`,
-      [credentialId, idem.key, idem.hash, out.status, JSON.stringify(out.body)],
-    ));
+    const [saved, commit] = together(tx, () => [
+      tx.query(prepared(
+        `INSERT INTO idempotency_keys (credential_id, key, request_hash, status, body) VALUES ($1, $2, $3, $4, $5::jsonb)
+         ON CONFLICT (credential_id, key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status, body = EXCLUDED.body, created_at = now()`,
+        [credentialId, idem.key, idem.hash, out.status, JSON.stringify(out.body)],
+      )),
+      tx.query('COMMIT'),
+    ] as const);
+    commit.catch(() => {});
+    await saved;
+    await commit;
     return { ...out, replayed: false };
   } catch (err) {
     await tx.query('ROLLBACK').catch(() => { broken = true; });

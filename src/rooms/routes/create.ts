@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorResponses, IdempotencyHeaders, Lang, OneLine, optionalBody } from '../../http/schemas.ts';
 import { Room } from '../schemas.ts';
-import { caller, plainJson, zapp } from '../../http/route.ts';
+import { caller, zapp } from '../../http/route.ts';
 import { idempotent } from '../../http/idempotency.ts';
 import { createRoom } from '../rooms.ts';
 import type { Services } from '../../services.ts';
@@ -23,7 +23,6 @@ export default function register(app: FastifyInstance, s: Services) {
       body: optionalBody(CreateRoomBody),
       response: { 201: Room, ...errorResponses },
     },
-    serializerCompiler: plainJson,
     handler: (req, reply) =>
       idempotent(s.pool, req, reply, async (tx) => ({ status: 201, body: await createRoom(s, tx, caller(req), req.body) })),
   });
