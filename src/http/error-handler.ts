@@ -146,7 +146,9 @@ export class RouteMiss {
 
   error(req: FastifyRequest): ApiError {
     const path = truncate(req.url.split('?')[0] ?? '', 100);
-    const allow = this.allowed(req.url).filter((m) => m !== req.method);
+    const served = this.allowed(req.url);
+    // A route of this method took the request and found nothing (callNotFound): 404, not 405.
+    const allow = served.includes(req.method as HTTPMethods) ? [] : served.filter((m) => m !== req.method);
     if (allow.length === 0) return new ApiError('not_found', `No route ${truncate(req.method, 20)} ${path}`);
     return new ApiError('method_not_allowed', `${truncate(req.method, 20)} ${path}: method not allowed; this path accepts ${allow.join(', ')}`, {
       Allow: allow.join(', '),
