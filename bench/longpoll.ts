@@ -35,7 +35,9 @@ import { until } from '../test/helpers/wait.ts';
 // phrase's say to the last answer, of each run (FILE.tolk.cpuprofile,
 // FILE.bare.cpuprofile).
 
-export const LONGPOLL_TARGETS = { p99_ms: 200, bytes_per_listener: 20 * 1024 } as const;
+// The p99 is held against the bare node:http floor of the same run (sockets,
+// HTTP and the client on this machine), not a fixed figure.
+export const LONGPOLL_TARGETS = { p99_x_bare: 1.5, bytes_per_listener: 20 * 1024 } as const;
 
 export type LongpollResult = {
   listeners: number;
@@ -319,7 +321,7 @@ export async function runLongpollBench(databaseUrl: string, log: (m: string) => 
       rss_bytes_average: tolk.rss_bytes_average,
       bare: { p50_ms: bare.p50_ms, p99_ms: bare.p99_ms, max_ms: bare.max_ms, heap_bytes_per_listener: bare.heap_bytes_per_listener, rss_bytes_per_listener: bare.rss_bytes_per_listener },
       met: {
-        p99: tolk.received === n && tolk.p99_ms <= LONGPOLL_TARGETS.p99_ms,
+        p99: tolk.received === n && tolk.p99_ms <= LONGPOLL_TARGETS.p99_x_bare * bare.p99_ms,
         memory: Math.max(tolk.heap_bytes_per_listener, tolk.rss_bytes_per_listener) <= LONGPOLL_TARGETS.bytes_per_listener,
       },
     };
@@ -346,7 +348,7 @@ export function printLongpollReport(r: LongpollResult): void {
       'heap B average': 'n/a', 'rss B average': 'n/a',
     },
   });
-  console.log(`p99 until every listener has it: ${r.p99_ms} ms (target <= ${LONGPOLL_TARGETS.p99_ms} ms; bare node:http on this machine ${r.bare.p99_ms} ms) ${mark(r.met.p99)}`);
+  console.log(`p99 until every listener has it: ${r.p99_ms} ms, ${(r.p99_ms / r.bare.p99_ms).toFixed(2)}x the bare node:http floor of ${r.bare.p99_ms} ms (target <= ${LONGPOLL_TARGETS.p99_x_bare}x) ${mark(r.met.p99)}`);
   console.log(
     `memory per waiting listener: heap ${r.heap_bytes_per_listener} B, rss ${r.rss_bytes_per_listener} B (target <= ${LONGPOLL_TARGETS.bytes_per_listener} B; ` +
       `bare heap ${r.bare.heap_bytes_per_listener} B, rss ${r.bare.rss_bytes_per_listener} B; average since before any listener: ` +
