@@ -520,9 +520,9 @@ describe('room page', () => {
     await b.locator('#participants li.you').waitFor();
     // The check the reload's unload left for after the grace period, made due now: it runs after the reload, as it would then.
     const bruno = (await t.pool.query(`SELECT id FROM room_participants WHERE room_id = $1 AND name = 'Bruno'`, [r.id])).rows[0].id;
-    const check = `FROM pgboss.job WHERE name = '${LEAVE_CHECK_QUEUE}' AND data->>'participantId' = $1`;
-    await until('the unload\'s leave check', async () => (await t.pool.query(`UPDATE pgboss.job SET start_after = now() ${check} AND state = 'created' RETURNING id`, [bruno])).rowCount! > 0);
-    await until('the leave check done', async () => (await t.pool.query(`SELECT state ${check}`, [bruno])).rows[0]?.state === 'completed');
+    const check = `name = '${LEAVE_CHECK_QUEUE}' AND data->>'participantId' = $1`;
+    await until('the unload\'s leave check', async () => (await t.pool.query(`UPDATE pgboss.job SET start_after = now() WHERE ${check} AND state = 'created' RETURNING id`, [bruno])).rowCount! > 0);
+    await until('the leave check done', async () => (await t.pool.query(`SELECT state FROM pgboss.job WHERE ${check}`, [bruno])).rows[0]?.state === 'completed');
     const present = (await t.pool.query(`SELECT name, left_at FROM room_participants WHERE room_id = $1 ORDER BY joined_at`, [r.id])).rows;
     expect(present.map((x) => [x.name, x.left_at])).toEqual([['Ana', null], ['Bruno', null]]);
     expect(await person(a, 'Bruno').count()).toBe(1);
