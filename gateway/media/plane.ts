@@ -4,7 +4,7 @@ import { Batcher } from './batch.ts';
 import type { JitterStats } from './jitter.ts';
 import type { Negotiated } from './sdp.ts';
 import type { AmdOptions, AmdVerdict } from './amd.ts';
-import { countRtp } from '../../src/ops/metrics.ts';
+import { addRtpSource, countRtp, type RtpCounts } from '../../src/ops/metrics.ts';
 
 // The media plane of a gateway process: RTP streams run in a worker thread
 // (plane-worker.ts) so that a busy main event loop never delays a packet. The
@@ -64,6 +64,9 @@ export class MediaPlane extends EventEmitter<{
   private next = 1;
   private dead: Error | null = null;
   private pending = new Map<number, { ok: (v: Record<string, unknown>) => void; fail: (e: Error) => void }>();
+  /** Each open stream's packets as the metrics last counted them (ops/metrics.ts reads the open ones at each scrape). */
+  private counted = new Map<string, RtpCounts>();
+  private readonly unwatch: () => void;
 
   private constructor(worker: Worker, host: string) {
     super();
@@ -79,6 +82,21 @@ export class MediaPlane extends EventEmitter<{
     };
     worker.on('error', die);
     worker.on('exit', (code) => die(new Error(`media plane thread exited (${code})`)));
+    this.unwatch = addRtpSource(() => this.countOpen());
+  }
+
+  /** Counts what each open stream sent and received since it was last counted. */
+  private async countOpen(): Promise<void> {
+    await Promise.all([...this.counted.keys()].map(async (key) => this.count(key, await this.stats(key))));
+  }
+
+  /** Counts a stream's packets beyond what was counted of it (its stats read now, in the order the thread answers). */
+  private count(key: string, s: (StreamStats & { jitter: JitterStats }) | null): void {
+    const before = this.counted.get(key);
+    if (!before || !s) return;
+    const now = { sent: s.sent, received: s.received, lost: s.jitter.lost, late: s.jitter.late };
+    countRtp({ sent: now.sent - before.sent, received: now.received - before.received, lost: now.lost - before.lost, late: now.late - before.late });
+    this.counted.set(key, now);
   }
 
   private onEvent(e: PlaneEvent): void {
@@ -116,6 +134,7 @@ export class MediaPlane extends EventEmitter<{
    */
   async open(key: string, o: { hear?: boolean } = {}): Promise<{ port: number }> {
     const r = await this.send<{ port: number }>({ op: 'open', key, host: this.host, hear: o.hear === true });
+    this.counted.set(key, { sent: 0, received: 0, lost: 0, late: 0 });
     return { port: r.port };
   }
 
@@ -146,7 +165,8 @@ export class MediaPlane extends EventEmitter<{
   /** Ends the stream; what it sent and received. */
   async close(key: string): Promise<(StreamStats & { jitter: JitterStats }) | null> {
     const r = await this.send<{ stats: (StreamStats & { jitter: JitterStats }) | null }>({ op: 'close', key });
-    countRtp(r.stats);
+    this.count(key, r.stats);
+    this.counted.delete(key);
     return r.stats;
   }
 
@@ -161,6 +181,7 @@ export class MediaPlane extends EventEmitter<{
   }
 
   async stop(): Promise<void> {
+    this.unwatch();
     await this.worker.terminate();
   }
 }

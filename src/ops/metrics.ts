@@ -60,11 +60,23 @@ export const callSetup = new client.Histogram({
   registers: [registry],
 });
 
+/** What this process's media planes add at each scrape: their open streams' packets since the last one. */
+const rtpSources = new Set<() => Promise<void>>();
+
+/** A media plane's open streams, read when Prometheus scrapes; returns what stops it. */
+export function addRtpSource(countOpen: () => Promise<void>): () => void {
+  rtpSources.add(countOpen);
+  return () => { rtpSources.delete(countOpen); };
+}
+
 export const rtpPackets = new client.Counter({
   name: 'tolk_rtp_packets_total',
-  help: 'RTP packets of the calls\' media streams, counted as each stream closes: sent, received, lost, late',
+  help: 'RTP packets of the calls\' media streams (open streams read at each scrape, the rest when each closes): sent, received, lost, late',
   labelNames: ['kind'] as const,
   registers: [registry],
+  async collect() {
+    await Promise.all([...rtpSources].map((f) => f().catch(() => {})));
+  },
 });
 
 export const engineRequests = new client.Counter({
@@ -231,13 +243,16 @@ export function countPlaced(livemode: boolean, blocked: boolean): void {
   if (blocked) callsEnded.inc({ mode, outcome: 'blocked', sip_code: 'none' });
 }
 
-/** Adds a closed media stream's packets (gateway/media/plane.ts close). */
-export function countRtp(s: { sent: number; received: number; jitter: { lost: number; late: number } } | null): void {
-  if (!s || !enabled) return;
-  rtpPackets.inc({ kind: 'sent' }, s.sent);
-  rtpPackets.inc({ kind: 'received' }, s.received);
-  rtpPackets.inc({ kind: 'lost' }, s.jitter.lost);
-  rtpPackets.inc({ kind: 'late' }, s.jitter.late);
+export type RtpCounts = { sent: number; received: number; lost: number; late: number };
+
+/** Adds a media stream's packets since they were last counted (gateway/media/plane.ts). */
+export function countRtp(d: RtpCounts): void {
+  if (!enabled) return;
+  // Every kind is a series from the first stream on, zero included.
+  rtpPackets.inc({ kind: 'sent' }, Math.max(0, d.sent));
+  rtpPackets.inc({ kind: 'received' }, Math.max(0, d.received));
+  rtpPackets.inc({ kind: 'lost' }, Math.max(0, d.lost));
+  rtpPackets.inc({ kind: 'late' }, Math.max(0, d.late));
 }
 
 /** Times one engine request: counted, and as an error when it rejects. */

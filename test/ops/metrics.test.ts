@@ -115,6 +115,11 @@ describe('GET /metrics', () => {
     await status(answered.id, ['answered']);
     const during = await scrape();
     expect(sample(during, 'tolk_calls_in_progress')).toBeGreaterThanOrEqual(1);
+    // An open stream's packets are counted while the call goes on (read at each scrape), not only when it ends.
+    await until('the open stream counted during the call', async () => {
+      const text = await scrape();
+      return sample(text, 'tolk_rtp_packets_total', { kind: 'received' }) > sample(before, 'tolk_rtp_packets_total', { kind: 'received' }) ? text : null;
+    }, { timeoutMs: 10_000, intervalMs: 200 });
     expect((await t.request('POST', `/v1/calls/${answered.id}/hangup`, { key })).status).toBe(200);
     await status(answered.id, ['completed']);
     // 0101: the simulated callee rings, then answers 480.
