@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { errorResponses, IdParams, queryInt } from '../../http/schemas.ts';
 import { SESSION_ROUTE, SessionEvent, SESSIONS_LIVE_NOTE, SESSIONS_TAG } from '../schemas.ts';
@@ -18,6 +18,7 @@ export const EventsResult = z.object({ events: z.array(SessionEvent), cursor: z.
 
 /** The JSON of each answer object, made once however many listeners it is sent to. */
 const bodies = new WeakMap<object, string>();
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export default function register(app: FastifyInstance, s: RouteDeps & ListenDeps) {
   zapp(app).get('/v1/sessions/:id/events', {
@@ -35,14 +36,37 @@ export default function register(app: FastifyInstance, s: RouteDeps & ListenDeps
     // Thousands of listeners are answered in the same instant when a phrase
     // arrives: their bodies are built by our own code from typed rows, so they
     // skip the per-reply zod check and go straight to JSON, once per answer
-    // object (listeners who get the same answer share one, reader.ts).
-    serializerCompiler: () => (data) => {
-      if (typeof data !== 'object' || data === null) return JSON.stringify(data);
-      let body = bodies.get(data);
-      if (body === undefined) bodies.set(data, (body = JSON.stringify(data)));
-      return body;
-    },
+    // object (listeners who get the same answer share one, reader.ts), and
+    // are written by the handler itself (answer(), below).
+    serializerCompiler: () => (data) => (typeof data === 'object' && data !== null ? bodyOf(data) : JSON.stringify(data)),
     // The wait ends early when the client goes away (listen() watches the request's close).
-    handler: (req) => listen(s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, req.raw),
+    handler: async (req, reply) => {
+      const out = await listen(s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, req.raw);
+      answer(reply, bodyOf(out));
+    },
   });
+}
+
+function bodyOf(data: object): string {
+  let body = bodies.get(data);
+  if (body === undefined) bodies.set(data, (body = JSON.stringify(data)));
+  return body;
+}
+
+/**
+ * A 200 written past Fastify's reply pipeline (its onSend hooks, serializer
+ * and header checks, run once per answer): the headers the request's hooks
+ * set (X-Request-Id, Service-Version, the rate-limit ones), then those of the
+ * JSON body, in one write with the body as Node makes it. onResponse hooks
+ * still run (request statistics, metrics), on the response's finish.
+ */
+function answer(reply: FastifyReply, body: string): void {
+  reply.hijack();
+  const headers: string[] = [];
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) headers.push(name, String(value));
+  }
+  headers.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body)));
+  reply.raw.writeHead(200, headers);
+  reply.raw.end(body);
 }
