@@ -91,15 +91,23 @@ export class EventReader {
     });
   }
 
+  /**
+   * The batches of one turn are read and metered side by side, and answered
+   * together once all are done: the answers of one written while the others
+   * are metered would take the processor the database needs for them.
+   */
   private flush(): void {
     this.scheduled = false;
+    const runs: Array<Promise<() => void>> = [];
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
-      this.run(batch).catch((err) => { for (const p of batch) p.reject(err); });
+      runs.push(this.run(batch).catch((err) => () => { for (const p of batch) p.reject(err); }));
     }
+    void Promise.all(runs).then((settles) => { for (const settle of settles) settle(); });
   }
 
-  private async run(batch: Pending[]): Promise<void> {
+  /** Reads and meters a batch; resolves with what settles its reads. */
+  private async run(batch: Pending[]): Promise<() => void> {
     const { rows } = await this.s.pool.query<Row>(prepared(
       `WITH w AS (
          SELECT w.i::int AS i, s.log_id, s.status, s.billed_seconds, s.hear_lang, s.metered_seq, s.to_seq,
@@ -169,7 +177,7 @@ export class EventReader {
     });
     const toMeter = batch.flatMap((p, k) => (refused[k] === null && unmetered[k] !== null ? [{ p, upto: unmetered[k]! }] : []));
     if (toMeter.length > 0) await this.meter(toMeter);
-    batch.forEach((p, k) => {
+    return () => batch.forEach((p, k) => {
       const err = refused[k];
       if (err) p.reject(err);
       else p.resolve({ out: results[k]!, logId: rooms[k]! });

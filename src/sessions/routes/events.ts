@@ -16,8 +16,8 @@ const nullableInt = (max?: number) =>
 export const EventsQuery = z.object({ cursor: nullableInt(), wait: nullableInt(MAX_WAIT_SECONDS) });
 export const EventsResult = z.object({ events: z.array(SessionEvent), cursor: z.int(), status: z.string() });
 
-/** The JSON of each answer object, made once however many listeners it is sent to. */
-const bodies = new WeakMap<object, string>();
+/** The JSON of each answer object and its length in bytes, made once however many listeners it is sent to. */
+const bodies = new WeakMap<object, { json: string; length: string }>();
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export default function register(app: FastifyInstance, s: RouteDeps & ListenDeps) {
@@ -38,7 +38,7 @@ export default function register(app: FastifyInstance, s: RouteDeps & ListenDeps
     // skip the per-reply zod check and go straight to JSON, once per answer
     // object (listeners who get the same answer share one, reader.ts), and
     // are written by the handler itself (answer(), below).
-    serializerCompiler: () => (data) => (typeof data === 'object' && data !== null ? bodyOf(data) : JSON.stringify(data)),
+    serializerCompiler: () => (data) => (typeof data === 'object' && data !== null ? bodyOf(data).json : JSON.stringify(data)),
     // The wait ends early when the client goes away (listen() watches the request's close).
     handler: async (req, reply) => {
       const out = await listen(s, caller(req), req.params.id, { cursor: req.query.cursor ?? 0, wait: req.query.wait ?? 0 }, req.raw);
@@ -47,9 +47,12 @@ export default function register(app: FastifyInstance, s: RouteDeps & ListenDeps
   });
 }
 
-function bodyOf(data: object): string {
+function bodyOf(data: object): { json: string; length: string } {
   let body = bodies.get(data);
-  if (body === undefined) bodies.set(data, (body = JSON.stringify(data)));
+  if (body === undefined) {
+    const json = JSON.stringify(data);
+    bodies.set(data, (body = { json, length: String(Buffer.byteLength(json)) }));
+  }
   return body;
 }
 
@@ -60,13 +63,15 @@ function bodyOf(data: object): string {
  * JSON body, in one write with the body as Node makes it. onResponse hooks
  * still run (request statistics, metrics), on the response's finish.
  */
-function answer(reply: FastifyReply, body: string): void {
+function answer(reply: FastifyReply, body: { json: string; length: string }): void {
   reply.hijack();
+  const set = reply.getHeaders();
   const headers: string[] = [];
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (value !== undefined) headers.push(name, String(value));
+  for (const name in set) {
+    const value = set[name];
+    if (value !== undefined) headers.push(name, typeof value === 'string' ? value : String(value));
   }
-  headers.push('content-type', JSON_TYPE, 'content-length', String(Buffer.byteLength(body)));
+  headers.push('content-type', JSON_TYPE, 'content-length', body.length);
   reply.raw.writeHead(200, headers);
-  reply.raw.end(body);
+  reply.raw.end(body.json);
 }
