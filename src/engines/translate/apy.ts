@@ -62,7 +62,19 @@ export async function startApy(o: { timeoutMs?: number; modes?: string; avoidPor
   if (!bin) {
     throw new Error('TOLK_TRANSLATE names apertium without a URL, and apertium-apy is not installed: install Debian\'s apertium-apy and pairs (apt-get install apertium-apy apertium-eng-spa apertium-es-pt), or give its address: TOLK_TRANSLATE=apertium=http://HOST:2737');
   }
-  const port = await freePort(o.avoidPorts);
+  // The port was free when picked; another process may bind it before apertium-apy does: then another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(bin, await freePort(o.avoidPorts), o);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= 5) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOn(bin: string, port: number, o: { timeoutMs?: number; modes?: string }): Promise<ApyProcess> {
   const modes = o.modes ?? APERTIUM_MODES;
   // -j1: one HTTP process (it forks its translation pipelines per pair as they are used); -t: its own
   // per-request limit. A small shell watches this process: a server killed outright (kill -9) leaves
@@ -90,10 +102,15 @@ export async function startApy(o: { timeoutMs?: number; modes?: string; avoidPor
   };
   const deadline = Date.now() + (o.timeoutMs ?? 30_000);
   for (;;) {
-    if (exited !== null) throw new Error(`apertium-apy stopped as it started (exit ${exited}): ${stderr.trim().split('\n').pop() ?? ''}`);
+    if (exited !== null) {
+      const last = stderr.trim().split('\n').pop() ?? '';
+      if (/address already in use/i.test(stderr)) throw new PortTaken(last);
+      throw new Error(`apertium-apy stopped as it started (exit ${exited}): ${last}`);
+    }
     try {
       const res = await fetch(`${url}/listPairs`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return { url, stop };
+      // Answered by ours only if ours still runs (another process may hold the port).
+      if (res.ok && exited === null) return { url, stop };
     } catch {
       // Not listening yet.
     }
