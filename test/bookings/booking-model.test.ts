@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
-import { createActor, transition, type SnapshotFrom } from 'xstate';
+import { transition, type SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { bookingMachine, type BookingEvent } from '../../machines/booking.ts';
 import { SAMPLE_EVENTS } from '../../machines/sample-events.ts';
 import { bookingEmits } from '../helpers/lifecycle-events.ts';
+import { expectPersistedActor } from '../helpers/persisted-actor.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { PUBLIC_LIMITS } from '../../src/config.ts';
 import { until } from '../helpers/wait.ts';
@@ -161,22 +162,8 @@ async function verifyState(sut: Sut, state: BookingSnapshot): Promise<void> {
   const id = sut.bookingId!;
   const p = await persisted(sut);
 
-  // The persisted actor: its state, one version per transition, a snapshot that restores.
-  expect(p.actor).toMatchObject({ machine: 'booking', state: name, org_id: sut.orgId, livemode: false });
-  expect(p.actor.version).toBe(sut.transitions.length);
-  expect(p.actor.snapshot.value).toEqual(state.value);
-  expect(p.actor.snapshot.status).toBe(state.status);
-  expect(JSON.parse(JSON.stringify(p.actor.snapshot))).toEqual(p.actor.snapshot);
-  const restored = createActor(bookingMachine, { snapshot: p.actor.snapshot }).start();
-  expect(restored.getSnapshot().value).toEqual(state.value);
-  expect(restored.getSnapshot().status).toBe(state.status);
-  for (const e of EVENTS) expect(transition(bookingMachine, restored.getSnapshot(), e)[0].value).toEqual(transition(bookingMachine, state, e)[0].value);
-  restored.stop();
-
-  // One history row per transition, versions 1..n, with the emitted events.
-  expect(p.history.map((h) => ({ version: h.version, event: h.event, from: h.from_state, to: h.to_state, emitted: h.emitted }))).toEqual(
-    sut.transitions.map((tr, i) => ({ version: i + 1, event: tr.event, from: tr.from, to: tr.to, emitted: bookingEmits(tr.event) })),
-  );
+  // The persisted actor: its state, one version per transition, a snapshot that restores; its history.
+  expectPersistedActor({ machine: bookingMachine, kind: 'booking', name, orgId: sut.orgId, state, events: EVENTS, transitions: sut.transitions, emits: bookingEmits, persisted: p });
 
   // The outbox holds exactly the emitted events, in order, each with the booking as it was after its transition.
   const expected = sut.transitions.flatMap((tr) => bookingEmits(tr.event).map((type) => ({ type, status: tr.to })));

@@ -3,7 +3,7 @@ import { createSocket } from 'node:dgram';
 import pg from 'pg';
 import { createPool } from '../../src/db/pool.ts';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { jsonOf, requestTo, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { evenFreePort, finished, startSipp, wire, type Sipp, type WireMessage } from '../helpers/sipp.ts';
 import { calleeScenario, gatewayPort, startDispatcher, startRtpSink, type Dispatcher, type RtpSink } from '../helpers/dispatcher.ts';
 import { until } from '../helpers/wait.ts';
@@ -90,22 +90,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function api(s: ServerProcess, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${s.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
-async function json(res: Response): Promise<any> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`${res.status}: ${text}`);
-  }
-}
+const api = (s: ServerProcess, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  requestTo(s, secret, method, path, body, headers);
+const json = jsonOf;
 
 // US support calls with prior express consent are callable at any hour; each call its own number.
 async function place(s: ServerProcess, last4: string) {

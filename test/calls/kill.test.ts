@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { createPool } from '../../src/db/pool.ts';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/process.ts';
+import { jsonOf, requestTo, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
 import { disclosure } from '../../src/calls/disclosure.ts';
@@ -75,22 +75,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function api(s: ServerProcess, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${s.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
-
-async function json(res: Response): Promise<any> {
-  const text = await res.text();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error(`${res.status}: ${text}`);
-  }
-}
+const api = (s: ServerProcess, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  requestTo(s, secret, method, path, body, headers);
+const json = jsonOf;
 
 async function quote(s: ServerProcess, to: string) {
   const res = await api(s, 'GET', `/v1/calls/quote?to=${encodeURIComponent(to)}&purpose=support&consent=prior_express`);

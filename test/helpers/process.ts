@@ -80,3 +80,22 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
     },
   };
 }
+
+/** A request to a server process with an API key; a body goes as JSON. */
+export function requestTo(s: ServerProcess, secret: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${s.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** A response's JSON, or an error naming its status and what it said. */
+export async function jsonOf(res: Response): Promise<any> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`${res.status}: ${text}`);
+  }
+}

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createActor, transition, type SnapshotFrom } from 'xstate';
+import { transition, type SnapshotFrom } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import { voiceMachine, type VoiceEvent } from '../../machines/voice.ts';
 import { SAMPLE_EVENTS } from '../../machines/sample-events.ts';
 import { voiceEmits } from '../helpers/lifecycle-events.ts';
+import { expectPersistedActor } from '../helpers/persisted-actor.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
 import { MIN_SPEECH_MS, VOICE_TIMER_QUEUE } from '../../src/voices/simulated-cloning.ts';
@@ -213,22 +214,8 @@ async function verifyState(sut: Sut, state: VoiceSnapshot): Promise<void> {
   const id = sut.voiceId!;
   const p = await persisted(sut);
 
-  // The persisted actor: its state, one version per transition, a snapshot that restores.
-  expect(p.actor).toMatchObject({ machine: 'voice', state: name, org_id: sut.orgId, livemode: false });
-  expect(p.actor.version).toBe(sut.transitions.length);
-  expect(p.actor.snapshot.value).toEqual(state.value);
-  expect(p.actor.snapshot.status).toBe(state.status);
-  expect(JSON.parse(JSON.stringify(p.actor.snapshot))).toEqual(p.actor.snapshot);
-  const restored = createActor(voiceMachine, { snapshot: p.actor.snapshot }).start();
-  expect(restored.getSnapshot().value).toEqual(state.value);
-  expect(restored.getSnapshot().status).toBe(state.status);
-  for (const e of EVENTS) expect(transition(voiceMachine, restored.getSnapshot(), e)[0].value).toEqual(transition(voiceMachine, state, e)[0].value);
-  restored.stop();
-
-  // One history row per transition, versions 1..n, with the emitted events.
-  expect(p.history.map((h) => ({ version: h.version, event: h.event, from: h.from_state, to: h.to_state, emitted: h.emitted }))).toEqual(
-    sut.transitions.map((tr, i) => ({ version: i + 1, event: tr.event, from: tr.from, to: tr.to, emitted: voiceEmits(tr.event) })),
-  );
+  // The persisted actor: its state, one version per transition, a snapshot that restores; its history.
+  expectPersistedActor({ machine: voiceMachine, kind: 'voice', name, orgId: sut.orgId, state, events: EVENTS, transitions: sut.transitions, emits: voiceEmits, persisted: p });
 
   // The API's view of the voice (its own key sees it in every state).
   const got = await getVoice(sut);
