@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /**
  * Files that hear, speak or time real audio against real peers (PocketSphinx
  * on a call, baresip and a carrier's Kamailio, the room page's audio socket,
- * a recording made in Chromium): a second such file beside them on two cores
+ * a recording made in Chromium, two gateways behind Kamailio): a second such file beside them on two cores
  * takes the processor their real-time work needs (an utterance read late, a
  * call answered late). They run one at a time, after the others.
  */
@@ -17,6 +17,8 @@ const REAL_TIME = [
   'test/rooms/audio-page.test.ts',
   'test/voices/live-cloning.test.ts',
   'gateway/sip-stack.carriers.test.ts',
+  // Two server processes and Kamailio, the say's speech counted on the line.
+  'test/calls/dispatcher.test.ts',
 ];
 
 export default defineConfig({
