@@ -49,6 +49,8 @@ function ofTheCall(sent: Sent[]): Sent[] {
       continue;
     }
     if (!group) {
+      // The end of a transaction begun before counting started (a background loop's, on a busy machine) is not the call's.
+      if (/^(COMMIT|ROLLBACK)\b/i.test(t)) continue;
       if (!isBackground(q)) out.push(q);
       continue;
     }

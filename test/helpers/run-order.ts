@@ -1,0 +1,53 @@
+// How the test files are laid out over the run's workers (sequencer.ts,
+// real-time-turn.ts). Only the run's length depends on these lists: a file
+// missing from them, or one that moved, still runs.
+
+/**
+ * Files that hear, speak or time real audio against real peers (PocketSphinx
+ * on a call, baresip and a carrier's Kamailio, the room page's audio socket,
+ * a recording made in Chromium, two gateways behind Kamailio). Two of them
+ * side by side on two cores take the processor each other's real-time work
+ * needs (an utterance read late, a call answered late), so they take turns
+ * (real-time-turn.ts), and the other files running beside them yield the
+ * processor to them. Longest first.
+ */
+export const REAL_TIME = [
+  'test/calls/hearing.test.ts',
+  'test/calls/trunks.test.ts',
+  'test/calls/dispatcher.test.ts',
+  'gateway/sip-stack.carriers.test.ts',
+  'test/rooms/audio.test.ts',
+  'test/calls/softphone-recipe.test.ts',
+  'test/rooms/audio-page.test.ts',
+  'test/voices/live-cloning.test.ts',
+  'test/calls/baresip.test.ts',
+  'test/calls/carrier.test.ts',
+];
+
+/**
+ * The other files that take longest (20 s or more on two cores, most of it
+ * child processes or calls that ring and talk), longest first: started
+ * first, they do not end the run alone. vitest orders the rest (the longest
+ * of its last run first, else the largest).
+ */
+export const LONGEST = [
+  'test/start/start.test.ts',
+  'test/calls/sipp.test.ts',
+  'test/cli.test.ts',
+  'test/api/rate-limit.test.ts',
+  'test/voices/consent-page.test.ts',
+  'test/engines/failures.test.ts',
+  'test/cli-first-contact.test.ts',
+  'test/start/first-steps.test.ts',
+  'test/calls/calls.test.ts',
+  'test/rooms/room-page.test.ts',
+  'test/trunks/operator.test.ts',
+  'test/webhooks/kill.test.ts',
+  'test/calls/kill.test.ts',
+];
+
+const rankIn = (list: string[], file: string) => list.findIndex((f) => file === f || file.endsWith(`/${f}`));
+
+export const isRealTime = (file: string) => rankIn(REAL_TIME, file) >= 0;
+export const realTimeRank = (file: string) => rankIn(REAL_TIME, file);
+export const longestRank = (file: string) => rankIn(LONGEST, file);
