@@ -31,7 +31,10 @@ export type TestDb = {
 export async function createTestDatabase(): Promise<TestDb> {
   const adminUrl = inject('adminUrl');
   const name = `tolk_t_${randomBytes(6).toString('hex')}`;
-  await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${inject('template')}`);
+  // FILE_COPY copies the template's files as they are (after a checkpoint):
+  // a tenth of the processor time of the default (WAL_LOG), which writes each
+  // of its pages through the write-ahead log.
+  await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${inject('template')} STRATEGY FILE_COPY`);
   const url = withDatabase(adminUrl, name);
   return {
     name,
