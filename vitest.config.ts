@@ -11,6 +11,11 @@ export default defineConfig({
       // processes the tests start (a few hundred) and the workers themselves
       // start in about half the processor time.
       NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? fileURLToPath(new URL('node_modules/.cache/node-compile-cache', import.meta.url)),
+      // The server processes the tests start: a pool of 8 (four files at once
+      // must fit in PostgreSQL's 100 connections), and no drain on a stop
+      // (test/ops/health.test.ts sets its own to test it).
+      TOLK_DB_POOL: '8',
+      TOLK_DRAIN_SECONDS: '0',
     },
     setupFiles: [
       // Keeps the databases of a file that failed, drops those of one that passed.

@@ -137,6 +137,9 @@ const Env = z.object({
   TOLK_METRICS_TOKEN: z.string().optional(),
   // Seconds between /readyz turning 503 on a shutdown signal and the server closing (load balancers stop sending first).
   TOLK_DRAIN_SECONDS: z.coerce.number().min(0).max(300).default(2),
+  // The most connections a process's pool opens to PostgreSQL (pg-boss keeps 4 more, the listener 1):
+  // the processes sharing a database, times this, must fit in its max_connections.
+  TOLK_DB_POOL: z.coerce.number().int().min(2).max(500).default(20),
 });
 
 export type RecognizeEngine = { name: 'openai' | 'deepgram' | 'vosk' | 'pocketsphinx'; url?: string };
@@ -302,6 +305,8 @@ export type Config = {
   metricsToken: string | undefined;
   /** TOLK_DRAIN_SECONDS: how long a shutting-down server answers /readyz 503 before it closes. */
   drainSeconds: number;
+  /** TOLK_DB_POOL: the most connections the process's pool opens. */
+  dbPool: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -366,6 +371,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     metricsToken: e.TOLK_METRICS_TOKEN || undefined,
     drainSeconds: e.TOLK_DRAIN_SECONDS,
+    dbPool: e.TOLK_DB_POOL,
     ...overrides,
   };
   config.publicLimits = { ...PUBLIC_LIMITS, ...overrides.publicLimits };

@@ -104,7 +104,7 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     await db.stop().catch(() => {});
     throw new StartupError(`speech recognition: ${(err as Error).message}`);
   }
-  const pool = createPool(db.url);
+  const pool = createPool(db.url, config.dbPool);
   const quiet = quietOutages(log);
   let boss: Boss;
   try {

@@ -35,7 +35,8 @@ export function createPool(url: string, max = 20): pg.Pool {
   // pipeline: a query is sent without waiting for the answers to those
   // before it (withTx sends BEGIN with the first statement; commitWith).
   // Nothing changes for code that awaits each query.
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, pipeline: true } as pg.PoolConfig);
+  // Named in pg_stat_activity (application_name 'tolk', unless the URL names another).
+  const pool = new pg.Pool({ connectionString: url, max, application_name: 'tolk', idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, pipeline: true } as pg.PoolConfig);
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => {});
   // Nor one that is checked out: the query it runs fails with the error, and
