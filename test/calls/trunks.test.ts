@@ -213,7 +213,10 @@ describe('a live call through the trunk', () => {
     expect(arrived.length).toBe(4);
     // Four INVITEs at 2 per second span 1.5 s at least (a challenge first makes it longer, never shorter).
     expect(arrived[3]! - arrived[0]!).toBeGreaterThanOrEqual(1400);
-    for (let i = 1; i < 4; i++) expect(arrived[i]! - arrived[i - 1]!).toBeGreaterThanOrEqual(400);
+    // Never three in one second (the carrier's count), with 100 ms for a send that ran late on a busy
+    // machine; one running late shortens the gap to the next, whose slot was 500 ms after its own.
+    for (let i = 2; i < 4; i++) expect(arrived[i]! - arrived[i - 2]!).toBeGreaterThanOrEqual(900);
+    for (let i = 1; i < 4; i++) expect(arrived[i]! - arrived[i - 1]!).toBeGreaterThanOrEqual(300);
   });
 
   it('a call that would wait longer than the pacing allows fails trunk_busy at once; one that waits can be hung up before its INVITE', async () => {
