@@ -562,7 +562,7 @@ describe('twenty guests booking one slot at once, across two server processes on
     const start = instant(tz, d, '12:00');
     const slotsOn = async (base: string) => {
       const res = await fetch(`${base}/v1/event-types/${eventTypeId}/slots?from=${d}&to=${d}`, { headers: { authorization: `Bearer ${secret}` } });
-      expect(res.status).toBe(200);
+      expect(res.status, await res.clone().text()).toBe(200);
       return ((await res.json()) as { slots: string[] }).slots;
     };
     for (const s of servers) expect(await slotsOn(s.base)).toContain(start);
