@@ -48,6 +48,6 @@ export const LONGEST = [
 
 const rankIn = (list: string[], file: string) => list.findIndex((f) => file === f || file.endsWith(`/${f}`));
 
-export const isRealTime = (file: string) => rankIn(REAL_TIME, file) >= 0;
 export const realTimeRank = (file: string) => rankIn(REAL_TIME, file);
+export const isRealTime = (file: string) => realTimeRank(file) >= 0;
 export const longestRank = (file: string) => rankIn(LONGEST, file);
