@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { apertiumUrl } from '../helpers/apertium.ts';
@@ -39,11 +39,14 @@ function tolk(args: string[], env: Record<string, string>): Promise<{ code: numb
 
 /** The apertium-apy processes running now (their pids). */
 function apys(): number[] {
-  try {
-    return execFileSync('pgrep', ['-f', '^/usr/bin/python3 /usr/bin/apertium-apy -p'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
+  // Read from /proc (what pgrep -f reads), so the test needs no procps.
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
+    try {
+      return /^\/usr\/bin\/python3 \/usr\/bin\/apertium-apy -p/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
+    } catch {
+      return false; // gone meanwhile
+    }
+  }).map(Number);
 }
 
 describe('npx tolk engines', () => {
