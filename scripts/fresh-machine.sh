@@ -67,6 +67,16 @@ deb $mirror $suite-updates main
 deb $security $suite-security main
 EOF
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This workplace's network, which a newcomer's machine would not need: its own certificate
+# authorities (TLS to the npm registry goes through them), npm's settings (which name them), and
+# apt's Acquire settings. Nothing of the project is copied.
+if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null
+fi
+mkdir -p "$root/usr/etc"
+for f in /etc/npmrc /usr/etc/npmrc /root/.npmrc; do [ -f "$f" ] && cp -p "$f" "$root$f"; done
+for f in /etc/apt/apt.conf.d/*; do grep -qs '^Acquire' "$f" && cp "$f" "$root$f"; done
 printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 
 # This machine's Node.js and npm, as a person who installed Node has them.
