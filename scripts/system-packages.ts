@@ -29,6 +29,7 @@ export const NEEDS: Need[] = [
   { pkg: 'pocketsphinx-en-us', why: 'PocketSphinx\'s US English model' },
   { pkg: 'pocketsphinx-testdata', why: 'real recorded English speech the recognizer is tested with' },
   { pkg: 'curl', why: 'the README\'s examples are run as written, and they call the API with curl' },
+  { pkg: 'sox', why: 'the softphone recipe for a server (docs/calling.md) makes its silence with sox' },
   { pkg: 'espeak-ng', why: 'the voice of the languages Pico does not speak (Portuguese among them)' },
 ];
 

