@@ -45,44 +45,61 @@ function can(cmd: string, args: string[]): boolean {
   return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 }
 
+/** What this machine allows: apt-get there, run as root, or through sudo without a password. */
+export type Means = { apt: boolean; root: boolean; sudo: boolean };
+
+export function means(): Means {
+  const apt = can('apt-get', ['--version']);
+  const root = process.getuid?.() === 0;
+  return { apt, root, sudo: !root && apt && can('sudo', ['-n', 'true']) };
+}
+
+/**
+ * Makes sure `needs` are installed: nothing to do (0); installed now with
+ * apt-get (0); or a refusal saying what is missing, why, and the one line to
+ * run (1). `check` only reports. `say` gets each line for the terminal.
+ */
+export function ensure(needs: Need[], m: Means, o: { check?: boolean; say: (line: string) => void }): number {
+  const say = o.say;
+  const absent = missing(needs);
+  if (absent.length === 0) return 0;
+  const names = absent.map((n) => n.pkg).join(' ');
+  say('npm test runs against real tools; these Debian packages are missing:');
+  for (const n of absent) say(`  ${n.pkg.padEnd(22)} ${n.why}`);
+  if (o.check || !m.apt || (!m.root && !m.sudo)) {
+    say('');
+    say(m.apt ? 'Install them, then run npm test again:' : 'This machine has no apt-get; on Debian or Ubuntu they install with:');
+    say(`  sudo apt-get update && sudo apt-get install -y ${names}`);
+    return 1;
+  }
+  say(`installing them now (apt-get${m.sudo ? ' through sudo' : ''})…`);
+  const pre = m.sudo ? ['sudo', '-n'] : [];
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const step = (args: string[]): boolean => {
+    const [cmd, ...rest] = [...pre, ...args];
+    const r = spawnSync(cmd!, rest, { stdio: ['ignore', 'inherit', 'inherit'], env });
+    if (r.status === 0) return true;
+    say('');
+    say(`${args.join(' ')} failed (exit ${r.status ?? r.signal}); install them by hand:`);
+    say(`  sudo apt-get update && sudo apt-get install -y ${names}`);
+    return false;
+  };
+  if (!step(['apt-get', 'update', '-q']) || !step(['apt-get', 'install', '-y', '-q', ...absent.map((n) => n.pkg)])) return 1;
+  const still = missing(needs);
+  if (still.length > 0) {
+    say(`still missing after apt-get: ${still.map((n) => n.pkg).join(' ')}`);
+    return 1;
+  }
+  return 0;
+}
+
 function main(): void {
   if (process.argv.includes('--list')) {
     process.stdout.write(NEEDS.map((n) => n.pkg).join('\n') + '\n');
     return;
   }
-  const absent = missing();
-  if (absent.length === 0) return;
-  const names = absent.map((n) => n.pkg).join(' ');
-  const say = (m: string) => process.stderr.write(`${m}\n`);
-  say(`npm test runs against real tools; these Debian packages are missing:`);
-  for (const n of absent) say(`  ${n.pkg.padEnd(22)} ${n.why}`);
-  const apt = can('apt-get', ['--version']);
-  const root = process.getuid?.() === 0;
-  const sudo = !root && apt && can('sudo', ['-n', 'true']);
-  if (process.argv.includes('--check') || !apt || (!root && !sudo)) {
-    say('');
-    say(apt ? 'Install them, then run npm test again:' : 'This machine has no apt-get; on Debian or Ubuntu they install with:');
-    say(`  sudo apt-get update && sudo apt-get install -y ${names}`);
-    process.exit(1);
-  }
-  say(`installing them now (apt-get${sudo ? ' through sudo' : ''})…`);
-  const pre = sudo ? ['sudo', '-n'] : [];
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const step = (args: string[]) => {
-    const [cmd, ...rest] = [...pre, ...args];
-    const r = spawnSync(cmd!, rest, { stdio: ['ignore', 'inherit', 'inherit'], env });
-    if (r.status !== 0) {
-      say(`\n${args.join(' ')} failed (exit ${r.status ?? r.signal}); install them by hand:\n  sudo apt-get update && sudo apt-get install -y ${names}`);
-      process.exit(1);
-    }
-  };
-  step(['apt-get', 'update', '-q']);
-  step(['apt-get', 'install', '-y', '-q', ...absent.map((n) => n.pkg)]);
-  const still = missing();
-  if (still.length > 0) {
-    say(`still missing after apt-get: ${still.map((n) => n.pkg).join(' ')}`);
-    process.exit(1);
-  }
+  const code = ensure(NEEDS, means(), { check: process.argv.includes('--check'), say: (l) => process.stderr.write(`${l}\n`) });
+  if (code !== 0) process.exit(code);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();
