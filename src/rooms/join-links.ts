@@ -3,6 +3,7 @@ import type { Queryable } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
 import type { Caller, Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
+import { languageCoverage, type LanguageCoverage } from '../engines/coverage.ts';
 import { getRoom, roomUrl } from './rooms.ts';
 
 // Join links: a signed token carries the room and the prefilled name and
@@ -56,16 +57,41 @@ export function joinUrl(base: string, key: string, room: { id: string; expires_a
   return `${roomUrl(base, room.id)}?t=${token}`;
 }
 
+/**
+ * The languages the room page preselects: the join link's, else the room's first (speak) and
+ * second (hear, else its first), else English.
+ */
+export function pageLanguages(prefill: { speak?: string; hear?: string }, roomLangs: readonly string[]): { speak: string; hear: string } {
+  return { speak: prefill.speak || roomLangs[0] || 'en', hear: prefill.hear || roomLangs[1] || roomLangs[0] || 'en' };
+}
+
+/**
+ * What the service can do for the person the link is for, in the languages their page will
+ * preselect (engines/coverage.ts), so whoever makes the link learns it at once, not the person
+ * after they try. Null when the link names no language and the room declares none: the page
+ * would preselect English for want of anything, which says nothing about the person. A language
+ * nothing covers is never refused: the link works, and the coverage says what will not.
+ */
+export function joinLinkCoverage(s: Services, prefill: { speak?: string; hear?: string }, roomLangs: readonly string[]): LanguageCoverage | null {
+  if (!prefill.speak && !prefill.hear && roomLangs.length === 0) return null;
+  const { speak, hear } = pageLanguages(prefill, roomLangs);
+  return languageCoverage(s, speak, hear, roomLangs);
+}
+
 export async function createJoinLink(
   s: Services,
   cred: Caller,
   id: string,
   input: { name?: string; speak?: string; hear?: string },
-): Promise<{ url: string; room_id: string }> {
+): Promise<{ url: string; room_id: string; coverage: LanguageCoverage | null }> {
   assertLanguagesAllowed(cred, 'speak', [input.speak]);
   assertLanguagesAllowed(cred, 'hear', [input.hear]);
   const room = await getRoom(s, s.pool, cred, id);
   if (room.status === 'ended' || room.status === 'canceled') throw new ApiError('conflict', `room ${id} has ${room.status === 'ended' ? 'ended' : 'been canceled'}; no one can join it`);
   const key = await linkSigningKey(s.pool);
-  return { url: joinUrl(s.config.publicBaseUrl, key, { id: room.id, expires_at: new Date(room.expires_at) }, input), room_id: room.id };
+  return {
+    url: joinUrl(s.config.publicBaseUrl, key, { id: room.id, expires_at: new Date(room.expires_at) }, input),
+    room_id: room.id,
+    coverage: joinLinkCoverage(s, input, room.langs),
+  };
 }

@@ -7,11 +7,11 @@ import { renderPhrases } from '../sessions/translations.ts';
 import { closeStreams, HEARTBEAT_MS, roomPeople, touchParticipants } from './participants.ts';
 
 // The room page's live feed (Server-Sent Events, GET /r/{id}/stream): what
-// the room says, each phrase in the page's language with its original, who
-// is in the room, and the room's end. It is fed by the same room log the
-// agent sessions read (sessions/publish.ts) and woken by the same
-// notifications (sessions/bus.ts), so a phrase said on any server process
-// reaches every page on every process.
+// the room says, each phrase in the page's language with its original (the
+// person's own as they said it), who is in the room, and the room's end. It
+// is fed by the same room log the agent sessions read (sessions/publish.ts)
+// and woken by the same notifications (sessions/bus.ts), so a phrase said on
+// any server process reaches every page on every process.
 //
 // One feed per room per process, however many pages of the room this
 // process serves: on each wake-up it reads the new phrases once (one query
@@ -134,16 +134,21 @@ class Feed {
     const rendered = await renderPhrases(s, this.roomId, livemode, entries, langs);
     let held = false;
     const frames = new Map<string, string>();
-    /** The phrase's frame for a page of lang; null while its translation is still being made elsewhere. */
+    /**
+     * The phrase's frame for a page of lang; null while its translation is still being made elsewhere.
+     * The speaker's own phrase is sent as it was recognized (or typed), in the language they speak,
+     * never translated into the one they hear: translated back it would hide what the recognizer
+     * misheard (issue 44: Ana read "Vai de frente dez metros" for her own "go forward ten meters").
+     */
     const frameOf = (e: Entry, lang: string, own: boolean): string | null => {
       const key = `${e.seq}\n${lang}\n${own ? 1 : 0}`;
       let f = frames.get(key);
       if (f === undefined) {
-        const inLang = rendered.get(e.seq, lang);
+        const inLang = own ? { text: e.text, untranslated: false } : rendered.get(e.seq, lang);
         if (inLang === undefined) return null;
         f = frame('phrase', {
           seq: e.seq, kind: e.kind, speaker: e.speaker, participant_id: e.participant_id, ai: e.kind === 'agent', own,
-          src_lang: e.src_lang, text: inLang.text, original: e.text, lang, untranslated: inLang.untranslated,
+          src_lang: e.src_lang, text: inLang.text, original: e.text, lang: own ? e.src_lang : lang, untranslated: inLang.untranslated,
           duration_ms: Math.round(speechOf(s).spokenSeconds(e.text ?? '') * 1000), created_at: new Date(e.created_at).toISOString(),
         }, e.seq);
         frames.set(key, f);

@@ -1,17 +1,23 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { withApertium } from '../helpers/apertium.ts';
 import { linkSigningKey } from '../../src/rooms/join-links.ts';
 
 // A join link (POST /v1/rooms/{id}/join-links) opens the room page with the
 // name and languages prefilled; the page admits it only as it was issued. Any
 // other spelling of its token, even one that decodes to the same bytes, is
 // refused with the page's 403 "invalid link" answer.
+//
+// Its answer says at once what the service can do for the person in those
+// languages (`coverage`): here with real engines, Apertium (en↔es, es↔pt,
+// no Japanese), PocketSphinx (hears English) and Pico (no Portuguese, no
+// Japanese).
 
 let t: TestApp;
 let secret: string;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ config: { ...withApertium(), recognize: [{ name: 'pocketsphinx' }], speechEngines: ['pico'] } });
   ({ secret } = await t.key({ rpm: 100_000 }));
 });
 afterAll(async () => { await t?.close(); });
@@ -101,5 +107,76 @@ describe('join links', () => {
       expect(Buffer.from(payload, 'base64url').toString(), label).toBe(claims);
       await expectRefused(`${base}?t=${encodeURIComponent(sign(payload))}`, label);
     }
+  });
+});
+
+describe('what a join link says works for its languages', () => {
+  async function room(langs?: string[]): Promise<string> {
+    const res = await t.request('POST', '/v1/rooms', { key: secret, headers: { 'idempotency-key': crypto.randomUUID() }, body: { title: 'Coverage', ...(langs ? { langs } : {}) } });
+    expect(res.status).toBe(201);
+    return (await res.json()).id;
+  }
+  async function link(roomId: string, body: Record<string, unknown>) {
+    const res = await t.request('POST', `/v1/rooms/${roomId}/join-links`, { key: secret, body });
+    expect(res.status).toBe(201);
+    return res.json();
+  }
+  const apertium = (from: string, to: string, via: string | null = null) => ({ from, to, translated: true, engine: 'apertium', via });
+  const none = (from: string, to: string) => ({ from, to, translated: false, engine: null, via: null });
+
+  it('English and Spanish: the microphone, read aloud and both directions of translation, each with its engine', async () => {
+    const id = await room(['en', 'es']);
+    const l = await link(id, { name: 'Ana', speak: 'en', hear: 'es' });
+    expect(l.room_id).toBe(id);
+    expect(l.coverage).toEqual({
+      speak: 'en', hear: 'es', room_langs: ['en', 'es'],
+      microphone: { available: true, lang: 'en', engine: 'pocketsphinx' },
+      read_aloud: { available: true, lang: 'es', engine: 'pico' },
+      into_hear: [apertium('en', 'es')],
+      from_speak: [apertium('en', 'es')],
+    });
+  });
+
+  it('Japanese, which no engine covers: the link is made all the same, and says nothing is translated into it and no voice speaks it', async () => {
+    const id = await room(['en', 'es']);
+    const l = await link(id, { name: 'Aiko', speak: 'en', hear: 'ja' });
+    expect(l.coverage).toEqual({
+      speak: 'en', hear: 'ja', room_langs: ['en', 'es'],
+      microphone: { available: true, lang: 'en', engine: 'pocketsphinx' },
+      read_aloud: { available: false, lang: 'ja', engine: null },
+      into_hear: [none('en', 'ja'), none('es', 'ja')],
+      from_speak: [apertium('en', 'es')],
+    });
+    // The page opens with Japanese chosen.
+    const page = await fetch(l.url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<option value="ja" lang="ja" selected>[^<]*not translated<\/option>/);
+  });
+
+  it('English and Portuguese: translated through Spanish, both ways; no voice speaks Portuguese', async () => {
+    const id = await room(['en', 'pt']);
+    const l = await link(id, { speak: 'en', hear: 'pt' });
+    expect(l.coverage).toMatchObject({
+      read_aloud: { available: false, lang: 'pt', engine: null },
+      into_hear: [apertium('en', 'pt', 'es')],
+      from_speak: [apertium('en', 'pt', 'es')],
+    });
+    const pt = await link(id, { speak: 'pt', hear: 'pt' });
+    expect(pt.coverage).toMatchObject({
+      microphone: { available: false, lang: 'pt', engine: null },
+      into_hear: [apertium('en', 'pt', 'es')],
+      from_speak: [apertium('pt', 'en', 'es')],
+    });
+  });
+
+  it('the languages the page will preselect when the link names none; null when neither the link nor the room names one', async () => {
+    const id = await room(['es', 'en']);
+    expect((await link(id, {})).coverage).toMatchObject({ speak: 'es', hear: 'en', room_langs: ['es', 'en'], read_aloud: { available: true, engine: 'pico' } });
+    const bare = await room();
+    expect((await link(bare, { name: 'Ana' })).coverage).toBeNull();
+    // A room without languages is taken to speak the person's own two.
+    expect((await link(bare, { hear: 'es' })).coverage).toMatchObject({
+      speak: 'en', hear: 'es', room_langs: ['en', 'es'], into_hear: [apertium('en', 'es')], from_speak: [apertium('en', 'es')],
+    });
   });
 });

@@ -15,7 +15,9 @@ import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
 // pocketsphinx-testdata); she presses "Microphone". Bea, who hears Spanish,
 // has "Read aloud" on: she reads Ana's phrase recognized (PocketSphinx) and
 // translated (Apertium), and her page plays it spoken (Pico), its length
-// measured in her page with Web Audio. Nothing here loads from another
+// measured in her page with Web Audio. Ana, who hears Spanish too, reads her
+// own phrase as it was recognized, in English: translated back, it would hide
+// what the recognizer misheard. Nothing here loads from another
 // origin; the microphone is asked for only when Ana presses the button.
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 60_000 });
@@ -115,7 +117,7 @@ describe('the room page speaks and hears', () => {
     const bea = await page(listener, r.url);
     const headers = (await (await fetch(r.url)).headers);
     expect(headers.get('permissions-policy')).toContain('microphone=(self)');
-    await join(ana, 'Ana', 'en', 'en');
+    await join(ana, 'Ana', 'en', 'es');
     await join(bea, 'Bea', 'es', 'es');
     await bea.getByLabel('Read aloud what the others say, in my language').check();
     // The microphone is asked for only when Ana presses the button.
@@ -134,8 +136,12 @@ describe('the room page speaks and hears', () => {
     expect(await phrase.locator('.text').getAttribute('lang')).toBe('es');
     expect(saidInOrder(words(said), words(original))).toBeGreaterThan(0.4);
     expect(spanish).not.toBe(original);
-    // Ana sees her own phrase as hers.
-    await ana.locator('#phrases li.phrase.own').first().waitFor({ timeout: 10_000 });
+    // Ana sees her own phrase as hers, as it was recognized: the English Bea has as its original, not the Spanish.
+    const own = ana.locator('#phrases li.phrase.own').first();
+    await own.waitFor({ timeout: 10_000 });
+    expect(await own.locator('.text').textContent()).toBe(original);
+    expect(await own.locator('.text').getAttribute('lang')).toBe('en');
+    expect(await own.locator('.text').textContent()).not.toBe(spanish);
 
     // Bea's page played it, once, as long as its words take to say.
     const played = await until('Bea hears it', async () => {
@@ -167,10 +173,10 @@ describe('the room page speaks and hears', () => {
     const r = await room(['fr', 'pt']);
     const fleur = await page(listener, r.url);
     await join(fleur, 'Fleur', 'fr', 'pt');
-    await until('the microphone says why', async () => /No speech recognition for fr/.test((await fleur.locator('#mic-status').textContent()) ?? ''), 5000);
+    await until('the microphone says why', async () => /No speech recognition for French/.test((await fleur.locator('#mic-status').textContent()) ?? ''), 5000);
     expect(await fleur.getByRole('button', { name: 'Microphone' }).isDisabled()).toBe(true);
     expect(await fleur.getByRole('button', { name: 'Hold to talk' }).isDisabled()).toBe(true);
-    await until('read aloud says why', async () => /No voice on this service speaks pt/.test((await fleur.locator('#read-status').textContent()) ?? ''), 5000);
+    await until('read aloud says why', async () => /No voice on this service speaks Portuguese/.test((await fleur.locator('#read-status').textContent()) ?? ''), 5000);
     expect(await fleur.getByLabel('Read aloud what the others say, in my language').isDisabled()).toBe(true);
     await fleur.getByLabel('Say something').fill('Bonjour à tous.');
     await fleur.getByRole('button', { name: 'Send', exact: true }).click();

@@ -250,8 +250,10 @@ describe('what the socket refuses', () => {
     const roomId = await liveRoom(t, ['en', 'fr']);
     const fr = await join(t, roomId, 'Fleur', 'fr', 'fr');
     const info = await (await fetch(`${t.url}/r/${roomId}/audio-info?speak=fr&hear=fr`)).json();
-    expect(info).toEqual({ microphone: { available: false, lang: 'fr' }, read_aloud: { available: true, lang: 'fr' } });
-    expect((await (await fetch(`${t.url}/r/${roomId}/audio-info?speak=en&hear=pt`)).json())).toEqual({ microphone: { available: true, lang: 'en' }, read_aloud: { available: false, lang: 'pt' } });
+    expect(info).toMatchObject({ microphone: { available: false, lang: 'fr', engine: null }, read_aloud: { available: true, lang: 'fr', engine: 'pico' } });
+    expect((await (await fetch(`${t.url}/r/${roomId}/audio-info?speak=en&hear=pt`)).json())).toMatchObject({
+      microphone: { available: true, lang: 'en', engine: 'pocketsphinx' }, read_aloud: { available: false, lang: 'pt', engine: null },
+    });
     expect((await fetch(`${t.url}/r/${roomId}/audio-info?speak=xx_1&hear=fr`)).status).toBe(400);
     const mic = await microphone(t, roomId, fr);
     expect(await mic.next('error')).toMatchObject({ code: 'no_recognizer' });

@@ -147,11 +147,11 @@ describe('room page', () => {
     expect(await a.getByLabel('I hear').inputValue()).toBe('de');
     expect(await a.locator('#room').isHidden()).toBe(true);
     await joinAs(a, ana, () => shot(a, 'room-join'));
-    expect(await a.locator('#me').textContent()).toBe('You speak Português and hear Português.');
+    expect(await a.locator('#me').textContent()).toBe('You speak Portuguese and hear Portuguese.');
 
     const b = await open(await newContext(), r.url);
     await joinAs(b, bruno);
-    expect(await b.locator('#me').textContent()).toBe('You speak Deutsch and hear Deutsch.');
+    expect(await b.locator('#me').textContent()).toBe('You speak German and hear German.');
     // Each sees the other arrive.
     await person(a, 'Bruno').waitFor({ timeout: 5000 });
     await person(b, 'Ana').waitFor({ timeout: 5000 });
@@ -297,7 +297,7 @@ describe('room page', () => {
     await p.locator('#room').waitFor({ state: 'visible' });
     await person(p, 'Ana').waitFor({ timeout: 5000 });
     expect(await person(p, 'Ana').textContent()).toContain('(you)');
-    expect(await p.locator('#me').textContent()).toBe('You speak Português and hear English.');
+    expect(await p.locator('#me').textContent()).toBe('You speak Portuguese and hear English.');
     const { rows } = await t.pool.query(`SELECT name, speak_lang, hear_lang, left_at FROM room_participants WHERE room_id = $1`, [r.id]);
     expect(rows).toEqual([{ name: 'Ana', speak_lang: 'pt', hear_lang: 'en', left_at: null }]);
     // And she can speak.

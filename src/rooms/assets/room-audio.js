@@ -15,12 +15,26 @@
 // - Where the service has no recognizer for the person's language, or no voice
 //   for the language they hear, the control says so and stays off; typing
 //   works as always.
+// Its texts come from the page (data-msgs), in the page's language, as
+// room.js's do; so do the language names (Intl.DisplayNames).
 // @ts-check
 (function () {
   'use strict';
   var app = document.getElementById('app');
   if (!app || app.dataset.mode !== 'room') return;
   var base = '/r/' + encodeURIComponent(app.dataset.room || '');
+  var M = {};
+  try { M = JSON.parse(app.dataset.msgs || '{}'); } catch (e) { M = {}; }
+  /** A text of the page's language, its {placeholders} filled. @param {string} key @param {Record<string, any>} [values] */
+  function msg(key, values) {
+    return String(M[key] || key).replace(/\{(\w+)\}/g, function (all, k) { return values && k in values ? String(values[k]) : all; });
+  }
+  var names = null;
+  try { names = new Intl.DisplayNames([document.documentElement.lang || 'en'], { type: 'language' }); } catch (e) { names = null; }
+  function langName(code) {
+    try { var n = names && code ? names.of(code) : ''; if (n && n !== code) return n; } catch (e) { /* not a language code */ }
+    return code;
+  }
 
   /** The element with this id: the page's markup has each one the script uses. @param {string} id @returns {any} */
   function $(id) { return document.getElementById(id); }
@@ -43,7 +57,8 @@
   function joined(d) {
     me = d.me;
     info = null;
-    fetch(base + '/audio-info?speak=' + encodeURIComponent(me.speak_lang) + '&hear=' + encodeURIComponent(me.hear_lang), { credentials: 'same-origin' })
+    var t = app.dataset.token ? '&t=' + encodeURIComponent(app.dataset.token) : '';
+    fetch(base + '/audio-info?speak=' + encodeURIComponent(me.speak_lang) + '&hear=' + encodeURIComponent(me.hear_lang) + t, { credentials: 'same-origin' })
       .then(function (r) { return r.ok ? r.json() : null; })
       .then(function (i) { info = i; showInfo(); }, function () { showInfo(); });
   }
@@ -52,10 +67,10 @@
     var canHear = !!(info && info.read_aloud && info.read_aloud.available);
     micBtn.disabled = !canSpeak;
     pttBtn.disabled = !canSpeak;
-    say(micStatus, info === null ? 'Speaking aloud is not available right now; type instead.'
-      : canSpeak ? '' : 'No speech recognition for ' + me.speak_lang + ' on this service: type what you want to say instead.');
+    say(micStatus, info === null ? msg('micUnavailable')
+      : canSpeak ? '' : msg('noRecognizer', { lang: langName(me.speak_lang) }));
     readBox.disabled = !canHear;
-    say(readStatus, info === null ? '' : canHear ? '' : 'No voice on this service speaks ' + me.hear_lang + ': read aloud is not available.');
+    say(readStatus, info === null ? '' : canHear ? '' : msg('noVoice', { lang: langName(me.hear_lang) }));
   }
   function left() {
     stopMic();
@@ -80,14 +95,14 @@
       var m = null;
       try { m = JSON.parse(e.data); } catch (x) { return; }
       if (m.type === 'partial') say(partial, m.text + ' …');
-      else if (m.type === 'final') say(partial, m.text ? '' : 'We did not catch that. Try again, or type it.');
-      else if (m.type === 'error') say(micStatus, m.message || 'The microphone stopped.');
+      else if (m.type === 'final') say(partial, m.text ? '' : msg('notCaught'));
+      else if (m.type === 'error') say(micStatus, m.message || msg('micStopped'));
     };
     sock.onclose = function (e) {
       if (sock !== ws) return;
       ws = null;
       if (mode && e.code !== 1000) {
-        if (!micStatus.textContent) say(micStatus, 'The microphone stopped (' + (e.reason || e.code) + ').');
+        if (!micStatus.textContent) say(micStatus, msg('micStoppedWhy', { reason: e.reason || e.code }));
         stopMic(true);
       }
     };
@@ -101,7 +116,7 @@
       return Promise.resolve(true);
     }
     if (starting) return starting;
-    say(micStatus, 'Asking for your microphone…');
+    say(micStatus, msg('askingMic'));
     starting = navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true, autoGainControl: true } })
       .then(function (s) {
         media = s;
@@ -120,7 +135,7 @@
       }, function () {
         starting = null;
         stopMic(true);
-        say(micStatus, 'We could not use your microphone. Allow this page to use it (the icon in the address bar) and try again, or type instead.');
+        say(micStatus, msg('micDenied'));
         return false;
       });
     return starting;
@@ -137,10 +152,10 @@
     media = null; ctx = null; node = null; mode = null; holding = false; muted = false;
     level.value = 0;
     micBtn.setAttribute('aria-pressed', 'false');
-    micBtn.textContent = 'Microphone';
+    micBtn.textContent = msg('microphone');
     muteBtn.hidden = true;
     muteBtn.setAttribute('aria-pressed', 'false');
-    muteBtn.textContent = 'Mute';
+    muteBtn.textContent = msg('mute');
     pttBtn.setAttribute('aria-pressed', 'false');
     if (!keepStatus) say(micStatus, '');
     say(partial, '');
@@ -151,7 +166,7 @@
     startMic('open').then(function (ok) {
       if (!ok) return;
       micBtn.setAttribute('aria-pressed', 'true');
-      micBtn.textContent = 'Microphone on';
+      micBtn.textContent = msg('micOn');
       muteBtn.hidden = false;
     });
   });
@@ -160,7 +175,7 @@
     // The phrase under way ends where the person muted.
     if (muted && ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'end' }));
     muteBtn.setAttribute('aria-pressed', muted ? 'true' : 'false');
-    muteBtn.textContent = muted ? 'Unmute' : 'Mute';
+    muteBtn.textContent = msg(muted ? 'unmute' : 'mute');
   });
   function press(e) {
     if (e) e.preventDefault();
@@ -224,12 +239,12 @@
     // Created on the person's click: browsers let a page play sound after one.
     player = new AudioContext();
     pauseBtn.hidden = false;
-    pauseBtn.textContent = 'Pause';
+    pauseBtn.textContent = msg('pause');
   });
   pauseBtn.addEventListener('click', function () {
     if (!player) return;
     paused = !paused;
-    pauseBtn.textContent = paused ? 'Resume' : 'Pause';
+    pauseBtn.textContent = msg(paused ? 'resume' : 'pause');
     if (paused) player.suspend();
     else player.resume().then(next);
   });

@@ -3,7 +3,11 @@
 // join (POST participants), the conversation and the participants from the
 // room's event stream (EventSource, which reconnects by itself), say, leave
 // (also when the tab closes). The participant's id and secret are kept in
-// sessionStorage, so a reload of the tab rejoins without the form.
+// sessionStorage, so a reload of the tab rejoins without the form. The join
+// screen says at once what works for the languages chosen (GET
+// /r/{id}/audio-info), for those preselected and at each choice. Its texts
+// come from the page (data-msgs), in the page's language; language names are
+// written in that language too (Intl.DisplayNames).
 // @ts-check
 (function () {
   'use strict';
@@ -14,6 +18,20 @@
   try { new Intl.DateTimeFormat(LOCALE); } catch (e) { LOCALE = 'en'; }
   var KEY = 'tolk-room:' + (cfg.room || '');
   var MAX_PHRASES = 500;
+  var PAGE_LANG = document.documentElement.lang || 'en';
+  var M = {};
+  try { M = JSON.parse(cfg.msgs || '{}'); } catch (e) { M = {}; }
+  /** A text of the page's language, its {placeholders} filled. @param {string} key @param {Record<string, any>} [values] */
+  function msg(key, values) {
+    return String(M[key] || key).replace(/\{(\w+)\}/g, function (all, k) { return values && k in values ? String(values[k]) : all; });
+  }
+  var names = null;
+  try { names = new Intl.DisplayNames([PAGE_LANG], { type: 'language' }); } catch (e) { names = null; }
+  /** A language's name in the page's language ("Portuguese" on an English page, "inglês" on a Portuguese one); the code when unknown. */
+  function langName(code) {
+    try { var n = names && code ? names.of(code) : ''; if (n && n !== code) return n; } catch (e) { /* not a language code */ }
+    return code;
+  }
 
   /** The element with this id: the page's markup has each one the script uses. @param {string} id @returns {any} */
   function $(id) { return document.getElementById(id); }
@@ -36,11 +54,11 @@
   }
   function clean(m) { return String(m).replace(/^[A-Za-z_][A-Za-z0-9_.]*: /, ''); }
   function problem(r) {
-    if (r.status === 429 || r.status >= 500) return 'The room is busy right now. Please try again in a moment.';
+    if (r.status === 429 || r.status >= 500) return msg('busy');
     var m = r.body.error || r.body.message;
-    return m ? clean(m) : 'Something went wrong (' + r.status + '). Please try again.';
+    return m ? clean(m) : msg('problem', { status: r.status });
   }
-  var OFFLINE = 'Could not reach the server. Check your connection and try again.';
+  var OFFLINE = msg('offline');
 
   // A scheduled meeting: its start in the person's zone, in the page's
   // language (the browser's own variant of it, else the page's), so the
@@ -84,11 +102,6 @@
         body: JSON.stringify(body)
       }).then(json);
     }
-    function langName(code) {
-      var opts = $('speak').options;
-      for (var i = 0; i < opts.length; i++) if (opts[i].value === code) return opts[i].textContent;
-      return code;
-    }
     function choose(id, code) {
       var s = $(id);
       if (!code) return;
@@ -100,6 +113,42 @@
       joinError.textContent = '';
       FIELDS.forEach(function (f) { $(f).removeAttribute('aria-invalid'); $(f + '-error').textContent = ''; });
     }
+    // What works for the languages chosen (GET /r/{id}/audio-info, engines/coverage.ts): asked for
+    // those preselected and at each choice, before the person joins rather than after they try.
+    // Only the answer to the latest question is shown (an earlier one may arrive after it).
+    var coverage = $('coverage'), asked = 0;
+    function item(kind, ok, text) {
+      coverage.appendChild(el('li', { 'class': ok ? 'ok' : 'no', 'data-kind': kind }, text));
+    }
+    function showCoverage(c) {
+      coverage.textContent = '';
+      if (!c || !c.microphone || !c.read_aloud) { item('unknown', false, msg('covUnknown')); return; }
+      item('microphone', c.microphone.available, c.microphone.available ? msg('covMic', { engine: c.microphone.engine }) : msg('covNoMic', { lang: langName(c.speak) }));
+      item('read-aloud', c.read_aloud.available, c.read_aloud.available ? msg('covVoice', { engine: c.read_aloud.engine }) : msg('covNoVoice', { lang: langName(c.hear) }));
+      // Into the language heard (what the person reads), then from the one spoken (what the others read); a pair once.
+      var shown = {};
+      (c.into_hear || []).concat(c.from_speak || []).forEach(function (r) {
+        var k = r.from + '>' + r.to;
+        if (shown[k]) return;
+        shown[k] = true;
+        var v = { from: langName(r.from), to: langName(r.to), via: r.via ? langName(r.via) : '', engine: r.engine || '' };
+        item('translation', r.translated, msg(!r.translated ? 'covRouteNo' : r.via ? 'covRouteVia' : 'covRoute', v));
+      });
+      // Test mode: the robots' phrasebook lines are translated whatever the engines cover.
+      if (c.livemode === false) item('test', true, msg('covTest'));
+    }
+    function askCoverage() {
+      var speak = $('speak').value, hear = $('hear').value;
+      if (!speak || !hear) return;
+      var n = ++asked;
+      var q = '?speak=' + encodeURIComponent(speak) + '&hear=' + encodeURIComponent(hear) + (cfg.token ? '&t=' + encodeURIComponent(cfg.token) : '');
+      fetch(base + '/audio-info' + q, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (c) { if (n === asked) showCoverage(c); }, function () { if (n === asked) showCoverage(null); });
+    }
+    $('speak').addEventListener('change', askCoverage);
+    $('hear').addEventListener('change', askCoverage);
+
     // The participant is no longer in the room: keep the name and languages for the form, not the secret.
     function forget() {
       window.tolkRoom = null;
@@ -126,6 +175,7 @@
       join.hidden = false;
       clearErrors();
       joinError.textContent = message || '';
+      askCoverage();
       $('name').focus();
     }
     function finish(kind) {
@@ -141,8 +191,8 @@
         room.parentNode.insertBefore(over, room);
       }
       over.hidden = false;
-      $('over-h').textContent = kind === 'left' ? 'You left' : kind === 'canceled' ? 'Meeting canceled' : 'Room ended';
-      $('over-text').textContent = kind === 'left' ? 'You left the room.' : kind === 'canceled' ? 'This meeting was canceled.' : 'This room has ended.';
+      $('over-h').textContent = msg(kind === 'left' ? 'leftHeading' : kind === 'canceled' ? 'canceledHeading' : 'endedHeading');
+      $('over-text').textContent = msg(kind === 'left' ? 'left' : kind === 'canceled' ? 'canceled' : 'ended');
       $('rejoin').hidden = kind !== 'left';
       over.focus();
     }
@@ -154,7 +204,7 @@
       // The audio controls (room-audio.js) learn who is here.
       window.tolkRoom = { me: me };
       document.dispatchEvent(new CustomEvent('tolk:joined', { detail: window.tolkRoom }));
-      $('me').textContent = 'You speak ' + langName(m.speak_lang) + (m.hear_lang ? ' and hear ' + langName(m.hear_lang) : '') + '.';
+      $('me').textContent = m.hear_lang ? msg('me', { speak: langName(m.speak_lang), hear: langName(m.hear_lang) }) : msg('meSpeak', { speak: langName(m.speak_lang) });
       people.textContent = '';
       join.hidden = true;
       over.hidden = true;
@@ -166,7 +216,7 @@
     // The room's events.
     function connect() {
       stop();
-      conn.textContent = 'Connecting…';
+      conn.textContent = msg('connecting');
       var src = es = new EventSource(base + '/stream?participant=' + encodeURIComponent(me.id) + '&secret=' + encodeURIComponent(me.secret));
       function on(name, fn) {
         src.addEventListener(name, function (e) {
@@ -182,12 +232,12 @@
       // as the page unloads (a reload): acted on a moment later, which an unloading page never sees.
       src.onerror = function () {
         if (src !== es) return;
-        if (src.readyState !== 2) { conn.textContent = 'Reconnecting…'; return; }
+        if (src.readyState !== 2) { conn.textContent = msg('reconnecting'); return; }
         setTimeout(function () {
           if (src !== es) return;
           stop();
           forget();
-          showJoin('You are no longer in the room. Join again to continue.');
+          showJoin(msg('noLonger'));
         }, 300);
       };
       on('phrase', function (d) { resumed = false; addPhrase(d); });
@@ -198,7 +248,7 @@
       on('gone', function () {
         stop();
         forget();
-        if (resumed) showJoin('You are no longer in the room. Join again to continue.');
+        if (resumed) showJoin(msg('noLonger'));
         else finish('left');
       });
     }
@@ -212,13 +262,14 @@
       var li = el('li', { 'class': 'phrase' + (system ? ' system' : '') + (p.own ? ' own' : '') + (p.ai ? ' ai' : ''), 'data-seq': String(p.seq) });
       if (!system) {
         var head = el('p', { 'class': 'head' });
-        head.appendChild(el('span', { 'class': 'who' }, p.own ? 'You' : (p.speaker || 'Someone')));
-        if (p.ai) head.appendChild(el('span', { 'class': 'ai-badge', title: 'AI agent' }, 'AI'));
+        head.appendChild(el('span', { 'class': 'who' }, p.own ? msg('you') : (p.speaker || msg('someone'))));
+        if (p.ai) head.appendChild(el('span', { 'class': 'ai-badge', title: msg('aiAgent') }, 'AI'));
         li.appendChild(head);
       }
       // Not translated (no engine covers the pair, or none answered): shown as said, in its own language, and said so.
+      // The person's own phrase comes as they said it (the server sends it so), never translated back.
       li.appendChild(el('p', { 'class': 'text', lang: p.untranslated ? p.src_lang : p.lang }, p.text || ''));
-      if (p.untranslated && !p.own) li.appendChild(el('p', { 'class': 'hint untranslated' }, 'Not translated: ' + langName(p.src_lang) + ' as it was said'));
+      if (p.untranslated && !p.own) li.appendChild(el('p', { 'class': 'hint untranslated' }, msg('notTranslated', { lang: langName(p.src_lang) })));
       if (p.original && p.original !== p.text) li.appendChild(el('p', { 'class': 'original', lang: p.src_lang }, p.original));
       list.appendChild(li);
       document.dispatchEvent(new CustomEvent('tolk:phrase', { detail: p }));
@@ -250,11 +301,11 @@
         var you = !!(me && p.id === me.id);
         var li = el('li', { 'data-id': p.id, 'class': you ? 'you' : '' });
         li.appendChild(el('span', { 'class': 'name' }, p.name || ''));
-        if (you) li.appendChild(document.createTextNode(' (you)'));
-        if (p.ai) li.appendChild(el('span', { 'class': 'ai-badge', title: 'AI agent' }, 'AI'));
-        li.appendChild(el('span', { 'class': 'speaking-label', 'aria-hidden': 'true' }, 'speaking'));
+        if (you) li.appendChild(document.createTextNode(msg('youMark')));
+        if (p.ai) li.appendChild(el('span', { 'class': 'ai-badge', title: msg('aiAgent') }, 'AI'));
+        li.appendChild(el('span', { 'class': 'speaking-label', 'aria-hidden': 'true' }, msg('speaking')));
         li.appendChild(el('span', { 'class': 'visually-hidden speaking-now' }, ''));
-        li.appendChild(el('span', { 'class': 'langs' }, 'speaks ' + p.speak_lang + (p.hear_lang ? ' · hears ' + p.hear_lang : '')));
+        li.appendChild(el('span', { 'class': 'langs' }, msg('speaks', { lang: p.speak_lang }) + (p.hear_lang ? msg('hears', { lang: p.hear_lang }) : '')));
         people.appendChild(li);
       });
       markSpeaking();
@@ -265,7 +316,8 @@
         var on = (speakingUntil[li.getAttribute('data-id')] || 0) > t;
         li.classList.toggle('speaking', on);
         var now = li.querySelector('.speaking-now');
-        if (now && now.textContent !== (on ? ' — speaking now' : '')) now.textContent = on ? ' — speaking now' : '';
+        var label = on ? msg('speakingNow') : '';
+        if (now && now.textContent !== label) now.textContent = label;
       });
     }
 
@@ -277,16 +329,16 @@
       if (cfg.token) body.t = cfg.token;
       joining = true;
       submit.disabled = true;
-      submit.textContent = 'Joining…';
-      function done() { joining = false; submit.disabled = false; submit.textContent = 'Join'; }
+      submit.textContent = msg('joining');
+      function done() { joining = false; submit.disabled = false; submit.textContent = msg('join'); }
       post('/participants', body).then(function (r) {
         done();
         if (r.ok) { resumed = false; enter(r.body, true); return; }
         var f = r.body.field;
         if (f && FIELDS.indexOf(f) >= 0) {
           $(f).setAttribute('aria-invalid', 'true');
-          $(f + '-error').textContent = clean(r.body.error || r.body.message || 'Invalid');
-          joinError.textContent = 'Please check the form.';
+          $(f + '-error').textContent = clean(r.body.error || r.body.message || msg('invalid'));
+          joinError.textContent = msg('checkForm');
           $(f).focus();
           return;
         }
@@ -328,7 +380,7 @@
     window.addEventListener('pageshow', function (e) { if (e.persisted && me) { resumed = true; connect(); } });
 
     var saved = load();
-    if (saved && saved.id && saved.secret) { resumed = true; enter(saved, false); }
+    if (saved && saved.id && saved.secret) { resumed = true; enter(saved, false); } else askCoverage();
   }
 
   if (cfg.mode === 'scheduled') scheduledPage();

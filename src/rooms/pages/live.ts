@@ -27,7 +27,8 @@ import { RoomHub } from '../stream.ts';
 // - GET  /r/:id/audio          WebSocket: the person's microphone (rooms/audio.ts); ?participant=&secret=,
 //                              checked before the upgrade (401 otherwise) (audio.ts)
 // - GET  /r/:id/speech?seq=N   "read aloud": a phrase spoken in the person's language, WAV (speech.ts)
-// - GET  /r/:id/audio-info     ?speak=&hear=: whether the microphone and "read aloud" can work here (audio-info.ts)
+// - GET  /r/:id/audio-info     ?speak=&hear=[&t=]: what works here for these languages: the microphone,
+//                              "read aloud", the translation routes with the room's languages (audio-info.ts)
 //
 // A private room is joined only with a join link of the room; a public
 // room's url is enough. The page loads nothing from another origin, under the

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { prepared } from '../../db/pool.ts';
+import { untranslatedLanguages } from '../../engines/coverage.ts';
+import { PAGE_LANGUAGES } from '../../http/pages.ts';
 import { ID_PATTERN } from '../../ids.ts';
 import { now, type Services } from '../../services.ts';
 import { linkSigningKey, verifyJoinToken } from '../join-links.ts';
@@ -11,6 +13,13 @@ import { roomPageHtml, roomProblemHtml, type RoomView } from './view.ts';
 // the same of public rooms.
 
 type RoomRow = RoomView['room'];
+
+/** The menus' languages nothing would be translated in for this room (engines/coverage.ts), for a room that can be joined. */
+function menuMarks(s: Services, room: RoomRow, prefill: RoomView['prefill']): RoomView['untranslated'] {
+  if (room.status !== 'live') return undefined;
+  const codes = [...new Set([...PAGE_LANGUAGES.map(([code]) => code), ...[prefill.speak, prefill.hear].filter((x): x is string => !!x)])];
+  return untranslatedLanguages(s, codes, room.langs);
+}
 
 async function roomOf(s: Services, id: string): Promise<RoomRow | null> {
   if (!ID_PATTERN.test(id)) return null;
@@ -38,6 +47,6 @@ export default function register(app: FastifyInstance, s: Services) {
       // for those with its link (a booked meeting's names the guest).
       return page(reply, 200, roomPageHtml({ room: { ...room, title: '' }, token, prefill, accept }));
     }
-    return page(reply, 200, roomPageHtml({ room, token, prefill, accept }));
+    return page(reply, 200, roomPageHtml({ room, token, prefill, accept, untranslated: menuMarks(s, room, prefill) }));
   });
 }

@@ -3,6 +3,7 @@ import { assetUrl } from '../../http/assets.ts';
 import { esc, layout, PAGE_LANGUAGES } from '../../http/pages.ts';
 import { acceptedLocale, ENGLISH, localeOf, type Locale } from '../../i18n/lang.ts';
 import { ROOM, type RoomTexts } from '../../i18n/room.ts';
+import { pageLanguages } from '../join-links.ts';
 
 // The room page's markup (no I/O; its routes are the other files here, its
 // script and styles assets/room.js, room-audio.js and room.css). A room's `url` or a join link opens
@@ -17,7 +18,14 @@ import { ROOM, type RoomTexts } from '../../i18n/room.ts';
 // hears, else speaks) or else of the browser's Accept-Language (`accept`),
 // when the page texts are written in it (i18n/room.ts: en, pt, es, de, fr),
 // else in English; <html lang> says which, and the script writes a
-// meeting's start in that language too.
+// meeting's start in that language too, and its other texts (data-msgs):
+// the audio controls, the "You speak … and hear …" line, and what works for
+// the languages chosen (the list under them, from GET /r/{id}/audio-info).
+//
+// The language menus mark the languages nothing would be translated in for
+// this room (`untranslated`, engines/coverage.ts): marked, not left out, as
+// a person may still join in them (typing, and reading what is said as it
+// was said), and a page must never refuse the language a join link names.
 
 export type RoomView = {
   room: { id: string; title: string; status: 'scheduled' | 'live' | 'ended' | 'canceled'; visibility: 'private' | 'public'; starts_at: Date | null; langs: string[] };
@@ -27,6 +35,8 @@ export type RoomView = {
   prefill: { name?: string; speak?: string; hear?: string };
   /** The request's Accept-Language, if the route gives it. */
   accept?: string | string[];
+  /** Languages of the menus nothing would be translated into (`hear`) or from (`speak`) in this room. */
+  untranslated?: { speak: ReadonlySet<string>; hear: ReadonlySet<string> };
 };
 
 /** The page's language: the join link's, else the browser's, else English. */
@@ -43,12 +53,16 @@ function titleOf(v: RoomView, t: RoomTexts): string {
   return v.room.title.trim() ? v.room.title : t.room;
 }
 
-/** The languages of a select, in their own names; `selected` is among them even when the list does not have it. */
-function languageOptions(selected: string): string {
+/**
+ * The languages of a select, in their own names, those of `marked` followed by `mark` (in the
+ * page's language); `selected` is among them even when the list does not have it.
+ */
+function languageOptions(selected: string, marked: ReadonlySet<string> = new Set(), mark = ''): string {
   const known = PAGE_LANGUAGES.some(([code]) => code === selected);
-  const extra = known || !selected ? '' : `<option value="${esc(selected)}" selected>${esc(selected)}</option>`;
+  const after = (code: string) => (marked.has(code) ? ` — ${esc(mark)}` : '');
+  const extra = known || !selected ? '' : `<option value="${esc(selected)}" selected>${esc(selected)}${after(selected)}</option>`;
   return extra + PAGE_LANGUAGES.map(([code, , native]) =>
-    `<option value="${code}" lang="${code}"${code === selected ? ' selected' : ''}>${esc(native)}</option>`).join('');
+    `<option value="${code}" lang="${code}"${code === selected ? ' selected' : ''}>${esc(native)}${after(code)}</option>`).join('');
 }
 
 /** "Tuesday 10 March 2026 at 14:00 UTC", in the page's language: the script shows it in the person's own zone. */
@@ -62,10 +76,11 @@ function field(id: string, label: string, control: string): string {
 }
 
 function livePage(v: RoomView, title: string, t: RoomTexts): string {
-  const langs = v.room.langs;
-  const speak = v.prefill.speak || langs[0] || 'en';
-  const hear = v.prefill.hear || langs[1] || langs[0] || 'en';
+  const { speak, hear } = pageLanguages(v.prefill, v.room.langs);
+  const marks = v.untranslated;
   const h = esc(title);
+  const a = t.audio;
+  const m = t.script;
   const join =
     '<section id="join" aria-labelledby="join-h">' +
     `<h1 id="join-h">${h}</h1>` +
@@ -73,8 +88,10 @@ function livePage(v: RoomView, title: string, t: RoomTexts): string {
     `<noscript><p class="notice">${esc(t.needsScript)}</p></noscript>` +
     '<form id="join-form">' +
     field('name', esc(t.yourName), `<input id="name" name="name" type="text" required maxlength="80" autocomplete="name" value="${esc(v.prefill.name ?? '')}" aria-describedby="name-error">`) +
-    field('speak', esc(t.iSpeak), `<select id="speak" name="speak" aria-describedby="speak-error">${languageOptions(speak)}</select>`) +
-    field('hear', esc(t.iHear), `<select id="hear" name="hear" aria-describedby="hear-error">${languageOptions(hear)}</select>`) +
+    field('speak', esc(t.iSpeak), `<select id="speak" name="speak" aria-describedby="speak-error">${languageOptions(speak, marks?.speak, t.notTranslated)}</select>`) +
+    field('hear', esc(t.iHear), `<select id="hear" name="hear" aria-describedby="hear-error">${languageOptions(hear, marks?.hear, t.notTranslated)}</select>`) +
+    // What works for the languages chosen, filled by the script as soon as the page opens and at each choice.
+    `<ul id="coverage" class="coverage" aria-live="polite" aria-label="${esc(t.whatWorks)}"></ul>` +
     '<p id="join-error" class="error" role="alert"></p>' +
     `<p><button type="submit" id="join-submit" class="primary">${esc(t.join)}</button></p>` +
     '</form></section>';
@@ -85,25 +102,25 @@ function livePage(v: RoomView, title: string, t: RoomTexts): string {
     '<p id="conn-status" class="conn" role="status" aria-live="polite"></p>' +
     '<div class="room-grid"><div class="talk">' +
     `<p class="check"><input type="checkbox" id="show-originals"><label for="show-originals">${esc(t.showOriginals)}</label></p>` +
-    `<ol id="phrases" role="log" aria-live="polite" aria-relevant="additions" aria-label="${esc(t.conversation)}" tabindex="0"></ol>` +
+    `<ol id="phrases" role="log" aria-live="polite" aria-relevant="additions" aria-label="${esc(t.conversation)}" data-empty="${esc(t.noPhrases)}" tabindex="0"></ol>` +
     `<p class="latest"><button type="button" id="to-latest" hidden>${esc(t.newest)}</button></p>` +
     `<form id="say-form" class="say"><label for="say-text">${esc(t.saySomething)}</label>` +
     '<div class="say-row"><input id="say-text" name="text" type="text" maxlength="1000" autocomplete="off" aria-describedby="say-error">' +
     `<button type="submit" id="say-submit" class="primary">${esc(t.send)}</button></div>` +
     '<p id="say-error" class="error" role="alert"></p></form>' +
-    '<section class="audio" aria-label="Speak and hear aloud">' +
+    `<section class="audio" aria-label="${esc(a.section)}">` +
     '<div class="mic-row">' +
-    '<button type="button" id="mic" aria-pressed="false">Microphone</button>' +
-    '<button type="button" id="ptt" aria-pressed="false">Hold to talk</button>' +
-    '<button type="button" id="mute" aria-pressed="false" hidden>Mute</button>' +
-    '<meter id="mic-level" min="0" max="1" value="0" aria-label="Microphone level"></meter>' +
+    `<button type="button" id="mic" aria-pressed="false">${esc(m.microphone)}</button>` +
+    `<button type="button" id="ptt" aria-pressed="false">${esc(a.holdToTalk)}</button>` +
+    `<button type="button" id="mute" aria-pressed="false" hidden>${esc(m.mute)}</button>` +
+    `<meter id="mic-level" min="0" max="1" value="0" aria-label="${esc(a.micLevel)}"></meter>` +
     '</div>' +
     '<p id="mic-status" class="hint" role="status"></p>' +
     '<p id="partial" class="partial" aria-live="polite"></p>' +
-    '<p class="check"><input type="checkbox" id="read-aloud"><label for="read-aloud">Read aloud what the others say, in my language</label>' +
-    '<button type="button" id="read-pause" hidden>Pause</button></p>' +
+    `<p class="check"><input type="checkbox" id="read-aloud"><label for="read-aloud">${esc(a.readAloud)}</label>` +
+    `<button type="button" id="read-pause" hidden>${esc(m.pause)}</button></p>` +
     '<p id="read-status" class="hint" role="status"></p>' +
-    '<p class="hint">The microphone is used only while it is on. What you say is turned into text; the audio itself is not kept.</p>' +
+    `<p class="hint">${esc(a.privacy)}</p>` +
     '</section>' +
     '</div>' +
     `<section class="people" aria-labelledby="people-h"><h2 id="people-h">${esc(t.inTheRoom)}</h2><ul id="participants"></ul></section>` +
@@ -137,7 +154,8 @@ export function roomPageHtml(v: RoomView): string {
     }
     case 'live':
       return roomPage(l, title, livePage(v, title, t),
-        ` data-mode="room" data-room="${id}" data-token="${esc(v.token ?? '')}" data-worklet="${assetUrl('mic-worklet.js')}"`, true);
+        ` data-mode="room" data-room="${id}" data-token="${esc(v.token ?? '')}" data-worklet="${assetUrl('mic-worklet.js')}"` +
+        ` data-msgs="${esc(JSON.stringify(t.script))}"`, true);
   }
 }
 
