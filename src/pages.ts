@@ -7,6 +7,7 @@ import { MAX_MESSAGE_BYTES } from './rooms/audio.ts';
 import { roomPages, type RoomPageDeps } from './rooms/pages/live.ts';
 import assets from './http/assets.ts';
 import favicon from './http/favicon.ts';
+import landing from './http/landing.ts';
 import bookPage from './bookings/pages/book.ts';
 import slotsPage from './bookings/pages/slots.ts';
 import createBookingPage from './bookings/pages/create.ts';
@@ -41,6 +42,7 @@ export type PageDeps = RoomPageDeps;
 export const PAGE_ROUTES: Array<(app: FastifyInstance, deps: PageDeps) => void> = [
   assets,
   favicon,
+  landing,
   bookPage,
   slotsPage,
   createBookingPage,

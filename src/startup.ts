@@ -1,5 +1,5 @@
 import pino, { type DestinationStream } from 'pino';
-import pretty from 'pino-pretty';
+import { prettyFactory } from 'pino-pretty';
 
 // What a start tells the operator when it cannot go on: one sentence saying
 // why and what to do, on stderr, and a non-zero exit; never a stack trace.
@@ -40,15 +40,35 @@ export function databaseFailure(err: unknown, url: string, fromEnv: boolean): St
 }
 
 /**
+ * A request's line (http/request-log.ts, the one line that carries
+ * `responseTime`) as a terminal shows it: its message, which says method, URL,
+ * status and time, and its request id, on one line; its fields repeat the
+ * message, and pino-pretty would print each on a line of its own. Any other
+ * line, and a request's line with an error (`err`), is left whole.
+ */
+export function terminalLine(line: string): string | object {
+  if (!line.includes('"responseTime":')) return line;
+  try {
+    const o = JSON.parse(line) as { level?: number; time?: number; msg?: unknown; reqId?: unknown; responseTime?: unknown; err?: unknown };
+    if (typeof o.responseTime !== 'number' || typeof o.msg !== 'string' || o.err !== undefined) return line;
+    return { level: o.level, time: o.time, msg: typeof o.reqId === 'string' ? `${o.msg} (${o.reqId})` : o.msg };
+  } catch {
+    return line;
+  }
+}
+
+/**
  * Where a logger of the service writes (fd 1: Fastify's request log, fd 2: the
  * platform's): to a terminal, lines a person reads (pino-pretty: time, level,
- * message, then the fields); anywhere else (a pipe, a file, a log shipper),
- * pino's JSON, one object a line, as before. pino-pretty runs in this process
- * as a stream, after pino's last step, so the redaction of http/redact.ts
- * applies to both.
+ * message, then the fields; a request's line on one line, terminalLine);
+ * anywhere else (a pipe, a file, a log shipper), pino's JSON, one object a
+ * line. The terminal's lines are made in this process, after pino's last
+ * step, so the redaction of http/redact.ts applies to both.
  */
 export function logDestination(fd: 1 | 2): DestinationStream {
   const tty = (fd === 1 ? process.stdout : process.stderr).isTTY === true;
   if (!tty) return pino.destination(fd);
-  return pretty({ destination: fd, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  const out = pino.destination({ dest: fd, sync: true });
+  const prettify = prettyFactory({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  return { write: (line: string) => { out.write(prettify(terminalLine(line))); } };
 }

@@ -245,7 +245,7 @@ describe('the restart banner names the organization holding the person\'s data',
 describe('logs', () => {
   it('JSON lines when stdout is not a terminal (log shippers)', async () => {
     await fetch(`${server.base}/v1/me`, { headers: { Authorization: `Bearer ${testKey}` } });
-    await until('a request line', async () => server.output().includes('"incoming request"'), 10_000);
+    await until('a request line', async () => server.output().includes('"msg":"GET /v1/me 200 '), 10_000);
     const lines = server.output().split('\n').filter((l) => l.startsWith('{'));
     expect(lines.length).toBeGreaterThan(0);
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
@@ -268,9 +268,9 @@ describe('logs', () => {
     try {
       await until('the banner on the terminal', async () => out.includes('Tolk is listening'), 30_000);
       await fetch(`http://127.0.0.1:${p}/v1/me`, { headers: { Authorization: `Bearer ${testKey}` } });
-      await until('the request line', async () => out.includes('request completed'), 10_000);
+      await until('the request line', async () => out.includes('GET /v1/me 200 '), 10_000);
       const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
-      expect(plain).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: request completed/m);
+      expect(plain).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: GET \/v1\/me 200 [\d.]+ ms \(req_\w+\)\r?$/m);
       expect(plain).not.toMatch(/^\{"level"/m);
       // The redaction still applies to what pino-pretty prints.
       expect(plain).not.toContain(testKey);

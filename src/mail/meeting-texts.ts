@@ -120,7 +120,7 @@ export type MeetingMailFor = {
   title: string;
   start: Date;
   durationMin: number;
-  /** The meeting's (host's) zone, and the guest's when known. */
+  /** The meeting's (host's) zone, and the guest's when known (then the subject's). */
   tz: string;
   guestTz?: string | undefined;
   link: string;
@@ -131,14 +131,17 @@ export function meetingMailText(m: MeetingMailFor): { subject: string; text: str
   const l = pickLocale(m.locale);
   const t = TEXTS[l.lang];
   const hostTime = when(m.start, m.tz, l);
+  const guestTime = m.guestTz && m.guestTz !== m.tz ? when(m.start, m.guestTz, l) : null;
   const utc = `${m.start.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const lines = [
     m.kind === 'cancellation' ? t.canceled(m.organizer) : t.invites(m.organizer),
     '',
     m.title,
-    t.when(hostTime, m.durationMin) + (m.guestTz && m.guestTz !== m.tz ? `\n${t.yourTime(when(m.start, m.guestTz, l))}` : ''),
+    t.when(hostTime, m.durationMin) + (guestTime ? `\n${t.yourTime(guestTime)}` : ''),
     t.inUtc(utc),
     ...(m.kind === 'cancellation' ? [] : ['', t.join(m.link), '', t.eachOwn]),
   ];
-  return { subject: t.subject[m.kind](m.title, hostTime), text: lines.join('\n'), lang: l.lang };
+  // The subject is the time the reader lives by, as the body's "Your time" line (issue 44):
+  // a booking's guest their own zone, anyone else (the host, a meeting's invitee) the meeting's.
+  return { subject: t.subject[m.kind](m.title, guestTime ?? hostTime), text: lines.join('\n'), lang: l.lang };
 }

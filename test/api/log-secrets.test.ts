@@ -153,14 +153,15 @@ describe('a full run logged at info', () => {
     const requestUrls = () =>
       server.output().split('\n').flatMap((line) => {
         try {
-          const o = JSON.parse(line) as { msg?: string; req?: { url?: string } };
-          return o.msg === 'incoming request' && o.req?.url ? [o.req.url] : [];
+          // A request's one line (http/request-log.ts).
+          const o = JSON.parse(line) as { url?: string; responseTime?: number };
+          return typeof o.responseTime === 'number' && o.url ? [o.url] : [];
         } catch {
           return [];
         }
       });
     await until('every request in the log', async () => expected.every((u) => requestUrls().includes(u)), { timeoutMs: 10_000, detail: () => requestUrls().join('\n') });
-    expect(server.output()).toMatch(/"res":\{"statusCode":404\}/);
+    expect(server.output()).toMatch(/"statusCode":404,/);
 
     await server.kill();
     const log = server.output();

@@ -67,10 +67,15 @@ export function browserLocale(req: FastifyRequest): Locale {
   return acceptedLocale(req.headers['accept-language']) ?? ENGLISH;
 }
 
-/** The host beside the page: the page's name, with its organization's when that is another. */
+/**
+ * The host as a person reads it: its organization's name (`tolk org create
+ * --name`), the name its mails invite in; the page's slug (demo-lkwrtz) is a
+ * part of the link, not a name, and shows only when the name is blank
+ * (issue 44). There is no display name of a page or a person to prefer.
+ */
 export async function hostOf(s: Services, et: EventTypeRow): Promise<string> {
-  const org = await orgName(s.pool, et.org_id);
-  return org !== et.page ? `${et.page} (${org})` : et.page;
+  const org = (await orgName(s.pool, et.org_id)).trim();
+  return org || et.page;
 }
 
 /** A language's name in the page's language, with its own name beside it ("alemão (Deutsch)"). */
