@@ -48,12 +48,15 @@ const Env = z.object({
   // The assistant tools at /mcp: `off` answers 503 mcp_disabled (an operator's switch, e.g. during an incident).
   TOLK_MCP: z.enum(['on', 'off']).default('on'),
   // The speech engines (src/engines/speech), in order (operator.md, Engines): `pico` (embedded,
-  // Apache-2.0), `espeak` (eSpeak-NG, GPL-3.0, installed by the operator), `openai=URL`
-  // (OpenAI-compatible /v1/audio/speech), `elevenlabs[=URL]` (key ELEVENLABS_API_KEY).
+  // Apache-2.0), `espeak` (eSpeak NG, GPL-3.0, installed by the operator: Debian's espeak-ng
+  // program, else the npm package), `openai=URL` (OpenAI-compatible /v1/audio/speech),
+  // `elevenlabs[=URL]` (key ELEVENLABS_API_KEY). Unset: `pico,espeak` where Debian's espeak-ng
+  // is installed (Pico keeps the five languages it speaks, eSpeak NG speaks the rest, Portuguese
+  // among them), else `pico`. Set, it is what the operator says.
   TOLK_SPEECH_ENGINES: z
     .string()
-    .default('pico')
-    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean).map((x) => (x.includes('=') ? x : x.toLowerCase())))
+    .optional()
+    .transform((v) => (v ?? (espeakNgInstalled() ? 'pico,espeak' : 'pico')).split(',').map((x) => x.trim()).filter(Boolean).map((x) => (x.includes('=') ? x : x.toLowerCase())))
     .pipe(z.array(z.string().regex(/^(pico|espeak|elevenlabs(=https?:\/\/\S+)?|openai=https?:\/\/\S+)$/, 'an engine is pico, espeak, elevenlabs or openai=URL'))
       .min(1, 'name at least one engine: pico, espeak, elevenlabs, openai=URL')),
   // Speech recognizers, in order: `openai=URL`, `deepgram[=URL]`, `vosk=URL`, `pocketsphinx` (embedded,
@@ -149,6 +152,16 @@ function pocketsphinxInstalled(): boolean {
   try {
     fs.accessSync('/usr/bin/pocketsphinx_batch', fs.constants.X_OK);
     fs.accessSync('/usr/share/pocketsphinx/model/en-us/en-us/mdef', fs.constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether Debian's espeak-ng program is installed (TOLK_SPEECH_ENGINES's default). */
+function espeakNgInstalled(): boolean {
+  try {
+    fs.accessSync('/usr/bin/espeak-ng', fs.constants.X_OK);
     return true;
   } catch {
     return false;

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import { resolveDatabase } from '../db/connect.ts';
 import { migrate } from '../db/migrate.ts';
@@ -9,11 +9,13 @@ import { addNumber, createEventType, createKey, createOrg, listMail, markNeedsRe
 import { showMail } from './mail-show.ts';
 import { seed } from './seed.ts';
 import { addTrunk, listTrunks, removeTrunk } from './trunk.ts';
-import { reportEngines, reportSpeech } from '../engines/translate/report.ts';
+import { reportAll } from '../engines/translate/report.ts';
+import { enginesTable } from './engines-table.ts';
 import { listen, registerListen } from './listen.ts';
 
 // The operator CLI of operator.md: one JSON object on stdout, logs on stderr,
-// non-zero exit with {"error": "..."} on failure.
+// non-zero exit with {"error": "..."} on failure. `engines` alone prints a
+// table instead when stdout is a terminal (a person reads it; scripts pipe).
 
 function print(o: unknown): void {
   process.stdout.write(`${JSON.stringify(o)}\n`);
@@ -158,9 +160,31 @@ program.command('seed').description('create a demo organization with keys').acti
   print(await withDb((p) => seed(p, config)));
 });
 
-program.command('engines').description('what each engine covers and whether it answers').action(async () => {
-  print({ ...(await reportEngines(config)), ...reportSpeech(config) });
-});
+program.command('engines').description('what each engine covers and whether it answers: a table on a terminal, else one JSON object')
+  .addOption(new Option('--json', 'one JSON object (the default when stdout is not a terminal)').conflicts('table'))
+  .option('--table', 'a table a person can read (the default on a terminal)')
+  .addHelpText('after', `
+Every engine of TOLK_TRANSLATE, TOLK_RECOGNIZE and TOLK_SPEECH_ENGINES is tried
+(a phrase translated, a second of silence heard, a word said), as the server
+would use it.
+
+The table (a terminal, or --table; 100 columns at most) has a row per language:
+the common ones, and every language a translation engine covers:
+  speak (mic)   the recognizer that hears it from a microphone or phone line
+  read aloud    the speech engine that speaks it (the first that does)
+  translate     the languages it is translated to and from, and by which engine:
+                ⇄ both ways, → to only, ← from only; "via es" through Spanish
+then the languages only read aloud, and a line per engine: whether it answers,
+in how many milliseconds, and if not, why.
+
+The JSON object (piped, or --json): {"translate", "recognize", "speech",
+"languages"}, each engine with answers, latency_ms and error, each language
+with its recognizers, its speech engine and its translations to and from.`)
+  .action(async (o: { json?: boolean; table?: boolean }) => {
+    const report = await reportAll(config);
+    if (o.table || (!o.json && process.stdout.isTTY)) process.stdout.write(enginesTable(report, process.stdout.columns || 100));
+    else print(report);
+  });
 
 const mail = program.command('mail').description('the mail outbox');
 mail.command('list')

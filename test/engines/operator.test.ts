@@ -8,8 +8,9 @@ import { createKey, createOrg } from '../../src/cli/admin.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { until } from '../helpers/wait.ts';
 
-// What an operator sees of the translation engines: `npx tolk engines`
-// (operator.md), and a plain start on a machine with Apertium installed,
+// What an operator sees of the engines: `npx tolk engines` (operator.md),
+// as one JSON object for scripts and as a table on a terminal, and a plain
+// start on a machine with Apertium installed,
 // which translates for real with nothing configured and leaves no
 // apertium-apy behind when the server goes.
 
@@ -34,6 +35,27 @@ function tolk(args: string[], env: Record<string, string>): Promise<{ code: numb
         reject(new Error(`not one JSON object: ${out} (stderr ${err})`));
       }
     });
+  });
+}
+
+/**
+ * `tolk` as a person runs it: its stdout as text. `terminal`: under a
+ * pseudo-terminal (util-linux `script`), as on an operator's screen.
+ */
+function tolkText(args: string[], env: Record<string, string>, unset: string[], o: { terminal?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const full: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'silent', ...env };
+  for (const k of unset) delete full[k];
+  const [cmd, argv] = o.terminal
+    ? ['script', ['-qec', ['node', 'bin/tolk.js', ...args].join(' '), '/dev/null']]
+    : ['node', ['bin/tolk.js', ...args]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd as string, argv as string[], { cwd: ROOT, env: full, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -67,15 +89,84 @@ describe('npx tolk engines', () => {
     expect(libre.error).toMatch(/does not answer|fetch failed|ECONNREFUSED/);
   });
 
-  it('also lists the recognizers and the speech engines with the languages they take', async () => {
+  it('also lists the recognizers and the speech engines with the languages they take, each tried', async () => {
     const r = await tolk(['engines'], { TOLK_TRANSLATE: '', TOLK_RECOGNIZE: 'pocketsphinx,deepgram', TOLK_SPEECH_ENGINES: 'pico,espeak' });
     expect(r.code).toBe(0);
     expect(r.json.recognize).toEqual([
-      { name: 'pocketsphinx', url: null, langs: ['en'], error: null },
-      { name: 'deepgram', url: null, langs: [], error: expect.stringMatching(/DEEPGRAM_API_KEY/) },
+      { name: 'pocketsphinx', url: null, langs: ['en'], error: null, answers: true, latency_ms: expect.any(Number), runs: null },
+      { name: 'deepgram', url: null, langs: [], error: expect.stringMatching(/DEEPGRAM_API_KEY/), answers: false, latency_ms: null, runs: null },
     ]);
-    expect(r.json.speech[0]).toEqual({ name: 'pico', url: null, langs: ['en', 'es', 'fr', 'de', 'it'], error: null });
+    expect(r.json.speech[0]).toEqual({ name: 'pico', url: null, langs: ['en', 'es', 'fr', 'de', 'it'], error: null, answers: true, latency_ms: expect.any(Number), runs: null });
+    expect(r.json.speech[1]).toMatchObject({ name: 'espeak', answers: true, error: null, runs: '/usr/bin/espeak-ng' });
     expect(r.json.speech[1].langs).toEqual(expect.arrayContaining(['pt', 'nl', 'pl']));
+  });
+
+  it('on a terminal, or with --table, prints a table a person reads: a row per language, then each engine; piped, one JSON object', async () => {
+    // The defaults of this machine (Debian's espeak-ng installed) with Apertium and PocketSphinx, and one engine that cannot work.
+    const env = { TOLK_TRANSLATE: `apertium=${apertiumUrl()},libretranslate=http://127.0.0.1:9`, TOLK_RECOGNIZE: 'pocketsphinx' };
+    const unset = ['TOLK_SPEECH_ENGINES'];
+    const checkTable = (out: string) => {
+      const lines = out.replaceAll('\r\n', '\n').trimEnd().split('\n');
+      expect(out.trimStart().startsWith('{'), 'a table, not JSON').toBe(false);
+      for (const l of lines) expect(l.length, `within 100 columns: ${l}`).toBeLessThanOrEqual(100);
+      const header = lines.find((l) => /^language\s+speak/.test(l))!;
+      expect(header).toMatch(/^language\s+speak \(mic\)\s+read aloud\s+translate to \/ from/);
+      const column = (name: string) => header.indexOf(name);
+      const rowOf = (lang: string) => lines.find((l) => l.startsWith(`${lang} `))!;
+      // Portuguese: nobody hears it here, espeak reads it aloud, Apertium translates it to and from Spanish, and English through Spanish.
+      const pt = rowOf('pt');
+      expect(pt).toMatch(/^pt\s+Portuguese/);
+      expect(pt.slice(column('speak'), column('read aloud')).trim()).toBe('-');
+      expect(pt.slice(column('read aloud'), column('translate')).trim()).toBe('espeak');
+      expect(pt.slice(column('translate'))).toMatch(/^apertium: ⇄ es; ⇄ .*\ben\b.* via es/);
+      // English: heard by PocketSphinx, read aloud by Pico.
+      const en = rowOf('en');
+      expect(en.slice(column('speak'), column('read aloud')).trim()).toBe('pocketsphinx');
+      expect(en.slice(column('read aloud'), column('translate')).trim()).toBe('pico');
+      // A common language nothing translates still has its row.
+      expect(rowOf('nl').slice(column('read aloud'), column('translate')).trim()).toBe('espeak');
+      // The languages only read aloud, in a few lines.
+      expect(out).toMatch(/more languages, read aloud by espeak, not translated: af /);
+      // A line per engine: whether it answers, how quickly, or why not, as a sentence (its continuation lines joined here).
+      const engines = lines.join('\n').replace(/\n {30}(?=\S)/g, ' ');
+      expect(engines).toMatch(/^ {2}translate +apertium +answers in \d+ ms \(http:\/\/.+\)\.$/m);
+      expect(engines).toMatch(/^ {2}translate +libretranslate +does not work: libretranslate at http:\/\/127\.0\.0\.1:9 does not answer: .+\.$/m);
+      expect(engines).toMatch(/^ {2}microphone +pocketsphinx +answers in \d+ ms\.$/m);
+      expect(engines).toMatch(/^ {2}read aloud +pico +answers in \d+ ms\.$/m);
+      expect(engines).toMatch(/^ {2}read aloud +espeak +answers in \d+ ms \(\/usr\/bin\/espeak-ng\)\.$/m);
+    };
+    const table = await tolkText(['engines', '--table'], env, unset);
+    expect(table.code).toBe(0);
+    checkTable(table.stdout);
+    // Under a pseudo-terminal, the table without asking; --json there gives the JSON object.
+    const tty = await tolkText(['engines'], env, unset, { terminal: true });
+    expect(tty.code).toBe(0);
+    checkTable(tty.stdout);
+    const ttyJson = await tolkText(['engines', '--json'], env, unset, { terminal: true });
+    expect(ttyJson.code).toBe(0);
+    expect(ttyJson.stdout.trim().split(/\r?\n/)).toHaveLength(1);
+    expect(JSON.parse(ttyJson.stdout).speech.map((e: { name: string }) => e.name)).toEqual(['pico', 'espeak']);
+    // Piped: one JSON object, with what the table showed for each language.
+    const piped = await tolkText(['engines'], env, unset);
+    const lines = piped.stdout.split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe('');
+    const json = JSON.parse(lines[0]!);
+    expect(Object.keys(json)).toEqual(['translate', 'recognize', 'speech', 'languages']);
+    const pt = json.languages.find((l: { lang: string }) => l.lang === 'pt');
+    expect(pt).toMatchObject({ lang: 'pt', name: 'Portuguese', recognize: [], speech: 'espeak' });
+    expect(pt.to).toEqual(expect.arrayContaining([{ lang: 'es', engine: 'apertium', via: null }, { lang: 'en', engine: 'apertium', via: 'es' }]));
+    expect(pt.from).toEqual(expect.arrayContaining([{ lang: 'es', engine: 'apertium', via: null }, { lang: 'en', engine: 'apertium', via: 'es' }]));
+    expect(json.languages.find((l: { lang: string }) => l.lang === 'en')).toMatchObject({ recognize: ['pocketsphinx'], speech: 'pico' });
+    expect(json.languages.find((l: { lang: string }) => l.lang === 'tlh')).toBeUndefined();
+  });
+
+  it('--help says what the table\'s columns mean', async () => {
+    const r = await tolkText(['engines', '--help'], {}, []);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/--table/);
+    expect(r.stderr).toMatch(/--json/);
+    expect(r.stderr).toMatch(/read aloud +the speech engine that speaks it/);
   });
 
   it('an engine name that does not exist is an {"error"} naming it', async () => {

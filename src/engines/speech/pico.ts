@@ -32,6 +32,10 @@ export class PicoSynthesizer extends ThreadedSynthesizer {
     return picoVoice(lang) !== undefined;
   }
 
+  languages(): string[] {
+    return Object.keys(VOICE_OF);
+  }
+
   synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
     const v = voice && picoVoice(voice) ? picoVoice(voice)! : picoVoice(lang);
     if (!v) return Promise.reject(new SpeechError(`${this.name} does not speak ${lang} (it speaks en, de, es, fr, it)`));

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PicoSynthesizer } from './pico.ts';
 import { CachedSynthesizer, FirstThatSpeaks, SpeechError } from './synthesizer.ts';
@@ -96,9 +97,10 @@ describe('the cache', () => {
   });
 });
 
-// eSpeak-NG: the optional engine (GPL-3.0; a devDependency here, installed by
-// the operator in production) for the languages Pico lacks.
-describe('eSpeak-NG, after Pico', () => {
+// eSpeak NG: the engine (GPL-3.0; Debian's espeak-ng program, installed by
+// the operator, else the npm package, a devDependency here) for the languages
+// Pico lacks. test/engines/espeak.test.ts has the program's own tests.
+describe('eSpeak NG, after Pico', () => {
   let both: FirstThatSpeaks;
   beforeAll(() => { both = new FirstThatSpeaks([new PicoSynthesizer(), new EspeakSynthesizer()]); });
   afterAll(async () => { await both?.close(); });
@@ -126,8 +128,9 @@ describe('eSpeak-NG, after Pico', () => {
     await expect(both.synthesize('Qapla', 'tlh')).rejects.toThrow(/no speech engine speaks tlh \(engines: svox-pico\+espeak-ng\)/);
   });
 
-  it('TOLK_SPEECH_ENGINES: pico by default, a list in order, and a clear error for an unknown engine', () => {
-    expect(loadConfig({}).speechEngines).toEqual(['pico']);
+  it('TOLK_SPEECH_ENGINES: pico,espeak by default where Debian\'s espeak-ng is installed, else pico; set, a list in order; a clear error for an unknown engine', () => {
+    expect(loadConfig({}).speechEngines).toEqual(existsSync('/usr/bin/espeak-ng') ? ['pico', 'espeak'] : ['pico']);
+    expect(loadConfig({ TOLK_SPEECH_ENGINES: 'pico' }).speechEngines).toEqual(['pico']);
     expect(loadConfig({ TOLK_SPEECH_ENGINES: 'pico, espeak' }).speechEngines).toEqual(['pico', 'espeak']);
     expect(() => loadConfig({ TOLK_SPEECH_ENGINES: 'pico,festival' })).toThrow(/TOLK_SPEECH_ENGINES/);
   });

@@ -19,6 +19,8 @@ export interface SpeechSynthesizer {
   readonly name: string;
   /** Whether it speaks this language (a BCP 47 tag: `en`, `pt-BR`). */
   speaks(lang: string): boolean;
+  /** The language tags it has voices for, where it can list them (`tolk engines`); a provider that takes any language has none. */
+  languages?(): string[];
   /** The text spoken in `lang` (with `voice`, where the engine has several). Rejects with SpeechError when it cannot. */
   synthesize(text: string, lang: string, voice?: string): Promise<Speech>;
   close(): Promise<void>;
