@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { until } from '../helpers/wait.ts';
 import { createEventType } from '../../src/cli/admin.ts';
+import { fireMeetingTimer } from '../helpers/meeting-timers.ts';
 
 // What a guest reads (issue 44): the booking and manage pages name the host as
 // a person reads it (the organization's name), not by the page's slug; and
@@ -47,21 +47,6 @@ async function slotsAfterADay(): Promise<string[]> {
   return slots.filter((s) => Date.parse(s) > Date.now() + 26 * 3_600_000);
 }
 
-/** Makes a meeting's timer due now and waits until the workers have run it. */
-async function fire(roomId: string, kind: string) {
-  const r = await t.pool.query(
-    `UPDATE pgboss.job SET start_after = now() WHERE name = 'meeting-timer' AND data->>'roomId' = $1 AND data->>'kind' = $2 AND state = 'created'`,
-    [roomId, kind],
-  );
-  expect(r.rowCount).toBe(1);
-  await until(`the ${kind} timer to run`, async () => {
-    const { rows } = await t.pool.query(
-      `SELECT state FROM pgboss.job WHERE name = 'meeting-timer' AND data->>'roomId' = $1 AND data->>'kind' = $2`,
-      [roomId, kind],
-    );
-    return rows[0]?.state === 'completed';
-  });
-}
 
 describe('the host, named', () => {
   it('the booking page names the host by its organization\'s name, not the page\'s slug', async () => {
@@ -101,7 +86,7 @@ describe('a guest in another zone than the host', () => {
     expect(manage).toContain(`<dt>Host</dt><dd>Clínica Sol &#38; Co</dd>`);
 
     // The reminder a day before.
-    await fire(roomId, 'remind_24h');
+    await fireMeetingTimer(t.pool, roomId, 'remind_24h');
     mail = (await mailsTo(GUEST.email)).at(-1);
     expect(mail!.subject).toBe(`Reminder: ${title} tomorrow @ ${when(first!, GUEST_TZ)}`);
     expect(mail!.text).toContain(`Your time: ${when(first!, GUEST_TZ)}`);

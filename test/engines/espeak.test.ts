@@ -9,6 +9,7 @@ import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
 import { loadResampler, toLineRate } from '../../src/engines/speech/resample.ts';
 import { SpeechError, type SpeechSynthesizer } from '../../src/engines/speech/synthesizer.ts';
 import { decodeWav } from '../../src/engines/speech/wav.ts';
+import { measure } from '../helpers/loudness.ts';
 
 // Debian's eSpeak NG (`apt-get install espeak-ng`; npm test installs it,
 // scripts/system-packages.ts) as the `espeak` speech engine: the languages
@@ -27,22 +28,6 @@ function direct(voice: string, text: string): Int16Array {
   return toLineRate(samples, rate);
 }
 
-/** Loudness, clipping and the 20 ms frames with speech in them (as src/engines/speech/speech.test.ts measures Pico). */
-function measure(pcm: Int16Array) {
-  let sum = 0;
-  let clipped = 0;
-  let loudFrames = 0;
-  for (let i = 0; i < pcm.length; i++) {
-    sum += pcm[i]! ** 2;
-    if (Math.abs(pcm[i]!) >= 32_000) clipped++;
-  }
-  for (let f = 0; f + 160 <= pcm.length; f += 160) {
-    let s = 0;
-    for (let i = f; i < f + 160; i++) s += pcm[i]! ** 2;
-    if (Math.sqrt(s / 160) > 300) loudFrames++;
-  }
-  return { rms: Math.sqrt(sum / Math.max(1, pcm.length)), clipped, loudFrames };
-}
 
 /** Seconds of audible, unclipped speech, mostly voiced. */
 function expectSpeech(s: { pcm: Int16Array; ms: number }, what: string, o: { minMs: number; maxMs: number }) {

@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startSmtp, type SmtpServer } from '../helpers/smtp.ts';
 import { until } from '../helpers/wait.ts';
 import { END_GRACE_MIN } from '../../src/meetings/meetings.ts';
+import { fireMeetingTimer } from '../helpers/meeting-timers.ts';
 
 // Meetings through the API (api.md: Room as meeting, POST/GET/DELETE
 // /v1/meetings, the room state table): every field, the durable timers (start,
@@ -69,21 +70,6 @@ async function timers(roomId: string) {
   return rows;
 }
 
-/** Makes a meeting's timer of `kind` due now, as if its time had come. */
-async function fire(roomId: string, kind: string) {
-  const r = await t.pool.query(
-    `UPDATE pgboss.job SET start_after = now() WHERE name = 'meeting-timer' AND data->>'roomId' = $1 AND data->>'kind' = $2 AND state = 'created'`,
-    [roomId, kind],
-  );
-  expect(r.rowCount).toBe(1);
-  await until(`the ${kind} timer to run`, async () => {
-    const { rows } = await t.pool.query(
-      `SELECT state FROM pgboss.job WHERE name = 'meeting-timer' AND data->>'roomId' = $1 AND data->>'kind' = $2`,
-      [roomId, kind],
-    );
-    return rows[0]?.state === 'completed' ? true : undefined;
-  }, { intervalMs: 50 });
-}
 
 describe('POST /v1/meetings', () => {
   it('creates a scheduled room with every field, its actor, its timers and one invitation per invitee with a calendar file', async () => {
@@ -269,7 +255,7 @@ describe('DELETE /v1/meetings/{id}', () => {
       expect(res.status).toBe(id.length > 100 ? 400 : 404);
     }
     const { body: m } = await schedule(secret, { title: 'Soon', starts_at: inMinutes(90).toISOString() });
-    await fire(m.id, 'start');
+    await fireMeetingTimer(t.pool, m.id, 'start');
     const res = await t.request('DELETE', `/v1/meetings/${m.id}`, { key: secret });
     expect(res.status).toBe(409);
     expect((await res.json()).code).toBe('conflict');
@@ -292,7 +278,7 @@ describe('timers', () => {
     ]);
     const end = (await timers(m.id)).find((j) => j.kind === 'end');
     expect(end.start_after.getTime() - Date.parse(m.starts_at)).toBe((5 + END_GRACE_MIN) * 60_000);
-    await fire(m.id, 'end');
+    await fireMeetingTimer(t.pool, m.id, 'end');
     expect((await (await t.request('GET', `/v1/rooms/${m.id}`, { key: secret })).json()).status).toBe('ended');
     expect((await outbox(m.id)).slice(3)).toEqual([{ type: 'room.ended', status: 'ended' }, { type: 'meeting.updated', status: 'ended' }]);
   });
@@ -300,8 +286,8 @@ describe('timers', () => {
   it('reminds invitees 15 minutes and 24 hours before, not when canceled, and never twice', async () => {
     const { secret } = await t.key();
     const { body: m } = await schedule(secret, { title: 'Remind me', starts_at: inMinutes(25 * 60).toISOString(), invitees: ['rem@example.com'] });
-    await fire(m.id, 'remind_24h');
-    await fire(m.id, 'remind_15m');
+    await fireMeetingTimer(t.pool, m.id, 'remind_24h');
+    await fireMeetingTimer(t.pool, m.id, 'remind_15m');
     const got = await mails('rem@example.com');
     expect(got.map((x) => x.subject.split(':')[0])).toEqual(['Invitation', 'Reminder', 'Starting in 15 minutes']);
     expect(got[1].ics).toBeNull();
@@ -309,10 +295,10 @@ describe('timers', () => {
 
     const { body: c } = await schedule(secret, { title: 'Canceled', starts_at: inMinutes(25 * 60).toISOString(), invitees: ['rem2@example.com'] });
     await t.request('DELETE', `/v1/meetings/${c.id}`, { key: secret });
-    await fire(c.id, 'remind_24h');
+    await fireMeetingTimer(t.pool, c.id, 'remind_24h');
     expect((await mails('rem2@example.com')).map((x) => x.subject.split(':')[0])).toEqual(['Invitation', 'Canceled']);
     // A start timer of a canceled meeting does nothing either.
-    await fire(c.id, 'start');
+    await fireMeetingTimer(t.pool, c.id, 'start');
     expect((await (await t.request('GET', `/v1/rooms/${c.id}`, { key: secret })).json()).status).toBe('canceled');
   });
 

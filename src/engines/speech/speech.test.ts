@@ -4,6 +4,7 @@ import { PicoSynthesizer } from './pico.ts';
 import { CachedSynthesizer, FirstThatSpeaks, SpeechError } from './synthesizer.ts';
 import { EspeakSynthesizer, espeakVoice } from './espeak.ts';
 import { loadConfig } from '../../config.ts';
+import { measure } from '../../../test/helpers/loudness.ts';
 
 // The embedded speech engine (SVOX Pico in a worker thread, resampled to the
 // line's 8 kHz): real speech of plausible length and loudness, no clipping,
@@ -14,22 +15,6 @@ let pico: PicoSynthesizer;
 beforeAll(() => { pico = new PicoSynthesizer(); });
 afterAll(async () => { await pico?.close(); });
 
-function measure(pcm: Int16Array) {
-  let sum = 0;
-  let clipped = 0;
-  let loudFrames = 0;
-  for (let i = 0; i < pcm.length; i++) {
-    sum += pcm[i]! ** 2;
-    if (Math.abs(pcm[i]!) >= 32_000) clipped++;
-  }
-  // 20 ms frames with speech in them (RMS over 300).
-  for (let f = 0; f + 160 <= pcm.length; f += 160) {
-    let s = 0;
-    for (let i = f; i < f + 160; i++) s += pcm[i]! ** 2;
-    if (Math.sqrt(s / 160) > 300) loudFrames++;
-  }
-  return { rms: Math.sqrt(sum / Math.max(1, pcm.length)), clipped, loudFrames };
-}
 
 describe('SVOX Pico', () => {
   it('speaks an English sentence as 8 kHz speech: seconds long, audible, unclipped', async () => {
