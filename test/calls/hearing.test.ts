@@ -22,10 +22,11 @@ const suite = callSuite();
 const { cleanups } = suite;
 
 
-async function echoCall(recognize: RecognizeEngine[], recognizeTimeoutMs = 10_000): Promise<{ t: TestApp; sipp: Sipp; callId: string; sessionId: string }> {
+async function echoCall(recognize: RecognizeEngine[], recognizeTimeoutMs = 10_000, sippTimeout = '30s'): Promise<{ t: TestApp; sipp: Sipp; callId: string; sessionId: string }> {
   const mediaPort = await evenFreePort();
-  const sipp = await suite.sipp('answer-echo-wait-bye', ['-rtp_echo', '-mp', String(mediaPort)]);
-  const t = await suite.app(sipp.address, { recognize, recognizeTimeoutMs });
+  const sipp = await suite.sipp('answer-echo-wait-bye', ['-rtp_echo', '-mp', String(mediaPort), '-timeout', sippTimeout, '-timeout_error']);
+  // The echo stops with the disclosure; the line must outlast the reading (TOLK_MEDIA_TIMEOUT_SECONDS, 30 s by default).
+  const t = await suite.app(sipp.address, { recognize, recognizeTimeoutMs, mediaTimeoutSeconds: 90 });
   const c = await suite.place(t, { remote_lang: 'en', agent_lang: 'en' });
   return { t, sipp, callId: c.id, sessionId: c.session_id };
 }
@@ -58,8 +59,10 @@ describe('a call hears its callee for real', () => {
     const stuck = await startOpenAITranscription();
     stuck.hang = true;
     cleanups.push(() => stuck.close());
-    // 2 s (plus the utterance's length) for each engine: the stuck one costs that; PocketSphinx, reading 7 s of speech on a busy machine, needs it.
-    const { t, sipp, callId, sessionId } = await echoCall([{ name: 'openai', url: stuck.url }, { name: 'pocketsphinx' }], 2000);
+    // 6 s (plus the utterance's length) for each engine: the stuck one costs that. PocketSphinx
+    // decodes at low priority (nice 10) and took 6 s for these 7 s of speech alone, over 9 s beside
+    // three other test files; the callee (SIPp) and the line stay up long enough for both.
+    const { t, sipp, callId, sessionId } = await echoCall([{ name: 'openai', url: stuck.url }, { name: 'pocketsphinx' }], 6000, '75s');
     const e = await heard(t, sessionId);
     expect(words(e.untrusted_content.text ?? '').length, JSON.stringify(e)).toBeGreaterThan(3);
     expect(stuck.requests.length).toBeGreaterThan(0);
