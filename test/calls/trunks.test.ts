@@ -73,6 +73,10 @@ beforeAll(async () => {
       ...withApertium(), recognize: [{ name: 'pocketsphinx' }], speechEngines: ['pico', `elevenlabs=${eleven.url}`],
       speechKeys: { elevenlabs: 'xi-test', openaiSttModel: 'whisper-1', openaiTtsModel: 'tts-1', voskLangs: ['en'] },
       secretKey, trunkPingSeconds: 0.5, ringTimeoutSeconds: 10,
+      // PocketSphinx decodes at nice 10: beside the rest of a fresh machine's first run it can need
+      // more than the default 10 s (plus the speech) for the echoed disclosure, and the line must stay
+      // up meanwhile (the echo stops with the disclosure).
+      recognizeTimeoutMs: 30_000, mediaTimeoutSeconds: 120,
     },
   });
   const k = await t.key({ mode: 'live', minutes: 10, rpm: 100_000 });
@@ -143,8 +147,8 @@ describe('a live call through the trunk', () => {
     const heard = await until('the callee heard', async () => {
       const all = await (await t.request('GET', `/v1/sessions/${placed.body.session_id}/events?cursor=0`, { key: live.secret })).json();
       return all.events?.find((e: { speaker: string }) => e.speaker === 'Callee') ?? null;
-    }, { timeoutMs: 30_000, intervalMs: 200 });
-    expect(saidInOrder(words(disclosure('Tolk Assistant', 'en')), words(heard.untrusted_content.text))).toBeGreaterThan(0.3);
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    expect(saidInOrder(words(disclosure('Tolk Assistant', 'en')), words(heard.untrusted_content.text ?? ''))).toBeGreaterThan(0.3);
     expect(heard.untrusted_content.text_in_hear_lang).not.toBe(heard.untrusted_content.text);
     expect(heard.untrusted_content.text_in_hear_lang).not.toMatch(/\[en→es\]/);
     const ended = await (await t.request('POST', `/v1/calls/${placed.body.id}/hangup`, { key: live.secret })).json();
