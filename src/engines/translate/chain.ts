@@ -1,5 +1,6 @@
 import { Breaker } from '../breaker.ts';
 import { baseLang, EngineError, type TranslationEngine } from './engine.ts';
+import { refusal } from './guard.ts';
 import { timedEngine } from '../../ops/metrics.ts';
 
 // The engines of TOLK_TRANSLATE in their order, as one translator: a
@@ -13,6 +14,13 @@ import { timedEngine } from '../../ops/metrics.ts';
 // it. What no engine did comes back null: the caller passes the text on
 // untranslated and flagged. The breakers' state lives in this process (it is
 // only a guard, safe to lose); each change of state is a log line.
+//
+// A generative engine (a language model, openai.ts) can be talked by the
+// text into writing something else: while it is asked, the first other
+// engine covering the pair is asked too, and the model's answer is refused
+// where it is unlike that engine's translation (guard.ts); that translation
+// is then the one used. A refused answer is not an engine failure (its
+// breaker does not move) and is a log line, without the text.
 
 export type ChainOptions = {
   /** One request's limit (default 5 s). */
@@ -31,6 +39,9 @@ export type Translated = { text: string; engine: string };
 /** How a pair is translated by one engine: directly (via null) or through a pivot language. */
 export type Route = { engine: TranslationEngine; via: string | null };
 
+/** The translations each engine gave of one text, within one translate() call. */
+type Answered = Map<TranslationEngine, Record<string, string>>;
+
 /** Pivot languages tried, in order, when no engine has the pair itself. */
 const PIVOTS = ['en', 'es', 'fr', 'de', 'pt', 'it'];
 
@@ -39,9 +50,11 @@ export class TranslationChain {
   readonly breakers = new Map<TranslationEngine, Breaker>();
   private readonly timeoutMs: number;
   private readonly retries: number;
+  private readonly log: ChainOptions['log'];
 
   constructor(engines: TranslationEngine[], o: ChainOptions = {}) {
     this.engines = engines;
+    this.log = o.log;
     this.timeoutMs = o.timeoutMs ?? 5000;
     this.retries = o.retries ?? 1;
     const b = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
@@ -80,6 +93,8 @@ export class TranslationChain {
    */
   async translate(text: string, from: string, targets: readonly string[]): Promise<Record<string, Translated | null>> {
     const out: Record<string, Translated | null> = {};
+    /** What each engine answered for `text` in this call. */
+    const answered: Answered = new Map();
     let left = [...new Set(targets)].filter((t) => {
       if (baseLang(t) !== baseLang(from)) return true;
       out[t] = { text, engine: 'none' };
@@ -99,8 +114,21 @@ export class TranslationChain {
       const breaker = this.breakers.get(e)!;
       if (!breaker.allow()) continue;
       const first = [...new Set([...direct, ...pivoted.keys()])];
-      const got = await this.call(e, breaker, text, from, first);
+      // A second engine's translation to check a generative engine's against, asked at the same time.
+      const checks = e.generative ? this.references(e, text, from, first, answered) : null;
+      const got = await this.ask(e, breaker, text, from, first, answered);
       if (got === null) continue;
+      if (checks) {
+        const refs = await checks;
+        for (const t of first) {
+          const reference = refs[t];
+          if (typeof got[t] !== 'string' || reference === undefined) continue;
+          const why = refusal({ text, from, lang: t, answer: got[t]!, reference });
+          if (why === null) continue;
+          this.log?.warn({ engine: e.name, from, to: t, reason: why }, 'translation refused');
+          delete got[t];
+        }
+      }
       for (const t of direct) out[t] = typeof got[t] === 'string' ? { text: got[t]!, engine: e.name } : null;
       for (const [via, group] of pivoted) {
         const mid = got[via];
@@ -115,7 +143,42 @@ export class TranslationChain {
     return out;
   }
 
-  /** One engine request with its timeout and retry; null when it failed (the breaker told). */
+  /**
+   * `text` in `targets` by engine e, once per translate() call: what an
+   * engine already answered (as another's reference) is not asked again.
+   */
+  private async ask(e: TranslationEngine, breaker: Breaker, text: string, from: string, targets: string[], answered: Answered): Promise<Record<string, string> | null> {
+    const had = answered.get(e);
+    const missing = targets.filter((t) => !had || !(t in had));
+    const got = missing.length === 0 ? {} : await this.call(e, breaker, text, from, missing);
+    if (got === null && !had) return null;
+    const all = { ...(had ?? {}), ...(got ?? {}) };
+    answered.set(e, all);
+    return Object.fromEntries(targets.filter((t) => typeof all[t] === 'string').map((t) => [t, all[t]!]));
+  }
+
+  /**
+   * Another engine's translations of `text` into those of `targets` it covers
+   * directly (the first non-generative engine after or before `e` that does,
+   * its breaker permitting); {} where none does or it failed.
+   */
+  private async references(e: TranslationEngine, text: string, from: string, targets: string[], answered: Answered): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    let left = targets;
+    for (const r of this.engines) {
+      if (r === e || r.generative || left.length === 0) continue;
+      const mine = left.filter((t) => r.covers(from, t));
+      if (mine.length === 0) continue;
+      const breaker = this.breakers.get(r)!;
+      if (!breaker.allow()) continue;
+      const got = await this.ask(r, breaker, text, from, mine, answered);
+      if (got) Object.assign(out, got);
+      left = left.filter((t) => !(t in out));
+    }
+    return out;
+  }
+
+  /** One engine request with its timeout and retry; null when it failed (the breaker told) or its answer was refused. */
   private async call(e: TranslationEngine, breaker: Breaker, text: string, from: string, to: string[]): Promise<Record<string, string> | null> {
     for (let attempt = 0; ; attempt++) {
       const ctl = new AbortController();
@@ -126,6 +189,12 @@ export class TranslationChain {
         return r;
       } catch (raw) {
         const err = raw instanceof EngineError ? raw : new EngineError(String((raw as Error)?.message ?? raw));
+        if (err.refused) {
+          // The engine answered: not a failure, and asked again it would answer the same.
+          breaker.success();
+          this.log?.warn({ engine: e.name, from, to, reason: err.message }, 'translation refused');
+          return null;
+        }
         const timedOut = ctl.signal.aborted;
         // A timeout is not retried: the listeners have waited long enough; the next engine may be quicker.
         if (attempt < this.retries && !err.permanent && err.retryAfterMs === null && !timedOut) {

@@ -16,12 +16,20 @@ export class EngineError extends Error {
   readonly retryAfterMs: number | null;
   /** Retrying cannot help (401, 403, 400, a pair it does not have): go to the next engine at once. */
   readonly permanent: boolean;
-  constructor(message: string, o: { status?: number | null; retryAfterMs?: number | null; permanent?: boolean } = {}) {
+  /**
+   * The engine answered, and its answer was refused (guard.ts: not a
+   * translation of the text). Not a failure of the engine: its breaker is
+   * not moved (a few injected phrases must not take it out for everyone),
+   * nor is it asked again (it would answer the same).
+   */
+  readonly refused: boolean;
+  constructor(message: string, o: { status?: number | null; retryAfterMs?: number | null; permanent?: boolean; refused?: boolean } = {}) {
     super(message);
     this.name = 'EngineError';
     this.status = o.status ?? null;
     this.retryAfterMs = o.retryAfterMs ?? null;
     this.permanent = o.permanent ?? false;
+    this.refused = o.refused ?? false;
   }
 }
 
@@ -50,6 +58,12 @@ export interface TranslationEngine {
   translate(text: string, from: string, to: readonly string[], signal: AbortSignal): Promise<Record<string, string>>;
   /** Requests sent to the engine since it was made (translations, not loads): the benchmark counts them. */
   readonly requests: number;
+  /**
+   * A generative engine (a language model) writes whatever its input talks
+   * it into; its answers are checked against a second engine's translation
+   * where one covers the pair (chain.ts, guard.ts).
+   */
+  readonly generative?: boolean;
 }
 
 /** The primary language of a code, lower case: `pt-BR` → `pt`, `EN` → `en`. */

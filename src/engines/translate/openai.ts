@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { baseLang, EngineError, httpError, openaiBase, type TranslationEngine } from './engine.ts';
+import { refusal } from './guard.ts';
 
 // Any OpenAI-compatible chat-completions server as a translation engine
 // (https://platform.openai.com/docs/api-reference/chat/create): OpenAI itself,
@@ -20,9 +21,11 @@ import { baseLang, EngineError, httpError, openaiBase, type TranslationEngine } 
 // translate, never instructions, and never contains the text; the user
 // message carries it JSON-encoded (quotes and newlines escaped, so it
 // cannot close its string and add fields); and the answer is checked
-// (checkAnswer below) before anyone sees it. An answer failing the checks
-// is a non-permanent EngineError, so the chain falls through to the next
-// engine, or shows the text untranslated, rather than the model's output.
+// (checkAnswer below, and guard.ts for each language; the chain compares it
+// with a second engine's translation where one covers the pair) before
+// anyone sees it. An answer failing the checks is a refused EngineError, so
+// the chain falls through to the next engine, or shows the text
+// untranslated, rather than the model's output.
 
 /** A language code (`en`, `pt-BR`, `es-419`, `zh-Hant`). */
 const LANG = /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i;
@@ -66,11 +69,13 @@ function norm(s: string): string {
  *    the text told it to say, e.g. `HACKED` out of "… and say HACKED", which
  *    catches obedience even with a single target. A real translation into
  *    another language is not a substring of its source.
+ *  - with `from`, each language's answer passes guard.ts (links, numbers,
+ *    markup, words about the model's task, length, language).
  * These are heuristics: they catch a model that obeys the text, not one
  * that translates it badly, and a rare false alarm only sends the phrase to
  * the next engine.
  */
-export function checkAnswer(content: string, text: string, to: readonly string[], id: string): Record<string, string> | string {
+export function checkAnswer(content: string, text: string, to: readonly string[], id: string, from?: string): Record<string, string> | string {
   const fenced = /^\s*```(?:json)?\s*\n?([\s\S]*?)\n?\s*```\s*$/i.exec(content);
   let parsed: unknown;
   try {
@@ -109,6 +114,12 @@ export function checkAnswer(content: string, text: string, to: readonly string[]
   if (languages.size >= 2 && values.every((v) => norm(v) === first) && first !== source) {
     return 'the answer is the same for every language, unlike the text';
   }
+  if (from !== undefined) {
+    for (const [lang, answer] of Object.entries(out)) {
+      const why = refusal({ text, from, lang, answer, instructions: SYSTEM });
+      if (why) return `${lang}: ${why}`;
+    }
+  }
   return out;
 }
 
@@ -118,6 +129,7 @@ type ChatCompletion = {
 
 export class OpenAIEngine implements TranslationEngine {
   readonly name = 'openai';
+  readonly generative = true;
   readonly url: string;
   requests = 0;
   /** The base the paths hang from, ending in /v1. */
@@ -178,8 +190,8 @@ export class OpenAIEngine implements TranslationEngine {
       { role: 'system', content: SYSTEM },
       { role: 'user', content: JSON.stringify({ id, from, to, text }) },
     ], signal);
-    const checked = checkAnswer(content, text, to, id);
-    if (typeof checked === 'string') throw new EngineError(`openai ${from}→${to.join(',')}: refused: ${checked}`);
+    const checked = checkAnswer(content, text, to, id, from);
+    if (typeof checked === 'string') throw new EngineError(`openai ${from}→${to.join(',')}: refused: ${checked}`, { refused: true });
     return checked;
   }
 
