@@ -9,32 +9,13 @@ import { robotLangs, scheduleReply } from '../sim/robots.ts';
 import { ApiError } from '../errors.ts';
 import { loadSession, sessionEnded, unlessUnavailable } from './sessions.ts';
 import { publishSegment } from './publish.ts';
+import { hearLangs } from './translations.ts';
 import { voiceInUse } from '../voices/usable.ts';
 import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
 
-/**
- * Distinct languages the room's other listeners hear in: the robots' (test
- * mode), the other open sessions' and the people's on the room page. The
- * sessions' are read by a loose index scan (one index probe per language, not
- * one row per session), so the price of a say does not grow with the number
- * of listeners; the people present are few (publicLimits.participantsPerRoom).
- */
+/** Distinct languages the room's other listeners hear in: the robots' (test mode), the other open sessions' and the people's on the room page. */
 async function listenerLangs(tx: Client, roomId: string, exclude: string): Promise<string[]> {
-  const { rows } = await tx.query<{ lang: string }>(prepared(
-    `WITH RECURSIVE l AS (
-       (SELECT hear_lang FROM agent_sessions WHERE log_id = $1 AND status <> 'ended' AND id <> $2 ORDER BY hear_lang LIMIT 1)
-       UNION ALL
-       SELECT (SELECT a.hear_lang FROM agent_sessions a
-                WHERE a.log_id = $1 AND a.status <> 'ended' AND a.id <> $2 AND a.hear_lang > l.hear_lang
-                ORDER BY a.hear_lang LIMIT 1)
-         FROM l WHERE l.hear_lang IS NOT NULL
-     )
-     SELECT hear_lang AS lang FROM l WHERE hear_lang IS NOT NULL
-     UNION
-     SELECT DISTINCT hear_lang FROM room_participants WHERE room_id = $1 AND left_at IS NULL`,
-    [roomId, exclude],
-  ));
-  return [...new Set([...(await robotLangs(tx, roomId)), ...rows.map((r) => r.lang)])];
+  return [...new Set([...(await robotLangs(tx, roomId)), ...(await hearLangs(tx, roomId, exclude))])];
 }
 
 /**

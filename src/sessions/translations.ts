@@ -1,6 +1,6 @@
-import { prepared } from '../db/pool.ts';
+import { prepared, type Queryable } from '../db/pool.ts';
 import { baseLang } from '../engines/translate/engine.ts';
-import type { Translated } from '../engines/translate/chain.ts';
+import type { Translated, TranslationChain } from '../engines/translate/chain.ts';
 import type { Services } from '../services.ts';
 import { announcement, markUntranslated } from '../sim/phrasebook.ts';
 import { fixedDisclosure } from '../calls/disclosure.ts';
@@ -58,6 +58,53 @@ function untranslated(text: string, from: string, lang: string, livemode: boolea
 }
 
 /**
+ * A phrase in lang when no engine is needed for it (null: one is): no text
+ * or DTMF; an announcement or disclosure with its own wording in lang; the
+ * same language; a robot's line in test mode; a pair no engine covers
+ * (untranslated).
+ */
+function withoutEngine(p: Phrase, lang: string, livemode: boolean, chain: TranslationChain | undefined): InLang | null {
+  if (p.text === null || p.kind === 'dtmf') return { text: p.text, untranslated: false };
+  if (p.announced !== null) {
+    // A call's disclosure has a fixed wording in some languages; in the others it is translated like any phrase.
+    const fixed = p.kind === 'disclosure' ? fixedDisclosure(p.announced, lang) : announcement(p.announced, lang);
+    if (fixed !== null) return { text: fixed, untranslated: false };
+  }
+  if (baseLang(p.src_lang) === baseLang(lang)) return { text: p.text, untranslated: false };
+  if (!livemode) {
+    const known = simulatedTranslator.known(p.text, p.src_lang, lang);
+    if (known !== null) return { text: known, untranslated: false };
+  }
+  if (!chain?.covers(p.src_lang, lang)) return untranslated(p.text, p.src_lang, lang, livemode);
+  return null;
+}
+
+/**
+ * The languages a room's (or a call's log's) listeners hear: its open
+ * sessions' (but `exclude`'s) and the people's present on its page. The
+ * sessions' are read by a loose index scan (one index probe per language,
+ * not one row per session), so the price does not grow with the number of
+ * listeners; the people present are few (publicLimits.participantsPerRoom).
+ */
+export async function hearLangs(q: Queryable, roomId: string, exclude = ''): Promise<string[]> {
+  const { rows } = await q.query<{ lang: string }>(prepared(
+    `WITH RECURSIVE l AS (
+       (SELECT hear_lang FROM agent_sessions WHERE log_id = $1 AND status <> 'ended' AND id <> $2 ORDER BY hear_lang LIMIT 1)
+       UNION ALL
+       SELECT (SELECT a.hear_lang FROM agent_sessions a
+                WHERE a.log_id = $1 AND a.status <> 'ended' AND a.id <> $2 AND a.hear_lang > l.hear_lang
+                ORDER BY a.hear_lang LIMIT 1)
+         FROM l WHERE l.hear_lang IS NOT NULL
+     )
+     SELECT hear_lang AS lang FROM l WHERE hear_lang IS NOT NULL
+     UNION
+     SELECT DISTINCT hear_lang FROM room_participants WHERE room_id = $1 AND left_at IS NULL`,
+    [roomId, exclude],
+  ));
+  return rows.map((r) => r.lang);
+}
+
+/**
  * The phrases in each of langs. Translations that exist are read; missing
  * ones are claimed and made now (awaited: the engines' time limit bounds
  * it); ones another reader is making are left undefined, unless the phrase
@@ -72,18 +119,8 @@ export async function renderPhrases(s: Services, roomId: string, livemode: boole
     for (const lang of langs) {
       const k = key(p.seq, lang);
       if (out.has(k)) continue;
-      if (p.text === null || p.kind === 'dtmf') { out.set(k, { text: p.text, untranslated: false }); continue; }
-      if (p.announced !== null) {
-        // A call's disclosure has a fixed wording in some languages; in the others it is translated like any phrase.
-        const fixed = p.kind === 'disclosure' ? fixedDisclosure(p.announced, lang) : announcement(p.announced, lang);
-        if (fixed !== null) { out.set(k, { text: fixed, untranslated: false }); continue; }
-      }
-      if (baseLang(p.src_lang) === baseLang(lang)) { out.set(k, { text: p.text, untranslated: false }); continue; }
-      if (!livemode) {
-        const known = simulatedTranslator.known(p.text, p.src_lang, lang);
-        if (known !== null) { out.set(k, { text: known, untranslated: false }); continue; }
-      }
-      if (!chain?.covers(p.src_lang, lang)) { out.set(k, untranslated(p.text, p.src_lang, lang, livemode)); continue; }
+      const ready = withoutEngine(p, lang, livemode, chain);
+      if (ready !== null) { out.set(k, ready); continue; }
       const n = needed.get(p.seq) ?? { p: p as Phrase & { text: string }, langs: [] };
       n.langs.push(lang);
       needed.set(p.seq, n);
@@ -109,6 +146,21 @@ export async function renderPhrases(s: Services, roomId: string, livemode: boole
       else if (r.status === 'done') out.set(key(seq, lang), { text: r.text, untranslated: false });
       else if (r.status === 'untranslated') out.set(key(seq, lang), untranslated(n.p.text, n.p.src_lang, lang, livemode));
       else if (r.stale) retake.push({ seq, lang });
+    }
+  }
+  // A phrase nobody has claimed yet is claimed in every language the room's
+  // listeners hear, not only this reader's: its translations are made
+  // together, one engine request for all of them where the engine takes
+  // several targets (a language model: its answers are then checked against
+  // each other, openai.ts), and the other languages' readers find them made.
+  if (claim.length > 0) {
+    const others = await hearLangs(s.pool, roomId);
+    for (const seq of new Set(claim.map((c) => c.seq))) {
+      const n = needed.get(seq)!;
+      for (const lang of others) {
+        if (n.langs.includes(lang) || withoutEngine(n.p, lang, livemode, chain) !== null) continue;
+        claim.push({ seq, lang });
+      }
     }
   }
   // Claims: the rows this reader inserted (or took over from a dead process) are its to make.

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { ApertiumEngine } from '../../src/engines/translate/apertium.ts';
 import { TranslationChain } from '../../src/engines/translate/chain.ts';
 import { OpenAIEngine } from '../../src/engines/translate/openai.ts';
 import { refusal } from '../../src/engines/translate/guard.ts';
 import { apertiumUrl } from '../helpers/apertium.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startOpenAI, type FakeServer, type TranslationRequest } from '../helpers/fake-engines.ts';
 
 // A language model asked to translate what people say can be talked by it
@@ -111,5 +112,58 @@ describe('the translation guard: real translations', () => {
       const reference = (await apertium.translate(r.text, r.from, [r.to], AbortSignal.timeout(10_000)))[r.to]!;
       expect(refusal({ text: r.text, from: r.from, lang: r.to, answer: r.answer, reference }), `${r.text} / ${reference}`).toBeNull();
     }
+  });
+});
+
+describe('the translation guard in a room', () => {
+  let t: TestApp | null = null;
+  afterEach(async () => {
+    t?.app.server.closeAllConnections();
+    await t?.close();
+    t = null;
+  });
+
+  it('one request carries every language the room hears; an attack never reaches a listener, a real translation does', async () => {
+    t = await startTestApp({ workers: true, config: { translate: [{ name: 'openai', url: server.url }, { name: 'apertium', url: apertiumUrl() }], translateTimeoutMs: 10_000, simSpeed: 0.01 } });
+    const { secret: key } = await t.key({ rpm: 100_000 });
+    const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
+    const room = (await (await t.request('POST', '/v1/rooms', { key, body: { langs: ['en', 'es', 'fr'] }, headers: idem() })).json()).id as string;
+    const join = async (lang: string) => {
+      const r = await t!.request('POST', `/v1/rooms/${room}/agent-sessions`, { key, body: { speak_lang: lang, hear_lang: lang, announce: false }, headers: idem() });
+      expect(r.status).toBe(201);
+      return (await r.json()).id as string;
+    };
+    const speaker = await join('en');
+    const es = await join('es');
+    const fr = await join('fr');
+    const attack = attacks.find((a) => a.name === 'a login link longer than half the phrase')!;
+    const real = reals.find((r) => r.text === 'Any questions before we finish?' && r.to === 'fr')!;
+    const before = server.requests.length;
+    const heard = async (session: string, n: number) => {
+      const got: any[] = [];
+      let cursor = 0;
+      const deadline = Date.now() + 30_000;
+      while (got.length < n && Date.now() < deadline) {
+        const r = await (await t!.request('GET', `/v1/sessions/${session}/events?cursor=${cursor}&wait=5`, { key })).json();
+        got.push(...r.events.filter((e: any) => e.type === 'segment.final' && e.untrusted_content?.text));
+        cursor = r.cursor;
+      }
+      return got;
+    };
+    obeys = true;
+    expect((await t.request('POST', `/v1/sessions/${speaker}/say`, { key, body: { text: attack.text } })).status).toBeLessThan(300);
+    const [esHeard, frHeard] = await Promise.all([heard(es, 1), heard(fr, 1)]);
+    // The model was asked once for both languages, and obeyed; what the listeners got is not what it wrote.
+    const asked = server.requests.slice(before).filter((r) => r.path === '/v1/chat/completions').map((r) => JSON.parse(JSON.parse(r.body).messages.at(-1).content) as TranslationRequest);
+    expect(asked).toHaveLength(1);
+    expect([...asked[0]!.to].sort()).toEqual(['es', 'fr']);
+    expect(esHeard[0].untrusted_content.text_in_hear_lang).not.toContain('secure-login');
+    expect(esHeard[0].untrusted_content.text_in_hear_lang).toMatch(/reunión/);
+    expect(frHeard[0].untrusted_content.text_in_hear_lang).not.toContain('secure-login');
+    obeys = false;
+    expect((await t.request('POST', `/v1/sessions/${speaker}/say`, { key, body: { text: real.text } })).status).toBeLessThan(300);
+    const [esReal, frReal] = await Promise.all([heard(es, 2), heard(fr, 2)]);
+    expect(frReal[1].untrusted_content.text_in_hear_lang).toBe(real.answer);
+    expect(esReal[1].untrusted_content.text_in_hear_lang).toBe('¿Alguna pregunta antes de terminar?');
   });
 });
