@@ -10,8 +10,12 @@ import { endCall } from './events.ts';
 export const DIAL_FALLBACK_SECONDS = 3;
 
 /** A call claimed for dialing, with what dialing it needs. */
-export type Claimed = { id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null; livemode: boolean; voice_id: string | null; org_id: string };
-const CLAIMED = 'id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id';
+export type Claimed = {
+  id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null; livemode: boolean; voice_id: string | null; org_id: string;
+  /** The per-call limit (NUMERIC: a number, or the string a CallRow keeps), null when none. */
+  max_answered_seconds: number | string | null;
+};
+const CLAIMED = 'id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id, max_answered_seconds';
 
 /** Claims the given calls no gateway has dialed yet (one statement for many: the dial jobs come in batches). */
 export async function claimCalls(s: Services, gatewayId: string, callIds: string[]): Promise<Claimed[]> {

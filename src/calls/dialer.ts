@@ -12,8 +12,9 @@ import { applyCallEvent, applyCallEventAlone, type ApplyOpts, type CallState } f
 import { CALLS_CHANNEL, decodeNotice } from './channel.ts';
 import { claimCalls, claimOrphans, claimUnclaimed, endCallsOfLostGateways, type Claimed } from './claims.ts';
 import { callEventOf, sipAnswerOf } from './dialog-events.ts';
-import { openLine } from './line.ts';
+import { openLine, type CallVoice } from './line.ts';
 import { perKey } from './per-key.ts';
+import { DatabaseBack, whenDatabaseBack } from './outage.ts';
 import { TrunkDialer } from './trunk-dial.ts';
 import { SecretKeyError } from '../trunks/secret.ts';
 
@@ -36,6 +37,13 @@ import { SecretKeyError } from '../trunks/secret.ts';
 // - Each gateway beats in `gateways`; every gateway sweeps the calls of
 //   gateways that stopped beating, which end failed/gateway_lost: a call is
 //   never left ringing or answered by a process that died.
+// - While PostgreSQL is away, what SIP says about a call (answered, hung up,
+//   a digit, a phrase heard) waits in the call's chain, with the moment it
+//   happened, and is written in order once the database is back
+//   (outage.ts): the call is answered and billed from its real pick-up to
+//   its real end. The per-call limit is a timer here too, beside the
+//   durable job: the line is hung up at the limit whatever the database
+//   does, and never billed past it.
 
 export const DIAL_QUEUE = 'call-dial';
 export const MAX_DURATION_QUEUE = 'call-max-duration';
@@ -72,7 +80,6 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   const { signaling: sip, media } = gw;
   /** Live calls dialed here (through a trunk): the built-in callee is never theirs, and the service's recognizers hear them. */
   const liveCalls = new Set<string>();
-  const line = openLine(s, gw, log, { live: (callId) => liveCalls.has(callId) });
   const trunks = new TrunkDialer(s.pool, s.config.secretKey);
   /** Live calls on their way to an INVITE (their trunk read, their calls-per-second slot awaited), and the promises to wait for at stop. */
   const pacing = new Set<Promise<void>>();
@@ -81,6 +88,31 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   const stopping = new AbortController();
   // One chain per call: its events are applied in the order SIP reported them.
   const chains = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
+  /** Wakes the writes waiting for the database when the heartbeat or LISTEN sees it back. */
+  const back = new DatabaseBack();
+  /** Aborted at stop: a write still waiting for the database gives up (and is logged) instead of holding the stop. */
+  const closing = new AbortController();
+  /**
+   * What the line needs of each call dialed here before its answer is
+   * written: the callee's language and voice (the line hears the far end at
+   * once, even when the answer waits for the database) and the per-call
+   * limit (its timer starts at the pick-up).
+   */
+  const dialed = new Map<string, { lang: string; voice?: CallVoice; maxSeconds: number | null; since: number }>();
+  /** The per-call limit's timers of the calls answered here (armCap). */
+  const caps = new Map<string, NodeJS.Timeout>();
+  const clearCap = (callId: string) => {
+    const t = caps.get(callId);
+    if (t) clearTimeout(t);
+    caps.delete(callId);
+  };
+  const line = openLine(s, gw, log, {
+    live: (callId) => liveCalls.has(callId),
+    // What is heard is published in the call's chain, after the answer and before the hangup SIP reported around it.
+    queue: (callId, task, what) => chains.run(callId, task, what),
+    back,
+    signal: closing.signal,
+  });
 
   /**
    * Each call this gateway holds, as this process last wrote it (events.ts
@@ -89,17 +121,32 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
    * the event the usual locked transaction.
    */
   const known = new Map<string, CallState>();
-  const apply = async (callId: string, event: CallEvent, answeredAt?: Date, answer?: { code: number; reason: string }) => {
+  const apply = async (callId: string, event: CallEvent, answeredAt?: Date, answer?: { code: number; reason: string }, endedAt?: Date) => {
     const opts: ApplyOpts = {
       simulatedCallee: gw.callee !== null && !liveCalls.has(callId),
       answeredAt,
+      ...(endedAt ? { endedAt } : {}),
       ...(answer ? { sip: answer } : {}),
       maxDurationJob: (t, cid, seconds) => writeMaxDurationJob(s, t, cid, seconds),
       last: true,
     };
-    const cached = known.get(callId);
-    const r = (cached ? await applyCallEventAlone(s, cached, event, opts) : undefined)
-      ?? await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, event, opts));
+    // Written once the database can be reached; the events behind it in the
+    // call's chain wait for it (a refused transition is not retried: the
+    // machine already said no).
+    const r = await whenDatabaseBack(async () => {
+      const cached = known.get(callId);
+      return (cached ? await applyCallEventAlone(s, cached, event, opts) : undefined)
+        ?? await withTx(s.pool, (tx) => applyCallEvent(s, tx, callId, event, opts));
+    }, back, {
+      signal: closing.signal,
+      waiting: (err) => {
+        log.warn({ callId, event: event.type, err: String(err) }, 'the database is away: this call\'s events wait, in order, to be written');
+        // A person answered: the line hears them from now on, though the answer is not written yet.
+        const d = dialed.get(callId);
+        if (event.type === 'ANSWERED' && d && sip.active().includes(callId)) line.answered(callId, d.lang, d.voice);
+      },
+      written: (waitedMs) => log.info({ callId, event: event.type, waitedMs }, 'this call\'s events were written once the database came back'),
+    });
     if (r.state) known.set(callId, r.state);
     else known.delete(callId);
     // The call ended with this event (a voicemail answered, a failure), or had
@@ -110,6 +157,8 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     if (ENDED.has(r.row.status)) {
       line.ended(callId);
       liveCalls.delete(callId);
+      clearCap(callId);
+      dialed.delete(callId);
     }
     if (!dialogUp) known.delete(callId);
     // Answered: the first thing on the line is the AI disclosure, in the callee's language.
@@ -130,9 +179,37 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     log.info({ callId, verdict }, 'answering-machine detection');
     return verdict.kind === 'machine' ? { ...e, voicemail: true } : e;
   };
+  /**
+   * The per-call limit on the line: from the pick-up, the gateway hangs up
+   * at the limit itself, whether or not the durable job (written with the
+   * answer) can run: with the database away, the answer may not even be
+   * written yet. The call ends max_duration at the limit's moment, so it is
+   * billed the limit and not the seconds its BYE took. The timer lives as
+   * long as the dialog in this process: if the process dies, the dialog
+   * dies with it and the sweep of lost gateways ends the call.
+   */
+  const armCap = (callId: string, pickedUp: Date) => {
+    const max = dialed.get(callId)?.maxSeconds;
+    if (max === null || max === undefined) return;
+    clearCap(callId);
+    const endAt = new Date(pickedUp.getTime() + max * 1000);
+    const timer = setTimeout(() => {
+      caps.delete(callId);
+      if (!sip.active().includes(callId)) return;
+      log.info({ callId, maxSeconds: max }, 'the per-call limit hangs up the line');
+      sip.hangup(callId).catch((err) => log.error({ err, callId }, 'cannot hang up at the per-call limit'));
+      chains.run(callId, () => apply(callId, { type: 'MAX_DURATION' }, undefined, undefined, endAt), 'MAX_DURATION');
+    }, Math.max(0, endAt.getTime() - now(s).getTime()));
+    timer.unref();
+    caps.set(callId, timer);
+  };
   const onEvent = (callId: string, e: DialogEvent) => {
     // The moment the far end picked up, before answering-machine detection listens.
     const pickedUp = e.type === 'answered' ? now(s) : undefined;
+    // The moment a dialog ended (its BYE, its silence, its final answer): the call ends then, however late it is written.
+    const endedAt = e.type === 'answered' || e.type === 'ringing' ? undefined : now(s);
+    if (pickedUp && e.type === 'answered' && !e.voicemail) armCap(callId, pickedUp);
+    if (endedAt) clearCap(callId);
     const answer = sipAnswerOf(e);
     // The disclosure starts at the pick-up, while answering-machine detection listens (asynchronous AMD):
     // a person who picks up and waits hears it at once. A machine still ends the call as voicemail.
@@ -141,7 +218,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     // no_media (failed, billed 0, no disclosure said); nor does a line gone silent, which it reports
     // as media_timeout (operator.md). Both are events like the others.
     chains.run(callId, async () => {
-      await apply(callId, callEventOf(await judge(callId, e)), pickedUp, answer);
+      await apply(callId, callEventOf(await judge(callId, e)), pickedUp, answer, endedAt);
     }, e.type);
   };
   gw.onDialog(onEvent);
@@ -165,7 +242,10 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
       // The simulator gives the built-in callee its words; the one holding the call says them.
       else gw.callee?.say(n.call, n.text, n.lang).catch((err) => log.warn({ err: String(err), callId: n.call }, 'the callee could not speak'));
     },
-    onUp: () => { hangUpEnded().catch((err) => log.error({ err }, 'cannot check ended calls')); },
+    onUp: () => {
+      back.back();
+      hangUpEnded().catch((err) => log.error({ err }, 'cannot check ended calls'));
+    },
   });
   await listener.start();
 
@@ -173,6 +253,10 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   const sweep = async (): Promise<number> => {
     const unclaimed = await claimUnclaimed(s, id);
     await place(unclaimed);
+    // After an outage of the database every gateway's last beat is old: the
+    // others are judged lost only once they have had the time to beat again
+    // (their calls answered meanwhile are theirs to write, not failed/gateway_lost).
+    if (healthySince === null || Date.now() - healthySince < s.config.gatewayLostSeconds * 1000) return unclaimed.length;
     const orphans = await claimOrphans(s, id);
     await place(orphans);
     return unclaimed.length + orphans.length + await endCallsOfLostGateways(s, id);
@@ -181,6 +265,8 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   // delays this gateway's own beat (and makes it look lost).
   const every = Math.max(200, (s.config.gatewayLostSeconds * 1000) / 4);
   let beating: Promise<unknown> | null = null;
+  /** Since when this gateway's heartbeats have been written without a failure (null: the last one failed). */
+  let healthySince: number | null = 0;
   let sweeping: Promise<unknown> | null = null;
   const beat = setInterval(() => {
     // Calls whose dialog went without an event here (hung up through another process) stop being heard.
@@ -193,9 +279,22 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
       const up = new Set(sip.active());
       for (const k of liveCalls) if (!up.has(k) && !preparing.has(k)) liveCalls.delete(k);
     }
+    // Calls dialed here whose dialog went without an ending event (hung up through the API).
+    if (dialed.size > 0) {
+      const up = new Set(sip.active());
+      const old = Date.now() - 60_000;
+      for (const [k, d] of dialed) if (d.since < old && !up.has(k) && !preparing.has(k)) dialed.delete(k);
+    }
     beating ??= s.pool
       .query(`UPDATE gateways SET heartbeat_at = now() WHERE id = $1`, [id])
-      .catch((err) => log.error({ err }, 'gateway heartbeat failed'))
+      .then(() => {
+        healthySince ??= Date.now();
+        back.back();
+      })
+      .catch((err) => {
+        healthySince = null;
+        log.error({ err }, 'gateway heartbeat failed');
+      })
       .finally(() => { beating = null; });
   }, every);
   beat.unref();
@@ -214,13 +313,15 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
   const dialPlaced = async (state: CallState): Promise<void> => {
     known.set(state.call.id, state);
     const r = state.call.row;
-    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null, livemode: r.livemode, voice_id: r.voice_id, org_id: r.org_id }]);
+    await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null, livemode: r.livemode, voice_id: r.voice_id, org_id: r.org_id, max_answered_seconds: r.max_answered_seconds }]);
   };
   const place = async (rows: Claimed[]): Promise<void> => {
     for (const call of rows) {
       // What the line says at the pick-up, before the call's answer is written: the disclosure, in its voice.
       const voice = call.voice_id ? { id: call.voice_id, orgId: call.org_id, livemode: call.livemode } : undefined;
       line.prepare(call.id, call.remote_lang, voice);
+      const maxSeconds = call.max_answered_seconds === null ? null : Number(call.max_answered_seconds);
+      dialed.set(call.id, { lang: call.remote_lang, ...(voice ? { voice } : {}), maxSeconds, since: Date.now() });
       // A live call goes out through its trunk, never to the simulated callee or the test peer.
       if (call.livemode) {
         if (!call.trunk_id) {
@@ -284,6 +385,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     stop: async () => {
       clearInterval(beat);
       clearInterval(sweeper);
+      for (const k of [...caps.keys()]) clearCap(k);
       await beating;
       await sweeping;
       await listener.close();
@@ -293,6 +395,8 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
       }
       await Promise.allSettled(sip.active().map((callId) => sip.hangup(callId)));
       stopping.abort();
+      // What still waits for the database is given up now (each logged: 'call event not applied').
+      closing.abort();
       await Promise.allSettled([...pacing]);
       await Promise.allSettled([...chains.pending(), ...line.pending()]);
       await s.pool.query(`DELETE FROM gateways WHERE id = $1`, [id]).catch(() => {});

@@ -8,6 +8,7 @@ import { disclosureOfRecord } from './disclosure.ts';
 import { CALLEE_NAME, CALL_AGENT_NAME } from './calls.ts';
 import type { LineNotice } from './channel.ts';
 import { perKey } from './per-key.ts';
+import { DatabaseBack, whenDatabaseBack } from './outage.ts';
 
 // The line of each answered call whose dialog this process's gateway holds:
 // what is said on it (the AI disclosure first, then the agent's says, in the
@@ -81,7 +82,22 @@ export function trimQuiet(pcm: Int16Array, o: { start?: boolean; end?: boolean }
 /** A call's voice_id and its owner. */
 export type CallVoice = { id: string; orgId: string; livemode: boolean };
 
-export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId: string) => boolean } = {}): Line {
+export type LineOptions = {
+  live?: (callId: string) => boolean;
+  /**
+   * Where a heard phrase is published: the call's own chain of events
+   * (dialer.ts), so that it is written after the answer and before the
+   * hangup SIP reported around it, even when they all wait for the database.
+   * Without it, a chain of the line's own.
+   */
+  queue?: (callId: string, task: () => Promise<void>, what: string) => void;
+  /** Wakes the publishing waiting for the database (outage.ts). */
+  back?: DatabaseBack;
+  /** Aborted at stop: publishing still waiting for the database gives up. */
+  signal?: AbortSignal;
+};
+
+export function openLine(s: Services, gw: Gateway, log: Log, o: LineOptions = {}): Line {
   const { signaling, speech, media } = gw;
   const recognizerOf = (callId: string) => (o.live?.(callId) && s.recognizer ? s.recognizer : gw.recognizer);
   /** Calls answered whose dialog is here, with the callee's language: what is heard on their line goes to their session. */
@@ -170,14 +186,43 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: { live?: (callId
   // (segment.final on its session), in the order heard; a DTMF digit an
   // event of its own. Heard before the call is answered (the greeting that
   // answering-machine detection listens to) is not part of the conversation.
+  // Recognized one after another per call (the recognizer keeps its place in
+  // the conversation); published in the call's chain, at the place it was
+  // heard, and, while the database is away, once it is back.
   const hearing = perKey((err, callId) => log.warn({ err: String(err), callId }, 'what was heard on the line was not published'));
-  const publishHeard = (callId: string, what: (lang: string) => Promise<Segment | null>) =>
+  const back = o.back ?? new DatabaseBack();
+  const publish = (callId: string, seg: Segment) => whenDatabaseBack(() => withTx(s.pool, (tx) => publishSegment(s, tx, seg)), back, {
+    ...(o.signal ? { signal: o.signal } : {}),
+    waiting: () => log.warn({ callId, kind: seg.kind }, 'the database is away: what was heard on the line waits to be published'),
+    written: (waitedMs) => log.info({ callId, kind: seg.kind, waitedMs }, 'what was heard on the line was published once the database came back'),
+  });
+  const publishHeard = (callId: string, what: (lang: string) => Promise<Segment | null>) => {
+    if (!o.queue) {
+      hearing.run(callId, async () => {
+        const line = talking.get(callId);
+        const seg = await what(line?.lang ?? 'en');
+        if (!seg || !talking.has(callId)) return;
+        await publish(callId, seg);
+      });
+      return;
+    }
+    let made!: (seg: Segment | null) => void;
+    const recognized = new Promise<Segment | null>((ok) => { made = ok; });
     hearing.run(callId, async () => {
-      const line = talking.get(callId);
-      const seg = await what(line?.lang ?? 'en');
-      if (!seg || !talking.has(callId)) return;
-      await withTx(s.pool, (tx) => publishSegment(s, tx, seg));
+      try {
+        const line = talking.get(callId);
+        made(await what(line?.lang ?? 'en'));
+      } catch (err) {
+        made(null);
+        throw err;
+      }
     });
+    o.queue(callId, async () => {
+      const seg = await recognized;
+      if (!seg || !talking.has(callId)) return;
+      await publish(callId, seg);
+    }, 'heard');
+  };
   media.on('heard', (callId, u) => {
     if (!signaling.active().includes(callId)) return;
     publishHeard(callId, async (lang) => {

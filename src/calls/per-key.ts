@@ -15,5 +15,7 @@ export function perKey(onError: (err: unknown, key: string, what?: string) => vo
       tails.set(key, next);
     },
     pending: (): Array<Promise<void>> => [...tails.values()],
+    /** Settles once what is queued for the key now has settled. */
+    settled: (key: string): Promise<void> => tails.get(key) ?? Promise.resolve(),
   };
 }
