@@ -219,6 +219,8 @@ export type PublicLimits = {
   phrasesPerRoomMinute: number;
   /** Seconds of microphone audio one participant may send in a minute (rooms/audio.ts); more closes the socket. */
   audioSecondsPerParticipantMinute: number;
+  /** Seconds an audio socket may go without a whole message (audio, `ping` or `end`) before it is closed (rooms/mic-watch.ts). */
+  audioIdleSeconds: number;
   /** Phrases read aloud to one participant in a minute (rooms/read-aloud.ts). */
   readAloudPerParticipantMinute: number;
 };
@@ -239,6 +241,8 @@ export const PUBLIC_LIMITS: PublicLimits = {
   phrasesPerRoomMinute: 120,
   // A minute holds 60 s of speech; the rest is slack for a network that delivers in bursts.
   audioSecondsPerParticipantMinute: 75,
+  // The page sends a ping every 20 s while its microphone is muted or push-to-talk is released.
+  audioIdleSeconds: 60,
   readAloudPerParticipantMinute: 120,
 };
 

@@ -73,6 +73,8 @@ export function registerPages(app: FastifyInstance, s: Services, bus: SessionBus
   app.register(async (pages) => {
     pages.setErrorHandler(pageErrorHandler(`${s.config.publicBaseUrl}/docs/errors`));
     await pages.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES + 1024 } });
+    // The WebSocket server is this context's (not the root instance's): what tolk_open_connections counts.
+    deps.rooms.openSockets = () => pages.websocketServer.clients.size;
     for (const register of PAGE_ROUTES) register(pages, deps);
   });
 }

@@ -79,8 +79,8 @@ export default function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     outboxBacklog: async () => (await deps.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE processed_at IS NULL')).rows[0]?.n ?? 0,
     queueDepths: async () => (await deps.boss.getQueues()).map((q) => ({ name: q.name, queued: q.queuedCount })),
     connections: () => {
-      const a = app as unknown as { sessionBus?: { size: number }; roomHub?: { size: number }; websocketServer?: { clients: Set<unknown> } };
-      return { long_poll: a.sessionBus?.size ?? 0, page_stream: a.roomHub?.size ?? 0, audio_socket: a.websocketServer?.clients.size ?? 0 };
+      const a = app as unknown as { sessionBus?: { size: number }; roomHub?: { size: number }; roomPages?: { openSockets: () => number } };
+      return { long_poll: a.sessionBus?.size ?? 0, page_stream: a.roomHub?.size ?? 0, audio_socket: a.roomPages?.openSockets() ?? 0 };
     },
   };
   setSources(sources);

@@ -44,7 +44,7 @@ const PARTIAL_EVERY_MS = 1000;
 const PARTIAL_UP_TO_MS = 15_000;
 
 /** Close codes: RFC 6455's, and ours in the 4000s. */
-export const CLOSE = { done: 1000, goingAway: 1001, unsupported: 1003, policy: 1008, tooBig: 1009, replaced: 4001, noRecognizer: 4003, left: 4009, limited: 4029 } as const;
+export const CLOSE = { done: 1000, goingAway: 1001, unsupported: 1003, policy: 1008, tooBig: 1009, replaced: 4001, noRecognizer: 4003, idle: 4008, left: 4009, limited: 4029 } as const;
 
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void };
 
@@ -62,6 +62,8 @@ export class AudioSocket {
   private lastPartial = '';
   private closed = false;
   private ended = false;
+  /** What it was saying is not to be recognized nor published (its person left, or it went quiet: drop()). */
+  private dropped = false;
   readonly opened = Date.now();
 
   private readonly s: Services;
@@ -92,6 +94,13 @@ export class AudioSocket {
     if (this.closed) return;
     this.onClose();
     this.ws.close(code, reason);
+  }
+
+  /** Closes the socket and drops what it was saying, under way or waiting to be read (mic-watch.ts: its person left the room). */
+  drop(code: number, error: string, message: string): void {
+    if (this.closed) return;
+    this.dropped = true;
+    this.fail(code, error, message);
   }
 
   /** Whatever is under way is finished (published if it is a phrase). */
@@ -182,6 +191,7 @@ export class AudioSocket {
     const endedAt = Date.now();
     this.lastPartial = '';
     this.chain = this.chain.then(async () => {
+      if (this.dropped) return;
       const started = Date.now();
       const { text } = await this.s.recognizer!.recognize({ key: this.p.id, pcm, rate: AUDIO_RATE, audioMs, lang: this.p.speak_lang, at: endedAt });
       const recognizeMs = Date.now() - started;

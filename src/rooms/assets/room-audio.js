@@ -98,7 +98,13 @@
       else if (m.type === 'final') say(partial, m.text ? '' : msg('notCaught'));
       else if (m.type === 'error') say(micStatus, m.message || msg('micStopped'));
     };
+    // A socket with nothing to say (muted, push-to-talk up) still says it is there: the server closes
+    // one that sends no message for a minute (rooms/mic-watch.ts).
+    var keepAlive = setInterval(function () {
+      if (sock.readyState === 1) sock.send(JSON.stringify({ type: 'ping' }));
+    }, 20000);
     sock.onclose = function (e) {
+      clearInterval(keepAlive);
       if (sock !== ws) return;
       ws = null;
       if (mode && e.code !== 1000) {

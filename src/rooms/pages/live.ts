@@ -46,6 +46,10 @@ export type RoomPages = {
   speech: PageSpeech;
   /** The open microphone of each person on this process: a second one (another tab) replaces the first. */
   microphones: Map<string, AudioSocket>;
+  /** The room notifications of every process (a microphone goes when its person leaves: mic-watch.ts). */
+  bus: SessionBus;
+  /** WebSockets open on this process (the pages' WebSocket server's, once registered: pages.ts); tolk_open_connections reads it. */
+  openSockets: () => number;
 };
 
 export type RoomPageDeps = Services & { rooms: RoomPages };
@@ -62,7 +66,9 @@ export function roomPages(app: FastifyInstance, s: Services, bus: SessionBus): R
     await Promise.all([...microphones.values()].map((m) => m.settled()));
   });
   app.addHook('onClose', async () => speech.close());
-  return { hub, speech, microphones };
+  const pages: RoomPages = { hub, speech, microphones, bus, openSockets: () => microphones.size };
+  app.decorate('roomPages', pages);
+  return pages;
 }
 
 export const Who = { participant: z.string().max(100), secret: z.string().max(100) };
@@ -82,5 +88,6 @@ export function page(reply: FastifyReply, status: number, html: string): Fastify
 declare module 'fastify' {
   interface FastifyInstance {
     roomHub: RoomHub;
+    roomPages: RoomPages;
   }
 }
