@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { LOG_REDACTION } from './http/redact.ts';
 import { startTranslation, type Translation } from './engines/translate/index.ts';
 import { startRecognizers } from './engines/speech/index.ts';
+import { setEngineLog } from './engines/supervisor.ts';
 import type { RecognizerChain } from './engines/speech/recognizers.ts';
 import { resolveDatabase } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
@@ -72,6 +73,8 @@ export type Platform = {
  */
 export async function startPlatform(config: Config, opts: { migrate?: boolean } = {}): Promise<Platform> {
   const log = pino({ level: config.logLevel, ...LOG_REDACTION }, logDestination(2));
+  // The engines' children (a decoder, a worker thread) that die and come back say so in this log.
+  setEngineLog(log);
   const db = await resolveDatabase(config, (m) => log.info(m));
   const fail = async (err: unknown) => {
     await db.stop().catch(() => {});

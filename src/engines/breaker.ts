@@ -61,6 +61,24 @@ export class Breaker {
     }
   }
 
+  /** What the engine runs is known to be down (its child died): open until reset(), no trial meanwhile. */
+  hold(why: string): void {
+    this.trial = false;
+    this.openUntil = Number.POSITIVE_INFINITY;
+    if (this.state !== 'open') this.set('open', { why });
+  }
+
+  /**
+   * What the engine runs is known to be back (its child restarted, supervisor.ts): closed at
+   * once, without waiting for a request to try it. Nothing else tries an engine that no request
+   * reaches, and a process that /readyz calls not ready gets no request.
+   */
+  reset(why: string): void {
+    this.failures = 0;
+    this.trial = false;
+    if (this.state !== 'closed') this.set('closed', { why });
+  }
+
   /** Milliseconds until an open breaker lets a trial through (0 otherwise). */
   openFor(): number {
     return this.state === 'open' ? Math.max(0, this.openUntil - this.o.now()) : 0;

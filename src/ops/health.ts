@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Pool } from '../db/pool.ts';
 import { breakers } from './metrics.ts';
+import { childDown } from '../engines/supervisor.ts';
 
 // Liveness and readiness (GET /healthz, GET /readyz: operator.md, Health and
 // metrics). Readiness is what a load balancer or an orchestrator asks before
@@ -55,7 +56,8 @@ export class Health {
     for (const b of breakers.values()) {
       const k = kinds.get(b.kind) ?? { open: 0, all: 0 };
       k.all++;
-      if (b.breaker.state === 'open') k.open++;
+      // A child it runs that died (apertium-apy, a worker thread) counts as down until it is back (engines/supervisor.ts).
+      if (b.breaker.state === 'open' || childDown(b.kind, b.engine)) k.open++;
       kinds.set(b.kind, k);
     }
     for (const [kind, k] of kinds) checks[`engines_${kind}`] = k.open === 0 ? 'ok' : k.open < k.all ? 'degraded' : 'down';

@@ -28,14 +28,21 @@ type ApyPair = { sourceLanguage: string; targetLanguage: string };
 
 export class ApertiumEngine implements TranslationEngine {
   readonly name = 'apertium';
-  readonly url: string;
   requests = 0;
+  private readonly at: () => string;
   /** `from\nto` (service codes, base languages and varieties) → APY's langpair. */
   private langpairs = new Map<string, string>();
   private direct: Array<readonly [string, string]> = [];
 
-  constructor(o: { url: string }) {
-    this.url = o.url.replace(/\/+$/, '');
+  /** url: where APY answers; a function where that may change (the service's own apertium-apy, restarted: apy.ts). */
+  constructor(o: { url: string | (() => string) }) {
+    const url = o.url;
+    this.at = typeof url === 'string' ? () => url : url;
+  }
+
+  /** Where APY answers now. */
+  get url(): string {
+    return this.at().replace(/\/+$/, '');
   }
 
   async load(signal: AbortSignal): Promise<void> {

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Supervisor, type BackoffOptions, type ChildExit } from '../supervisor.ts';
 
 // `apertium` without a URL in TOLK_TRANSLATE: the service runs Apertium's
 // HTTP server (apertium-apy, Debian's package of that name, with the pairs
@@ -42,27 +44,48 @@ async function freePort(avoid: readonly number[] = []): Promise<number> {
   }
 }
 
-/** Runs apertium-apy ($1 -p $2 $3) while process $4 lives; its process group is what stop() ends. */
+/**
+ * Runs apertium-apy ($1 -p $2 $3) while process $4 lives; its process group is what stop() ends.
+ * Its first line out is apertium-apy's pid; once apertium-apy has ended (killed, or crashed), it
+ * ends with apertium-apy's own exit status (128+n for signal n).
+ */
 const WATCH = [
   '"$1" -p "$2" -j 1 -t 20 "$3" & apy=$!',
+  'echo "$apy"',
   "trap 'kill $apy 2>/dev/null; exit 0' TERM INT",
   'while kill -0 "$4" 2>/dev/null && kill -0 "$apy" 2>/dev/null; do sleep 1; done',
   'kill "$apy" 2>/dev/null',
+  'wait "$apy"',
 ].join('\n');
 
-export type ApyProcess = { url: string; stop: () => Promise<void> };
+export type ApyProcess = {
+  url: string;
+  /** apertium-apy's own pid (what an operator would kill), once it said it. */
+  pid: number | undefined;
+  /** Resolves once it has ended, whoever ended it: its exit status (128+n: signal n). */
+  exited: Promise<ChildExit>;
+  stop: () => Promise<void>;
+};
 
 /**
  * Starts apertium-apy on a free loopback port and waits until it lists its
  * pairs. Rejects with a sentence for the operator when it is not installed
  * or does not come up within timeoutMs.
  */
-export async function startApy(o: { timeoutMs?: number; modes?: string; avoidPorts?: readonly number[] } = {}): Promise<ApyProcess> {
+export async function startApy(o: { timeoutMs?: number; modes?: string; avoidPorts?: readonly number[]; port?: number } = {}): Promise<ApyProcess> {
   const bin = await findApy();
   if (!bin) {
     throw new Error('TOLK_TRANSLATE names apertium without a URL, and apertium-apy is not installed: install Debian\'s apertium-apy and pairs (apt-get install apertium-apy apertium-eng-spa apertium-es-pt), or give its address: TOLK_TRANSLATE=apertium=http://HOST:2737');
   }
   // The port was free when picked; another process may bind it before apertium-apy does: then another port.
+  // A port asked for (the one a restarted apertium-apy had) first.
+  if (o.port !== undefined) {
+    try {
+      return await startOn(bin, o.port, o);
+    } catch (err) {
+      if (!(err instanceof PortTaken)) throw err;
+    }
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOn(bin, await freePort(o.avoidPorts), o);
@@ -81,12 +104,19 @@ async function startOn(bin: string, port: number, o: { timeoutMs?: number; modes
   // no apertium-apy behind; it goes within a second.
   const child: ChildProcess = spawn('sh', ['-c', WATCH, 'apy', bin, String(port), modes, String(process.pid)], {
     detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let pid: number | undefined;
+  createInterface({ input: child.stdout! }).once('line', (line) => { pid = Number(line) || undefined; });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000); });
   let exited: number | null = null;
-  child.once('exit', (code) => { exited = code ?? -1; });
+  const ended = new Promise<ChildExit>((resolve) => child.once('exit', (code, signal) => {
+    exited = code ?? -1;
+    // What apertium-apy started (its translation pipelines) goes with it: its whole group.
+    try { if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+    resolve({ code, signal });
+  }));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (exited !== null || child.pid === undefined) return;
@@ -110,7 +140,7 @@ async function startOn(bin: string, port: number, o: { timeoutMs?: number; modes
     try {
       const res = await fetch(`${url}/listPairs`, { signal: AbortSignal.timeout(1000) });
       // Answered by ours only if ours still runs (another process may hold the port).
-      if (res.ok && exited === null) return { url, stop };
+      if (res.ok && exited === null) return { url, get pid() { return pid; }, exited: ended, stop };
     } catch {
       // Not listening yet.
     }
@@ -120,4 +150,44 @@ async function startOn(bin: string, port: number, o: { timeoutMs?: number; modes
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+export type SupervisedApy = {
+  /** Where the running apertium-apy answers now (a restarted one keeps its port when it is free). */
+  url: () => string;
+  /** The running apertium-apy's pid; undefined while it is being restarted. */
+  pid: () => number | undefined;
+  stop: () => Promise<void>;
+};
+
+/**
+ * startApy(), kept running: an apertium-apy that dies (killed, crashed) is
+ * logged and started again (supervisor.ts: 0.5 s doubling to 30 s), on its
+ * port when still free; onDown and onUp tell the engine that uses it.
+ */
+export async function superviseApy(o: {
+  avoidPorts?: readonly number[];
+  log?: { warn: (o: object, m: string) => void; info: (o: object, m: string) => void };
+  onDown?: () => void;
+  onUp?: () => void | Promise<void>;
+  backoff?: BackoffOptions;
+}): Promise<SupervisedApy> {
+  let url = '';
+  const sup = new Supervisor<ApyProcess>({
+    what: 'apertium-apy',
+    kind: 'translation',
+    engine: 'apertium',
+    start: () => startApy({ avoidPorts: o.avoidPorts ?? [], ...(url ? { port: Number(new URL(url).port) } : {}) }),
+    onUp: (c, restarted) => {
+      url = c.url;
+      if (restarted) return o.onUp?.();
+    },
+    ...(o.onDown ? { onDown: o.onDown } : {}),
+    ...(o.log ? { log: o.log } : {}),
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+  });
+  const first = await sup.start();
+  url = first.url;
+  o.log?.info({ engine: 'apertium', pid: first.pid, url }, `apertium-apy runs (pid ${first.pid})`);
+  return { url: () => url, pid: () => sup.child?.pid, stop: () => sup.stop() };
 }

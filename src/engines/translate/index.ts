@@ -1,6 +1,6 @@
 import type { Config } from '../../config.ts';
 import { ApertiumEngine } from './apertium.ts';
-import { startApy, type ApyProcess } from './apy.ts';
+import { superviseApy, type SupervisedApy } from './apy.ts';
 import { TranslationChain, type ChainOptions } from './chain.ts';
 import { DeepLEngine } from './deepl.ts';
 import type { TranslationEngine } from './engine.ts';
@@ -11,7 +11,11 @@ import { OpenAIEngine } from './openai.ts';
 // built, loaded and put in a chain (chain.ts). Engines that do not answer
 // at start cover nothing until a later load (every RELOAD_MS) succeeds; the
 // server starts anyway and says so in the log. `apertium` without a URL
-// runs apertium-apy itself (apy.ts), stopped by close().
+// runs apertium-apy itself (apy.ts), stopped by close(): one that dies is
+// started again (supervisor.ts), and the engine asks the new one (its address
+// read at each request); meanwhile the engine's breaker stays open (what it
+// would translate passes untranslated and flagged, /readyz says it is down),
+// and it closes the moment the new one answers.
 
 const RELOAD_MS = 30_000;
 const LOAD_TIMEOUT_MS = 10_000;
@@ -31,7 +35,7 @@ export type Translation = {
 };
 
 /** An engine of TOLK_TRANSLATE, made (the apertium one with the address of the APY this process runs, when it runs one). */
-export function makeEngine(e: Config['translate'][number], config: Pick<Config, 'engineKeys'>, apyUrl?: string): TranslationEngine {
+export function makeEngine(e: Config['translate'][number], config: Pick<Config, 'engineKeys'>, apyUrl?: string | (() => string)): TranslationEngine {
   const k = config.engineKeys;
   switch (e.name) {
     case 'apertium':
@@ -57,19 +61,31 @@ export async function loadEngine(e: TranslationEngine): Promise<boolean> {
 }
 
 export async function startTranslation(config: Pick<Config, 'translate' | 'translateTimeoutMs' | 'engineKeys'> & Partial<Pick<Config, 'port'>>, log: Log, o: Pick<ChainOptions, 'now'> = {}): Promise<Translation> {
-  let apy: ApyProcess | null = null;
+  let apy: SupervisedApy | null = null;
   let specs = config.translate;
+  // The engine that asks the service's own apertium-apy, and the chain, once made.
+  let own: { engine: TranslationEngine; chain: TranslationChain } | null = null;
   if (specs.some((e) => e.name === 'apertium' && !e.url)) {
     try {
       // Never on the API's own port, which the server binds once this is done.
-      apy = await startApy({ avoidPorts: config.port ? [config.port] : [] });
+      apy = await superviseApy({
+        avoidPorts: config.port ? [config.port] : [],
+        log,
+        // Down: left alone until it is back (no request waits on a dead address meanwhile).
+        onDown: () => own?.chain.breakers.get(own.engine)?.hold('apertium-apy died'),
+        onUp: async () => {
+          if (!own) return;
+          await load(own.engine);
+          own.chain.breakers.get(own.engine)?.reset('apertium-apy is back');
+        },
+      });
     } catch (err) {
       // The server starts anyway, without it: what it would have translated passes untranslated and flagged.
       log.warn({ engine: 'apertium' }, `translation engine apertium left out: ${(err as Error).message}`);
       specs = specs.filter((e) => !(e.name === 'apertium' && !e.url));
     }
   }
-  const engines = specs.map((e) => makeEngine(e, config, apy?.url));
+  const engines = specs.map((e) => makeEngine(e, config, apy ? apy.url : undefined));
   const loaded = new Set<TranslationEngine>();
   const load = async (e: TranslationEngine) => {
     if (await loadEngine(e)) {
@@ -83,6 +99,8 @@ export async function startTranslation(config: Pick<Config, 'translate' | 'trans
   const timer = setInterval(() => { for (const e of engines) if (!loaded.has(e)) void load(e); }, RELOAD_MS);
   timer.unref();
   const chain = new TranslationChain(engines, { timeoutMs: config.translateTimeoutMs, log, ...o });
+  const mine = apy ? engines[specs.findIndex((e) => e.name === 'apertium' && !e.url)] : undefined;
+  if (mine) own = { engine: mine, chain };
   // A pivot is two requests in a row, each with a retry: the owner of a claim has that long.
   const waitMs = 4 * config.translateTimeoutMs + 1000;
   return {
