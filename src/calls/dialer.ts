@@ -66,6 +66,14 @@ export async function writeMaxDurationJob(s: Services, tx: Client, callId: strin
   await s.boss.send(MAX_DURATION_QUEUE, { callId }, { ...inTx(tx), startAfter: Math.max(1, Math.ceil(seconds)) });
 }
 
+/**
+ * How long a call answered while the database is away stays on the line with
+ * its answer unwritten (armUnwritten). Ten minutes: a database restart or a
+ * failover is over well within it, so calls ride it out; an outage longer
+ * than that is not one to keep people on unbilled lines through.
+ */
+export const UNWRITTEN_ANSWER_SECONDS = 600;
+
 /** How long a 2xx's far end may send no audio at all before the call is taken as answered by a person. */
 const AMD_NO_MEDIA_MS = 1000;
 
@@ -99,12 +107,15 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
    * limit (its timer starts at the pick-up).
    */
   const dialed = new Map<string, { lang: string; voice?: CallVoice; maxSeconds: number | null; since: number }>();
-  /** The per-call limit's timers of the calls answered here (armCap). */
+  /** The per-call limit's timers of the calls answered here (armCap), and those of the answers the database has not taken yet (armUnwritten). */
   const caps = new Map<string, NodeJS.Timeout>();
+  const unwritten = new Map<string, NodeJS.Timeout>();
   const clearCap = (callId: string) => {
-    const t = caps.get(callId);
-    if (t) clearTimeout(t);
-    caps.delete(callId);
+    for (const m of [caps, unwritten]) {
+      const t = m.get(callId);
+      if (t) clearTimeout(t);
+      m.delete(callId);
+    }
   };
   const line = openLine(s, gw, log, {
     live: (callId) => liveCalls.has(callId),
@@ -144,8 +155,15 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
         // A person answered: the line hears them from now on, though the answer is not written yet.
         const d = dialed.get(callId);
         if (event.type === 'ANSWERED' && d && sip.active().includes(callId)) line.answered(callId, d.lang, d.voice);
+        if (event.type === 'ANSWERED' && answeredAt) armUnwritten(callId, answeredAt);
       },
-      written: (waitedMs) => log.info({ callId, event: event.type, waitedMs }, 'this call\'s events were written once the database came back'),
+      written: (waitedMs) => {
+        log.info({ callId, event: event.type, waitedMs }, 'this call\'s events were written once the database came back');
+        if (event.type === 'ANSWERED') {
+          clearTimeout(unwritten.get(callId));
+          unwritten.delete(callId);
+        }
+      },
     });
     if (r.state) known.set(callId, r.state);
     else known.delete(callId);
@@ -202,6 +220,28 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     }, Math.max(0, endAt.getTime() - now(s).getTime()));
     timer.unref();
     caps.set(callId, timer);
+  };
+  /**
+   * A call answered while the database is away, with no per-call limit (or
+   * a longer one): its answer is kept in this process's memory alone. Should
+   * the process die before the database is back, the line dies with it and
+   * the call ends failed/gateway_lost unbilled; and no spending limit can be
+   * checked meanwhile. So after UNWRITTEN_ANSWER_SECONDS with its answer
+   * still unwritten, the line is hung up: the call ends failed/gateway_lost
+   * at that moment, billed from its pick-up, once the database is back.
+   */
+  const armUnwritten = (callId: string, pickedUp: Date) => {
+    if (unwritten.has(callId)) return;
+    const endAt = new Date(pickedUp.getTime() + UNWRITTEN_ANSWER_SECONDS * 1000);
+    const timer = setTimeout(() => {
+      unwritten.delete(callId);
+      if (!sip.active().includes(callId)) return;
+      log.warn({ callId, seconds: UNWRITTEN_ANSWER_SECONDS }, 'the database has been away since this call was answered: the line is hung up');
+      sip.hangup(callId).catch((err) => log.error({ err, callId }, 'cannot hang up a call whose answer is not written'));
+      chains.run(callId, () => apply(callId, { type: 'FAILED', reason: 'gateway_lost' }, undefined, undefined, endAt), 'FAILED');
+    }, Math.max(0, endAt.getTime() - now(s).getTime()));
+    timer.unref();
+    unwritten.set(callId, timer);
   };
   const onEvent = (callId: string, e: DialogEvent) => {
     // The moment the far end picked up, before answering-machine detection listens.
@@ -273,7 +313,8 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     const heard = line.talking();
     if (heard.length > 0) {
       const up = new Set(sip.active());
-      for (const k of heard) if (!up.has(k)) line.ended(k);
+      // (Not while its events wait for the database: what was heard before its hangup is still to be written.)
+      for (const k of heard) if (!up.has(k) && !chains.busy(k)) line.ended(k);
     }
     if (liveCalls.size > 0) {
       const up = new Set(sip.active());
@@ -385,7 +426,7 @@ export async function bindGateway(s: Services, gw: Gateway, databaseUrl: string,
     stop: async () => {
       clearInterval(beat);
       clearInterval(sweeper);
-      for (const k of [...caps.keys()]) clearCap(k);
+      for (const k of [...caps.keys(), ...unwritten.keys()]) clearCap(k);
       await beating;
       await sweeping;
       await listener.close();

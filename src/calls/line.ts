@@ -58,6 +58,9 @@ export function partsOf(text: string): string[] {
   return m ? [m[1]!, m[2]!] : [text];
 }
 
+/** How long a call's next events (its hangup) wait for the recognition of a phrase heard before them. */
+const HEARD_IN_ORDER_MS = 5_000;
+
 /** Samples louder than this are speech; the engines pad what they say with quieter ones. */
 const QUIET = 500;
 
@@ -206,19 +209,34 @@ export function openLine(s: Services, gw: Gateway, log: Log, o: LineOptions = {}
       });
       return;
     }
+    // Recognized even when it will not be published (the recognizer keeps its place in the
+    // conversation); heard before the answer (the greeting answering-machine detection listens
+    // to), it is not part of the conversation.
+    const line = talking.get(callId);
     let made!: (seg: Segment | null) => void;
     const recognized = new Promise<Segment | null>((ok) => { made = ok; });
     hearing.run(callId, async () => {
       try {
-        const line = talking.get(callId);
         made(await what(line?.lang ?? 'en'));
       } catch (err) {
         made(null);
         throw err;
       }
     });
+    if (!line) return;
     o.queue(callId, async () => {
-      const seg = await recognized;
+      // The call's events behind this phrase (its hangup) wait for its recognition, up to
+      // HEARD_IN_ORDER_MS; a slower one is published when it is ready, if the call still goes on.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((ok) => { timer = setTimeout(ok, HEARD_IN_ORDER_MS, 'late'); });
+      const seg = await Promise.race([recognized, late]).finally(() => clearTimeout(timer));
+      if (seg === 'late') {
+        hearing.run(callId, async () => {
+          const r = await recognized;
+          if (r && talking.has(callId)) await publish(callId, r);
+        });
+        return;
+      }
       if (!seg || !talking.has(callId)) return;
       await publish(callId, seg);
     }, 'heard');

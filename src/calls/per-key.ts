@@ -15,7 +15,7 @@ export function perKey(onError: (err: unknown, key: string, what?: string) => vo
       tails.set(key, next);
     },
     pending: (): Array<Promise<void>> => [...tails.values()],
-    /** Settles once what is queued for the key now has settled. */
-    settled: (key: string): Promise<void> => tails.get(key) ?? Promise.resolve(),
+    /** Whether anything is queued or under way for the key. */
+    busy: (key: string): boolean => tails.has(key),
   };
 }

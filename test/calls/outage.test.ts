@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { finished, flow, startSipp, wire, type Sipp } from '../helpers/sipp.ts';
+import { evenFreePort, finished, flow, startSipp, wire, type Sipp } from '../helpers/sipp.ts';
 import { sippScenario } from '../helpers/sip-rig.ts';
 import { until } from '../helpers/wait.ts';
 import { ensureEmbeddedPostgres, freePort, type Embedded } from '../../src/db/embedded.ts';
@@ -67,8 +67,8 @@ afterAll(async () => {
 });
 
 /** SIPp on `scenario`, and an app on the file's cluster whose test calls go to it. */
-async function rig(scenario: string): Promise<{ sipp: Sipp; t: TestApp }> {
-  const sipp = await startSipp({ scenario: sippScenario(scenario) });
+async function rig(scenario: string, extraArgs?: string[]): Promise<{ sipp: Sipp; t: TestApp }> {
+  const sipp = await startSipp({ scenario: sippScenario(scenario), extraArgs });
   cleanups.push(() => sipp.stop());
   const t = await startTestApp({ db: { name: 'tolk', url: cluster.url, drop: async () => {} }, workers: true, clock, config: { simSipPeer: `sip:${sipp.address}` } });
   cleanups.push(() => t.close());
@@ -168,6 +168,34 @@ describe('a call while PostgreSQL is away', () => {
     // Billed the limit, not a second more.
     expect(ended.billed_seconds).toBe(3);
     expect(await ledger(t, c.id)).toEqual([3]);
+    expect(await outbox(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
+  });
+
+  it('digits pressed while the database is away reach the session once it is back, after the answer and before the hangup', async () => {
+    const mediaPort = await evenFreePort();
+    const { sipp, t } = await rig('ring-answer-late-dtmf-bye', ['-mp', String(mediaPort)]);
+    const { secret: key } = await t.key({ rpm: 100_000 });
+    const c = await place(t, key);
+    await until('the call rings', async () => (await statusOf(t, c.id)) === 'ringing', 10_000);
+    await stopPostgres();
+    // Answered 2 s after its 180; 1 and 5 pressed 1.5 s and 2.5 s later; the far end's BYE 1.5 s after that.
+    const r = await finished(sipp, 20_000);
+    expect(r.code, r.errors).toBe(0);
+    expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '< BYE', '> 200 OK']);
+    await new Promise((ok) => setTimeout(ok, 3_000));
+    await startPostgres();
+
+    const ended = await endedCall(t, c.id, key);
+    expect(ended).toMatchObject({ status: 'completed', end_reason: 'remote_hangup' });
+    expect(ended.billed_seconds).toBeGreaterThanOrEqual(4);
+    // The call's log: the disclosure (written with the answer), then the digits, written before the
+    // hangup ended the call's session (the session's events are closed to readers once it has ended).
+    const { rows: log } = await t.pool.query(
+      `SELECT g.kind, g.text, g.created_at <= (SELECT created_at FROM outbox WHERE object_id = $1 AND type = 'call.completed') AS before_end
+         FROM room_segments g WHERE g.room_id = $1 ORDER BY g.seq`, [c.id]);
+    expect(log.map((g) => [g.kind, g.kind === 'dtmf' ? g.text : null, g.before_end])).toEqual([
+      ['disclosure', null, true], ['dtmf', '1', true], ['dtmf', '5', true],
+    ]);
     expect(await outbox(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
   });
 });
