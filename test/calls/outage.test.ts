@@ -11,6 +11,7 @@ import { ensureEmbeddedPostgres, freePort, type Embedded } from '../../src/db/em
 import { binaries, runAs } from '../../src/db/pg-ctl.ts';
 import { runnableBinaries } from '../../src/db/cluster-home.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { UNWRITTEN_ANSWER } from '../../src/calls/dialer.ts';
 
 // A call whose far end answers while PostgreSQL is away: the gateway keeps
 // what SIP told it (the answer, the far end's BYE) with the moments they
@@ -197,5 +198,29 @@ describe('a call while PostgreSQL is away', () => {
       ['disclosure', null, true], ['dtmf', '1', true], ['dtmf', '5', true],
     ]);
     expect(await outbox(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
+  });
+
+  it('answered with no per-call limit while the database stays away: hung up once its answer has waited the bound, failed/gateway_lost, billed to that moment', async () => {
+    // Ten minutes in service; 3 s here (the gateway runs in this process).
+    const kept = UNWRITTEN_ANSWER.seconds;
+    UNWRITTEN_ANSWER.seconds = 3;
+    cleanups.push(async () => { UNWRITTEN_ANSWER.seconds = kept; });
+    const { sipp, t } = await rig('ring-answer-late-wait-bye');
+    const { secret: key } = await t.key({ rpm: 100_000 });
+    const c = await place(t, key);
+    await until('the call rings', async () => (await statusOf(t, c.id)) === 'ringing', 10_000);
+    await stopPostgres();
+    const r = await finished(sipp, 20_000);
+    expect(r.code, r.errors).toBe(0);
+    expect(flow(wire(r.trace))).toEqual(['> INVITE', '< 180 Ringing', '< 200 OK', '> ACK', '> BYE', '< 200 OK']);
+    const hungUp = clock();
+    await new Promise((ok) => setTimeout(ok, 2_000));
+    await startPostgres();
+
+    const ended = await endedCall(t, c.id, key);
+    expect(ended).toMatchObject({ status: 'failed', end_reason: 'gateway_lost', billed_seconds: 3 });
+    expect(Date.parse(ended.ended_at)).toBeLessThanOrEqual(hungUp.getTime());
+    expect(await ledger(t, c.id)).toEqual([3]);
+    expect(await outbox(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.failed', 'call.ended']);
   });
 });
