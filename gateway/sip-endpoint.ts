@@ -73,6 +73,8 @@ export type SipEndpoint = {
   settle(): Promise<void>;
   /** Closes the sockets and stops every transaction timer. Idempotent. */
   destroy(): void;
+  /** How many transactions' worth this endpoint keeps of its own (answers sent once, branches, far ends' 503s, requests watched): bounded in time and number. */
+  retained(): number;
 };
 
 /** What openSipEndpoint rejects with when the address cannot be bound. */
@@ -134,6 +136,9 @@ async function startEndpoint(
   const sentResponses = new WeakSet<sip.Message>();
   const onceOnly = new WeakSet<sip.Message>();
   const onceByKey = new RecentMap<string, sip.Message>(TRANSACTION_MS + 5_000);
+  // What a burst of requests left in these is dropped once it is too old, even when no request follows.
+  const pruning = setInterval(() => { weakBranches.prune(); onceByKey.prune(); }, 5_000);
+  pruning.unref();
   const resendAllowed = new WeakSet<sip.Message>();
   const muted = new WeakSet<sip.Message>();
   // Requests whose destination is probed once they go unanswered (request()'s onUnreachable).
@@ -388,12 +393,16 @@ async function startEndpoint(
       muted.add(m);
       unanswered.delete(m);
     },
+    retained: () => onceByKey.size + weakBranches.size + remote503.size + unanswered.size,
     async settle() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },
     destroy() {
       if (destroyed) return;
       destroyed = true;
+      clearInterval(pruning);
+      weakBranches.clear();
+      onceByKey.clear();
       remote503.clear();
       unanswered.clear();
       for (const p of probeSockets) {

@@ -79,7 +79,12 @@ export function transactionKey(m: sip.Message): string {
   return [method, m.headers['call-id'], m.headers.via?.[0]?.params.branch].join();
 }
 
-/** A Map whose entries are forgotten `ttlMs` after they were set, and which never holds more than `max`. */
+/**
+ * A Map whose entries are forgotten `ttlMs` after they were set, and which
+ * never holds more than `max`. Entries are dropped as new ones are set, and
+ * by prune(), which its owner calls now and then: after a burst of requests
+ * (a flood) nothing is set any more, and what the burst left must not stay.
+ */
 export class RecentMap<K, V> {
   private readonly entries = new Map<K, { value: V; at: number }>();
   private readonly ttlMs: number;
@@ -88,6 +93,9 @@ export class RecentMap<K, V> {
     this.ttlMs = ttlMs;
     this.max = max;
   }
+  get size(): number {
+    return this.entries.size;
+  }
   get(k: K): V | undefined {
     const e = this.entries.get(k);
     return e && Date.now() - e.at < this.ttlMs ? e.value : undefined;
@@ -95,12 +103,18 @@ export class RecentMap<K, V> {
   set(k: K, value: V): void {
     this.entries.delete(k);
     this.entries.set(k, { value, at: Date.now() });
-    // Oldest first: drop from the front what is too old, or too many.
+    this.prune();
+  }
+  /** Drops, oldest first, what is too old or too many. */
+  prune(): void {
     const now = Date.now();
     for (const [key, e] of this.entries) {
       if (now - e.at < this.ttlMs && this.entries.size <= this.max) break;
       this.entries.delete(key);
     }
+  }
+  clear(): void {
+    this.entries.clear();
   }
 }
 
