@@ -1,4 +1,4 @@
-// SIP that carriers accept (issue 31, item 2), for the embedded stack
+// SIP that carriers accept, for the embedded stack
 // (sip-stack.ts): each behaviour against SIPp playing one scenario
 // (gateway/sipp/*.xml), the peer's side asserted from SIPp's message trace.
 // SIPp plays the callee (UAS) as in sip-stack.test.ts, or the caller (UAC)

@@ -103,7 +103,7 @@ function banner(base: string, database: string, first: FirstStart | null, org: {
   if (first) {
     const { seeded, kept } = first;
     // The live key spends real money: the banner (terminal scrollback, CI logs) shows only its
-    // beginning, and the whole key is in a file only this user can read (issue 28).
+    // beginning, and the whole key is in a file only this user can read.
     const live = `${seeded.live_key.slice(0, LIVE_KEY_SHOWN)}…`;
     lines.push(
       `  first start: seeded a demo organization (${seeded.org_id})`,

@@ -3,7 +3,7 @@ import type { SpeechSynthesizer } from './speech/synthesizer.ts';
 import type { Route } from './translate/chain.ts';
 import { baseLang } from './translate/engine.ts';
 
-// What this service can do for one person's languages in a room (issue 44):
+// What this service can do for one person's languages in a room:
 // speak by microphone (a recognizer of TOLK_RECOGNIZE hears `speak`), hear
 // aloud (an engine of TOLK_SPEECH_ENGINES speaks `hear`), and the translation
 // routes of TOLK_TRANSLATE between the person and the room: from each other

@@ -5,7 +5,7 @@ import type { Services } from '../services.ts';
 import { esc, layout, securityHeaders } from './pages.ts';
 
 // GET /, the service's own address, which is where a newcomer goes first
-// (issue 44: it was a 404). A browser gets a page naming the service and
+// (rather than a 404). A browser gets a page naming the service and
 // linking the API reference, the OpenAPI document and the health check, in
 // its language (i18n/landing.ts), with the pages' headers and policy
 // (http/pages.ts securityHeaders). Anything else (curl, an SDK, a monitor)

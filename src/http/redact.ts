@@ -1,6 +1,6 @@
 import type { LoggerOptions } from 'pino';
 
-// Logs without secrets (issue 28). Several public links carry their credential
+// Logs without secrets. Several public links carry their credential
 // in the URL itself: a room participant's `participant=` and `secret=` on
 // /r/<room>/stream, a join token `?t=` on /r/<room>, a booking's manage token
 // (/bookings/manage/<token>/…), a consent token (/consent/<token>/…) and a

@@ -1,7 +1,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 
-// The request log (issue 44): one line a request at info, written when its
+// The request log: one line a request at info, written when its
 // answer has gone, saying what a person scanning a terminal or a log wants:
 // method, URL, status, time and request id, in the message and as fields
 // (`reqId`, `method`, `url`, `statusCode`, `responseTime` in ms). Fastify's

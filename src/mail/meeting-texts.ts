@@ -141,7 +141,7 @@ export function meetingMailText(m: MeetingMailFor): { subject: string; text: str
     t.inUtc(utc),
     ...(m.kind === 'cancellation' ? [] : ['', t.join(m.link), '', t.eachOwn]),
   ];
-  // The subject is the time the reader lives by, as the body's "Your time" line (issue 44):
+  // The subject is the time the reader lives by, as the body's "Your time" line:
   // a booking's guest their own zone, anyone else (the host, a meeting's invitee) the meeting's.
   return { subject: t.subject[m.kind](m.title, guestTime ?? hostTime), text: lines.join('\n'), lang: l.lang };
 }

@@ -138,7 +138,7 @@ class Feed {
      * The phrase's frame for a page of lang; null while its translation is still being made elsewhere.
      * The speaker's own phrase is sent as it was recognized (or typed), in the language they speak,
      * never translated into the one they hear: translated back it would hide what the recognizer
-     * misheard (issue 44: Ana read "Vai de frente dez metros" for her own "go forward ten meters").
+     * misheard (a person reading "Vai de frente dez metros" for their own "go forward ten meters").
      */
     const frameOf = (e: Entry, lang: string, own: boolean): string | null => {
       const key = `${e.seq}\n${lang}\n${own ? 1 : 0}`;

@@ -70,8 +70,8 @@ export function browserLocale(req: FastifyRequest): Locale {
 /**
  * The host as a person reads it: its organization's name (`tolk org create
  * --name`), the name its mails invite in; the page's slug (demo-lkwrtz) is a
- * part of the link, not a name, and shows only when the name is blank
- * (issue 44). There is no display name of a page or a person to prefer.
+ * part of the link, not a name, and shows only when the name is blank.
+ * There is no display name of a page or a person to prefer.
  */
 export async function hostOf(s: Services, et: EventTypeRow): Promise<string> {
   const org = (await orgName(s.pool, et.org_id)).trim();
