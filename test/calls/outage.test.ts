@@ -103,6 +103,13 @@ async function outbox(t: TestApp, id: string): Promise<string[]> {
   return rows.map((r) => r.type);
 }
 
+/** Whether the call's answer was written after PostgreSQL last started (the outage, not before it). */
+async function answerWrittenAfterRestart(t: TestApp, id: string): Promise<boolean> {
+  const { rows } = await t.pool.query(
+    `SELECT created_at >= pg_postmaster_start_time() AS after FROM outbox WHERE object_id = $1 AND type = 'call.answered'`, [id]);
+  return rows[0]?.after === true;
+}
+
 async function ledger(t: TestApp, id: string): Promise<number[]> {
   const { rows } = await t.pool.query(`SELECT seconds FROM usage_ledger WHERE ref = $1`, [id]);
   return rows.map((r) => Number(r.seconds));
@@ -140,6 +147,7 @@ describe('a call while PostgreSQL is away', () => {
     expect(endedAt - answeredAt).toBeLessThan(6_000);
     expect(ended.billed_seconds).toBe(Math.ceil((endedAt - answeredAt) / 1000));
     expect(await ledger(t, c.id)).toEqual([ended.billed_seconds]);
+    expect(await answerWrittenAfterRestart(t, c.id)).toBe(true);
     expect(await outbox(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
   });
 
@@ -169,6 +177,7 @@ describe('a call while PostgreSQL is away', () => {
     // Billed the limit, not a second more.
     expect(ended.billed_seconds).toBe(3);
     expect(await ledger(t, c.id)).toEqual([3]);
+    expect(await answerWrittenAfterRestart(t, c.id)).toBe(true);
     expect(await outbox(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
   });
 
@@ -197,6 +206,7 @@ describe('a call while PostgreSQL is away', () => {
     expect(log.map((g) => [g.kind, g.kind === 'dtmf' ? g.text : null, g.before_end])).toEqual([
       ['disclosure', null, true], ['dtmf', '1', true], ['dtmf', '5', true],
     ]);
+    expect(await answerWrittenAfterRestart(t, c.id)).toBe(true);
     expect(await outbox(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.completed', 'call.ended']);
   });
 
@@ -221,6 +231,7 @@ describe('a call while PostgreSQL is away', () => {
     expect(ended).toMatchObject({ status: 'failed', end_reason: 'gateway_lost', billed_seconds: 3 });
     expect(Date.parse(ended.ended_at)).toBeLessThanOrEqual(hungUp.getTime());
     expect(await ledger(t, c.id)).toEqual([3]);
+    expect(await answerWrittenAfterRestart(t, c.id)).toBe(true);
     expect(await outbox(t, c.id)).toEqual(['call.ringing', 'call.answered', 'call.failed', 'call.ended']);
   });
 });

@@ -36,6 +36,7 @@ export const REAL_TIME = [
 export const LONGEST = [
   'test/start/start.test.ts',
   'test/calls/sipp.test.ts',
+  'test/calls/outage.test.ts',
   'test/cli.test.ts',
   'test/api/rate-limit.test.ts',
   'test/voices/consent-page.test.ts',
