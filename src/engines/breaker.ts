@@ -16,6 +16,19 @@ export type BreakerOptions = {
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
+/** Every breaker made with a metric, by kind and engine: what resetBreakers() closes. */
+const made = new Map<string, Set<WeakRef<Breaker>>>();
+
+/** Closes every breaker of engine (kind, name): what it runs is back (supervisor.ts). */
+export function resetBreakers(kind: string, engine: string, why: string): void {
+  const set = made.get(`${kind}\0${engine}`);
+  for (const ref of set ?? []) {
+    const b = ref.deref();
+    if (b) b.reset(why);
+    else set!.delete(ref);
+  }
+}
+
 /** One engine's circuit breaker. */
 export class Breaker {
   state: BreakerState = 'closed';
@@ -29,7 +42,12 @@ export class Breaker {
   constructor(engine: string, o: BreakerOptions, metric?: { kind: string; engine: string }) {
     this.engine = engine;
     this.o = o;
-    if (metric) watchBreaker(metric.kind, metric.engine, this);
+    if (metric) {
+      watchBreaker(metric.kind, metric.engine, this);
+      const key = `${metric.kind}\0${metric.engine}`;
+      if (!made.has(key)) made.set(key, new Set());
+      made.get(key)!.add(new WeakRef(this));
+    }
   }
 
   /** Whether a request may go to the engine now (half open: one trial at a time). */

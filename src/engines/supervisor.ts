@@ -1,5 +1,6 @@
 import os from 'node:os';
 import pino from 'pino';
+import { resetBreakers } from './breaker.ts';
 
 // What the service does when a child it runs dies (apertium-apy, a
 // PocketSphinx decoder, Pico's or eSpeak's worker thread): a log line saying
@@ -163,9 +164,14 @@ export class Supervisor<C extends Child> {
     void c.exited.then((e) => this.died(c, e, Date.now() - since));
     if (restarted) {
       this.log.info({ engine: this.o.engine, kind: this.o.kind, pid: c.pid, down_ms: Date.now() - this.downSince, restarts: this.restarts }, `${this.o.what} is back (pid ${c.pid})`);
-      this.setDown(false);
     }
-    void this.o.onUp?.(c, restarted);
+    // Back: once its engine has what it needs (onUp), its breakers, open after the failures
+    // meanwhile, close at once (breaker.ts, reset): /readyz follows without waiting for a request.
+    void Promise.resolve(this.o.onUp?.(c, restarted)).catch(() => {}).then(() => {
+      if (!restarted || this.current !== c) return;
+      this.setDown(false);
+      resetBreakers(this.o.kind, this.o.engine, `${this.o.what} is back`);
+    });
   }
 
   private died(c: C, e: ChildExit, livedMs: number): void {

@@ -1,5 +1,6 @@
 import { SpeechError, type Speech } from './synthesizer.ts';
 import { ThreadedSynthesizer } from './threaded.ts';
+import type { BackoffOptions } from '../supervisor.ts';
 
 // The embedded engine: SVOX Pico in a worker thread (pico-worker.ts), with its
 // lingware in pico-lang/ (Apache-2.0, see its NOTICE). It speaks English (US
@@ -24,8 +25,9 @@ export function picoVoice(lang: string): string | undefined {
 export class PicoSynthesizer extends ThreadedSynthesizer {
   readonly name = 'svox-pico';
 
-  constructor() {
-    super(new URL('./pico-worker.ts', import.meta.url));
+  /** backoff: the pauses before its thread is started again after it died (supervisor.ts). */
+  constructor(o: { backoff?: BackoffOptions } = {}) {
+    super(new URL('./pico-worker.ts', import.meta.url), o);
   }
 
   speaks(lang: string): boolean {

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { baseLang, EngineError } from '../translate/engine.ts';
 import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
 import { loadResampler, resample } from './resample.ts';
+import { Backoff, describeExit, engineLog, markChild } from '../supervisor.ts';
 
 // The embedded offline recognizer: CMU PocketSphinx from Debian
 // (`pocketsphinx` with `pocketsphinx-en-us`: BSD-2 code, the US English
@@ -23,6 +24,13 @@ import { loadResampler, resample } from './resample.ts';
 // its standard output at once. An utterance is the line's 8 kHz audio brought
 // to the model's 16 kHz (Speex) and written as raw PCM to a private folder.
 // The decoding runs in that process: it takes nothing from the media thread.
+//
+// A decoder that dies (killed, crashed, out of memory) fails the utterances
+// it was reading (the chain publishes them without text) and is logged (its
+// pid, how it ended, how long it lived); another takes its place after a
+// pause (supervisor.ts: 0.5 s doubling to 30 s while they keep dying), logged
+// as back. Meanwhile the others read on; with none left an utterance fails at
+// once and /readyz counts the recognizer down.
 
 const BATCH = '/usr/bin/pocketsphinx_batch';
 const MODEL = '/usr/share/pocketsphinx/model/en-us/en-us';
@@ -47,6 +55,14 @@ type Slot = {
   waiting: Map<string, (text: string | null) => void>;
   busy: number;
   dead: boolean;
+  /** The decoder's own pid, once its shell said it. */
+  pid: number | undefined;
+  /** Resolves with pid once said (undefined: it ended first). */
+  said: Promise<number | undefined>;
+  started: number;
+  /** Set once it died: how long it lived, and the pause before its replacement. */
+  lived?: number;
+  restartInMs?: number;
 };
 
 export class PocketsphinxRecognizer implements SpeechRecognizer {
@@ -57,15 +73,23 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
   private readonly size: number;
   private n = 0;
   private closed = false;
+  private readonly backoff: Backoff;
+  /** No decoder is started before this time (a decoder died: the backoff's pause). */
+  private pausedUntil = 0;
+  private restart: NodeJS.Timeout | null = null;
+  private down = false;
+  /** Decoders that died and are not replaced yet. */
+  private lost = 0;
 
   /** `processes`: decoders running side by side (default: the machine's cores less one, at least 1, at most 4). */
-  constructor(o: { processes?: number } = {}) {
+  constructor(o: { processes?: number; backoff?: ConstructorParameters<typeof Backoff>[0] } = {}) {
     if (!pocketsphinxInstalled()) {
       throw new Error('pocketsphinx is not installed: apt-get install pocketsphinx pocketsphinx-en-us (or name another recognizer in TOLK_RECOGNIZE)');
     }
     // One core left to the rest (the media thread, the event loop), up to 4 decoders.
     this.size = Math.max(1, o.processes ?? Math.min(4, os.availableParallelism() - 1));
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'tolk-ps-'));
+    this.backoff = new Backoff(o.backoff);
   }
 
   hears(lang: string): boolean {
@@ -78,12 +102,26 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     // Its own process group: close() ends the three together.
     // At low priority (nice 10): decoding at full tilt on every core must not take the CPU from
     // the media thread (packet lateness, bench/hearing.ts), which it did at 2 decoders on 2 cores.
-    const child = spawn('sh', ['-c', 'cat | nice -n 10 "$0" "$@" | cat', BATCH, '-adcin', 'yes', '-cepdir', this.dir, '-cepext', '.raw', '-ctl', '/dev/stdin', '-hyp', '/dev/stdout', '-logfn', '/dev/null'], {
-      stdio: ['pipe', 'pipe', 'ignore'],
+    // The decoder's pid first on stderr (for the log). The shell keeps no copy of the pipes (fds 3
+    // and 4 are closed once the pipeline runs): when the decoder dies its last `cat` ends, and with it
+    // the output this process reads; pipefail: the shell then ends with the decoder's status.
+    const script = [
+      'exec 3>&1 4<&0 >/dev/null </dev/null',
+      'set -o pipefail',
+      'cat <&4 4<&- 3>&- | { echo "$BASHPID" >&2; exec nice -n 10 "$0" "$@" 3>&- 4<&-; } | cat >&3 3>&- 4<&- &',
+      'exec 3>&- 4<&-',
+      'wait $!',
+    ].join('\n');
+    const child = spawn('bash', ['-c', script, BATCH, '-adcin', 'yes', '-cepdir', this.dir, '-cepext', '.raw', '-ctl', '/dev/stdin', '-hyp', '/dev/stdout', '-logfn', '/dev/null'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
     child.stdin!.on('error', () => {});
-    const slot: Slot = { child, list: child.stdin!, waiting: new Map(), busy: 0, dead: false };
+    let said!: (pid: number | undefined) => void;
+    const slot: Slot = { child, list: child.stdin!, waiting: new Map(), busy: 0, dead: false, pid: undefined, said: new Promise((r) => { said = r; }), started: Date.now() };
+    const errLines = createInterface({ input: child.stderr! });
+    errLines.once('line', (line) => { slot.pid = Number(line) || undefined; said(slot.pid); });
+    errLines.once('close', () => said(slot.pid));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       // "words words (name score)"; no words: " (name score)".
       const m = /^(.*)\((\S+) -?\d+\)\s*$/.exec(line);
@@ -95,13 +133,61 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
       done(text === '' ? null : text);
     });
     const fail = () => {
+      if (slot.dead) return;
       slot.dead = true;
+      // Its replacement's pause starts now: the chain's retry of what it was reading must not start one at once.
+      if (!this.closed) this.lose(slot);
       for (const done of slot.waiting.values()) done(undefined as never);
       slot.waiting.clear();
+      // The first `cat` waits for a line that will never be read: the end of its input ends it (then the
+      // shell, with the decoder's status), now and not at the next utterance; what is left goes in 2 s.
+      slot.list.end();
+      setTimeout(() => { try { if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } }, 2000).unref();
     };
-    child.once('exit', fail);
+    // The decoder's output ends when it does (its last `cat` sees the end): that is its death.
+    child.stdout!.once('end', fail);
+    child.once('exit', (code, signal) => { fail(); this.logDeath(slot, { code, signal }); });
     child.once('error', fail);
     return slot;
+  }
+
+  /** A decoder is gone: another after the backoff's pause (none while the recognizer is closing). */
+  private lose(slot: Slot): void {
+    slot.lived = Date.now() - slot.started;
+    slot.restartInMs = this.backoff.next(slot.lived);
+    this.pausedUntil = Date.now() + slot.restartInMs;
+    this.lost++;
+    if (!this.slots.some((s) => s !== slot && !s.dead)) this.setDown(true);
+    if (this.restart) clearTimeout(this.restart);
+    this.restart = setTimeout(() => {
+      this.restart = null;
+      if (this.closed) return;
+      for (let i = this.slots.length - 1; i >= 0; i--) if (this.slots[i]!.dead) this.slots.splice(i, 1);
+      if (this.slots.length < this.size) {
+        const s = this.start();
+        this.slots.push(s);
+        const restarts = this.lost;
+        void s.said.then((pid) => engineLog().info({ engine: this.name, kind: 'recognizer', pid, restarts }, `pocketsphinx decoder is back (pid ${pid})`));
+      }
+      this.lost = 0;
+      this.setDown(false);
+    }, slot.restartInMs);
+    this.restart.unref();
+  }
+
+  /** A decoder's death, once its shell has said how it ended. */
+  private logDeath(slot: Slot, e: { code: number | null; signal: NodeJS.Signals | null }): void {
+    if (this.closed || slot.restartInMs === undefined) return;
+    const how = describeExit(e);
+    const lived = slot.lived ?? 0;
+    engineLog().warn({ engine: this.name, kind: 'recognizer', pid: slot.pid, exit_code: how.code, signal: how.signal, lived_ms: lived, restart_in_ms: slot.restartInMs },
+      `pocketsphinx decoder (pid ${slot.pid}) died (${how.signal ?? `exit ${how.code}`}) after ${(lived / 1000).toFixed(1)} s; starting another in ${slot.restartInMs} ms`);
+  }
+
+  private setDown(d: boolean): void {
+    if (d === this.down) return;
+    this.down = d;
+    markChild('recognizer', this.name, d);
   }
 
   /** The least busy live decoder, started when there are fewer than `size`. */
@@ -109,11 +195,12 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     for (let i = this.slots.length - 1; i >= 0; i--) if (this.slots[i]!.dead) this.slots.splice(i, 1);
     const idle = this.slots.find((s) => s.busy === 0);
     if (idle) return idle;
-    if (this.slots.length < this.size) {
+    if (this.slots.length < this.size && Date.now() >= this.pausedUntil) {
       const s = this.start();
       this.slots.push(s);
       return s;
     }
+    if (this.slots.length === 0) throw new EngineError('pocketsphinx: its decoder died and is being started again');
     return this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
   }
 
@@ -125,9 +212,9 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     const file = path.join(this.dir, `${name}.raw`);
     const rate = u.rate ?? 8000;
     const pcm = rate === MODEL_RATE ? u.pcm : resample(u.pcm, rate, MODEL_RATE);
+    const slot = this.slot();
     writeFileSync(file, Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
     this.requests++;
-    const slot = this.slot();
     slot.busy++;
     try {
       const text = await new Promise<string | null>((resolve, reject) => {
@@ -153,6 +240,8 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.restart) clearTimeout(this.restart);
+    this.setDown(false);
     for (const s of this.slots) {
       s.list.end();
       try {

@@ -73,11 +73,8 @@ export async function startTranslation(config: Pick<Config, 'translate' | 'trans
         log,
         // Down: left alone until it is back (no request waits on a dead address meanwhile).
         onDown: () => own?.chain.breakers.get(own.engine)?.hold('apertium-apy died'),
-        onUp: async () => {
-          if (!own) return;
-          await load(own.engine);
-          own.chain.breakers.get(own.engine)?.reset('apertium-apy is back');
-        },
+        // Back: what it covers read again; then its breaker closes (supervisor.ts).
+        onUp: async () => { if (own) await load(own.engine); },
       });
     } catch (err) {
       // The server starts anyway, without it: what it would have translated passes untranslated and flagged.
