@@ -13,7 +13,8 @@ import { setEngineLog } from '../../src/engines/supervisor.ts';
 // The speech engines' children die and come back: a PocketSphinx decoder
 // killed (kill -9) in the middle of an utterance fails that utterance only,
 // is logged, and a new decoder reads the next one; Pico's worker thread
-// stopped fails what it was saying, is logged and started again. While one is
+// stopped fails what it was saying, is logged and started again; an espeak-ng
+// process (one a phrase) killed fails its phrase, logged. While one is
 // down /readyz says so (engines_recognizer, engines_speech), and once it is
 // back /readyz is ready again by itself. The pauses are 3 s here (0.5 s by
 // default) so that the test can look at the time between.
@@ -134,5 +135,27 @@ describe('Pico\'s worker thread stopped', () => {
     const backs = logged.filter((l) => /is back/.test(l.msg)).length;
     await new Promise((r) => setTimeout(r, 500));
     expect(logged.filter((l) => /is back/.test(l.msg)).length).toBe(backs);
+  });
+});
+
+describe('an espeak-ng process killed while it speaks', () => {
+  it('fails that phrase only, logged; the next phrase is spoken by a new process', async () => {
+    const { EspeakSynthesizer } = await import('../../src/engines/speech/espeak.ts');
+    const espeak = new EspeakSynthesizer();
+    try {
+      /** The espeak-ng processes this test process runs (from /proc). */
+      const running = () => fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(' ').filter(Boolean)
+        .filter((pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('/usr/bin/espeak-ng\0'); } catch { return false; } }).map(Number);
+      // Long enough to be caught speaking (thousands of words take seconds).
+      const saying = espeak.synthesize(Array.from({ length: 4000 }, (_, i) => `palavra ${i}.`).join(' '), 'pt');
+      const [pid] = await until('espeak-ng running', async () => { const r = running(); return r.length > 0 && r; }, { timeoutMs: 5_000, intervalMs: 10 });
+      process.kill(pid!, 'SIGKILL');
+      await expect(saying).rejects.toThrow(/SIGKILL/);
+      expect(line(/^espeak-ng \(pid \d+\) died \(SIGKILL\)/)?.o).toMatchObject({ pid, signal: 'SIGKILL', engine: 'espeak-ng' });
+      const next = await espeak.synthesize('Bom dia.', 'pt');
+      expect(next.ms).toBeGreaterThan(300);
+    } finally {
+      await espeak.close();
+    }
   });
 });

@@ -6,6 +6,7 @@ import { SpeechError, type Speech, type SpeechSynthesizer } from './synthesizer.
 import { ThreadedSynthesizer } from './threaded.ts';
 import { loadResampler, toLineRate } from './resample.ts';
 import { decodeWav } from './wav.ts';
+import { engineLog } from '../supervisor.ts';
 
 // eSpeak NG for the languages SVOX Pico lacks (Portuguese, Dutch, Japanese
 // and a hundred more). It is GPL-3.0, so the service does not ship it; it
@@ -199,9 +200,14 @@ class EspeakProgram implements SpeechSynthesizer {
       child.stdout!.on('data', (d: Buffer) => out.push(d));
       child.stderr!.setEncoding('utf8').on('data', (d: string) => { if (err.length < 1000) err += d; });
       child.on('error', (e) => { clearTimeout(timer); this.running.delete(child); fail(new SpeechError(`${this.name}: ${e.message}`)); });
+      const started = Date.now();
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         this.running.delete(child);
+        // Killed from outside (not by its limit or a close): that phrase fails, logged; the next phrase is a new process.
+        if (signal && !this.closed && Date.now() - started < PHRASE_LIMIT_MS) {
+          engineLog().warn({ engine: this.name, kind: 'speech', pid: child.pid, signal, lived_ms: Date.now() - started }, `espeak-ng (pid ${child.pid}) died (${signal}) while speaking; that phrase is silent, the next one runs anew`);
+        }
         if (code === 0) ok(Buffer.concat(out));
         else fail(new SpeechError(`${this.name}: ${err.trim() || (signal ? `stopped (${signal})` : `exit ${code}`)}`));
       });
