@@ -90,11 +90,6 @@ export function childDown(kind: string, engine: string): boolean {
   return down.has(`${kind}\0${engine}`);
 }
 
-/** The engines with a child down now, as [kind, engine]. */
-export function enginesWithChildDown(): Array<[string, string]> {
-  return [...down.keys()].map((k) => k.split('\0') as [string, string]);
-}
-
 /** A child as its supervisor sees it. */
 export type Child = {
   /** Its process id (a thread: its thread id), for the log. */
