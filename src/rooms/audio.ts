@@ -3,6 +3,8 @@ import { ApiError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { Hearing } from '../../gateway/media/hearing.ts';
 import { sayAloudAsPerson, type ParticipantRow } from './participants.ts';
+import { audioBudgetOf, type AudioBudget } from './audio-budget.ts';
+import { fairQueueOf } from '../engines/speech/fair-queue.ts';
 
 // A person speaking in a room (GET /r/{id}/audio, a WebSocket opened by the
 // room page's microphone button). The page sends its microphone as 16 kHz
@@ -28,7 +30,8 @@ import { sayAloudAsPerson, type ParticipantRow } from './participants.ts';
 //
 // Limits: a message must be whole samples and at most MAX_MESSAGE_BYTES
 // (one second); a person may send PublicLimits.audioSecondsPerParticipantMinute
-// seconds of audio per minute; anything else (text that is not a known
+// seconds of audio per minute, counted per person across their sockets and the
+// service's processes (audio-budget.ts); anything else (text that is not a known
 // message, a partial sample) closes the socket with 1003 or 1008. A socket is
 // opened only by a participant of the room (its id and secret, checked
 // before the upgrade, page.ts).
@@ -52,9 +55,9 @@ type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) 
 export class AudioSocket {
   private readonly hearing = new Hearing({ voiceRms: 300, maxMs: 30_000 });
   private remainder: Buffer = Buffer.alloc(0);
-  /** Audio received in the last minute: [when, seconds]. */
-  private readonly window: Array<[number, number]> = [];
-  private windowSeconds = 0;
+  /** The person's audio budget, shared by their sockets on every process; messages wait in `held` until it is read. */
+  private readonly budget: AudioBudget;
+  private held: Array<[RawData, boolean]> | null = [];
   /** Phrases are read and published one after another, in the order they were said. */
   private chain: Promise<void> = Promise.resolve();
   private partialAt = 0;
@@ -78,7 +81,19 @@ export class AudioSocket {
     this.roomId = roomId;
     this.p = p;
     this.log = log;
-    ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+    this.budget = audioBudgetOf(s.pool, () => s.config.publicLimits.audioSecondsPerParticipantMinute);
+    void this.budget.open(p.id).then(() => {
+      const held = this.held ?? [];
+      this.held = null;
+      for (const [data, isBinary] of held) this.onMessage(data, isBinary);
+    });
+    ws.on('message', (data, isBinary) => {
+      if (this.held) {
+        // At most a few seconds' messages wait for the budget to be read (a few milliseconds); more close the socket.
+        if (this.held.length >= 8) return this.fail(CLOSE.policy, 'rate_limited', 'audio sent faster than it can be counted');
+        this.held.push([data, isBinary]);
+      } else this.onMessage(data, isBinary);
+    });
     ws.on('close', () => this.onClose());
     ws.on('error', () => this.onClose());
     const recognizer = s.recognizer;
@@ -140,13 +155,9 @@ export class AudioSocket {
     this.remainder = Buffer.from(this.remainder.subarray(at));
   }
 
-  /** Adds seconds of audio to the last minute's; false when that passes the limit. */
+  /** Adds seconds of audio to the person's last minute (audio-budget.ts); false when that passes the limit. */
   private count(seconds: number): boolean {
-    const t = Date.now();
-    while (this.window.length > 0 && this.window[0]![0] < t - 60_000) this.windowSeconds -= this.window.shift()![1];
-    this.window.push([t, seconds]);
-    this.windowSeconds += seconds;
-    return this.windowSeconds <= this.s.config.publicLimits.audioSecondsPerParticipantMinute;
+    return this.budget.charge(this.p.id, seconds);
   }
 
   private onControl(text: string): void {
@@ -175,7 +186,12 @@ export class AudioSocket {
     if (!pcm || pcm.length < AUDIO_RATE / 2 || (pcm.length / AUDIO_RATE) * 1000 > PARTIAL_UP_TO_MS) return;
     this.partialAt = t;
     this.partialBusy = true;
-    this.s.recognizer!.recognize({ key: `${this.p.id}:partial`, pcm, rate: AUDIO_RATE, audioMs: (pcm.length / AUDIO_RATE) * 1000, lang: this.p.speak_lang, at: t })
+    const recognizer = this.s.recognizer!;
+    // Partials are skipped, not queued, while the person has a phrase with the recognizer (fair-queue.ts).
+    const job = fairQueueOf(recognizer).pending(this.p.id) > 0 ? null
+      : fairQueueOf(recognizer).run(this.p.id, () => recognizer.recognize({ key: `${this.p.id}:partial`, pcm, rate: AUDIO_RATE, audioMs: (pcm.length / AUDIO_RATE) * 1000, lang: this.p.speak_lang, at: t }));
+    if (!job) { this.partialBusy = false; return; }
+    job
       .then(({ text }) => {
         // A partial that comes after its phrase ended would replace the final one on the page: dropped.
         if (text && text !== this.lastPartial && this.hearing.speaking) {
@@ -193,7 +209,9 @@ export class AudioSocket {
     this.chain = this.chain.then(async () => {
       if (this.dropped) return;
       const started = Date.now();
-      const { text } = await this.s.recognizer!.recognize({ key: this.p.id, pcm, rate: AUDIO_RATE, audioMs, lang: this.p.speak_lang, at: endedAt });
+      // One phrase per person with the recognizer at a time, whatever sockets they opened (fair-queue.ts).
+      const recognizer = this.s.recognizer!;
+      const { text } = await fairQueueOf(recognizer).run(this.p.id, () => recognizer.recognize({ key: this.p.id, pcm, rate: AUDIO_RATE, audioMs, lang: this.p.speak_lang, at: endedAt }))!;
       const recognizeMs = Date.now() - started;
       if (!text || !text.trim()) {
         this.send({ type: 'final', seq: null, text: null, audio_ms: audioMs, recognize_ms: recognizeMs, reason: 'no words were recognized' });
@@ -216,6 +234,8 @@ export class AudioSocket {
   private onClose(): void {
     if (this.ended) return;
     this.ended = true;
+    this.budget?.close(this.p.id);
+    this.held = null;
     // The phrase under way when the page went (the tab closed, the person left): read and published if they are
     // still in the room. A socket we closed for a fault drops it.
     if (!this.closed) {

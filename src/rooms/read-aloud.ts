@@ -8,6 +8,7 @@ import { startSynthesizers } from '../engines/speech/index.ts';
 import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
 import { encodeWav } from '../engines/speech/wav.ts';
 import type { ParticipantRow } from './participants.ts';
+import { FairQueue } from '../engines/speech/fair-queue.ts';
 
 // "Read aloud" on the room page (GET /r/{id}/speech?seq=N): a phrase of the
 // room as the person hears it, spoken in their "I hear" language by the
@@ -16,12 +17,30 @@ import type { ParticipantRow } from './participants.ts';
 // when that is a ready cloned voice the engines can speak (voices/cloning.ts);
 // everyone else's in the engine's own voice. A phrase from before the person
 // joined (404), their own (409), or one no engine can speak (501) is refused: the
-// page says so instead of playing something else. Nothing is stored: the
-// synthesizer's cache keeps recent phrases in memory, safe to lose.
+// page says so instead of playing something else.
+//
+// Each phrase is synthesized once per language and voice, whoever asks: the
+// result is stored with the room (room_speech, deleted with it) and read from
+// there by every later request on any process; requests on one process for a
+// phrase being synthesized wait on that one synthesis. What the engines are
+// asked is fair between people (fair-queue.ts): one synthesis at a time per
+// person, so another listener's phrase waits for at most one synthesis of
+// each other person, and a person may have at most SYNTH_WAITING syntheses
+// asked for at once (more get 429 with Retry-After: the page reads aloud one
+// phrase after another). Reading what is stored costs no engine time, and is
+// limited by readAloudPerParticipantMinute like every read.
+
+/** Syntheses one person may wait for at once (one running, one waiting). */
+const SYNTH_WAITING = 2;
 
 /** One synthesizer per process for the pages, started at the first phrase read aloud. */
 export class PageSpeech {
   private synth: SpeechSynthesizer | null = null;
+  /** Syntheses under way on this process, by room, phrase, language and voice. */
+  readonly inflight = new Map<string, Promise<{ pcm: Int16Array; ms: number }>>();
+  readonly fair = new FairQueue({ maxWaiting: SYNTH_WAITING });
+  /** Syntheses this process asked the engines for (tests, bench). */
+  syntheses = 0;
   private readonly s: Services;
   constructor(s: Services) {
     this.s = s;
@@ -69,7 +88,7 @@ export async function readAloud(s: Services, speech: PageSpeech, roomId: string,
   if (!text) throw notFound('phrase', seqText);
   if (!speech.speaks(lang)) throw new ApiError('not_available_yet', `seq: no speech engine on this service speaks ${lang}`);
   const voice = seg.session_id ? await agentVoice(s, seg.session_id) : undefined;
-  const spoken = await speech.engines.synthesize(text, lang, voice);
+  const spoken = await spokenOnce(s, speech, p, { roomId, seq, lang, voice: voice ?? '', text });
   return { wav: Buffer.from(encodeWav(spoken.pcm, 8000)), ms: spoken.ms, lang };
 }
 
@@ -79,4 +98,36 @@ async function agentVoice(s: Services, sessionId: string): Promise<string | unde
     `SELECT voice_id, org_id, livemode FROM agent_sessions WHERE id = $1`, [sessionId]));
   const r = rows[0];
   return r?.voice_id ? speechVoice(s.pool, { orgId: r.org_id, livemode: r.livemode }, r.voice_id) : undefined;
+}
+
+/** The phrase's speech: stored, being synthesized on this process, or synthesized now (once) and stored. */
+async function spokenOnce(s: Services, speech: PageSpeech, p: ParticipantRow, k: { roomId: string; seq: number; lang: string; voice: string; text: string }): Promise<{ pcm: Int16Array; ms: number }> {
+  const key = `${k.roomId}\u0000${k.seq}\u0000${k.lang}\u0000${k.voice}`;
+  const under = speech.inflight.get(key);
+  if (under) return under;
+  const { rows } = await s.pool.query<{ pcm: Buffer; ms: number }>(prepared(
+    `SELECT pcm, ms FROM room_speech WHERE room_id = $1 AND seq = $2 AND lang = $3 AND voice = $4`, [k.roomId, k.seq, k.lang, k.voice]));
+  if (rows[0]) return { pcm: pcmOf(rows[0].pcm), ms: rows[0].ms };
+  const again = speech.inflight.get(key);
+  if (again) return again;
+  const job = speech.fair.run(p.id, async () => {
+    speech.syntheses++;
+    const spoken = await speech.engines.synthesize(k.text, k.lang, k.voice || undefined);
+    const bytes = Buffer.from(spoken.pcm.buffer, spoken.pcm.byteOffset, spoken.pcm.byteLength);
+    await s.pool.query(prepared(
+      `INSERT INTO room_speech (room_id, seq, lang, voice, pcm, ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      [k.roomId, k.seq, k.lang, k.voice, bytes, Math.round(spoken.ms)])).catch(() => {});
+    return spoken;
+  });
+  if (!job) throw new ApiError('rate_limited', `Too many phrases being read aloud to you at once; please try again in 1 second`, { 'Retry-After': '1' });
+  const done = job.finally(() => speech.inflight.delete(key));
+  speech.inflight.set(key, done);
+  return done;
+}
+
+/** 16-bit little-endian PCM from PostgreSQL as samples (copied: a Buffer may not be aligned for an Int16Array). */
+function pcmOf(b: Buffer): Int16Array {
+  const out = new Int16Array(b.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = b.readInt16LE(i * 2);
+  return out;
 }
