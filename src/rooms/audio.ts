@@ -213,6 +213,8 @@ export class AudioSocket {
       const recognizer = this.s.recognizer!;
       const { text } = await fairQueueOf(recognizer).run(this.p.id, () => recognizer.recognize({ key: this.p.id, pcm, rate: AUDIO_RATE, audioMs, lang: this.p.speak_lang, at: endedAt }))!;
       const recognizeMs = Date.now() - started;
+      // Dropped while the recognizer read it (its person left): not published.
+      if (this.dropped) return;
       if (!text || !text.trim()) {
         this.send({ type: 'final', seq: null, text: null, audio_ms: audioMs, recognize_ms: recognizeMs, reason: 'no words were recognized' });
         return;
