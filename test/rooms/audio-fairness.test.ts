@@ -86,10 +86,15 @@ describe('recognition is fair between people', () => {
     const ana = await join(a, roomId, 'Ana');
     const bea = await join(a, roomId, 'Bea');
     const cid = await join(a, roomId, 'Cid');
-    // Ana: 8 sockets one after the other (each replaces the last, whose phrases are still read), each with 3 phrases, as fast as they go.
+    // Ana: 8 sockets one after the other (each replaces the last, whose phrases are still read), each with
+    // 3 whole sentences, as fast as they go: more than her 75 s, and a dozen phrases for the recognizer.
     for (let i = 0; i < 8; i++) {
       const mic = await microphone(a, roomId, ana);
-      for (let k = 0; k < 2; k++) { mic.ws.send(ONE.subarray(0, Math.min(ONE.length, 32_000 * 3))); mic.ws.send(SILENCE); }
+      for (let k = 0; k < 3; k++) {
+        for (let j = 0; j < ONE.length; j += 32_000) mic.ws.send(ONE.subarray(j, j + 32_000));
+        mic.ws.send(SILENCE);
+        mic.ws.send(SILENCE);
+      }
     }
     const start = await a.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM room_segments WHERE room_id = $1`, [roomId]);
     const mic = await microphone(a, roomId, bea);
