@@ -22,6 +22,10 @@ export const REAL_TIME = [
   'test/voices/live-cloning.test.ts',
   'test/calls/baresip.test.ts',
   'test/calls/carrier.test.ts',
+  // One person floods PocketSphinx with a dozen sentences while another speaks; a decoder is killed
+  // while it reads 30 s of speech: beside a call's audio either takes the processor it needs.
+  'test/rooms/audio-fairness.test.ts',
+  'test/engines/speech-restart.test.ts',
   // Not real-time itself, but its two `npm ci` runs (half a gigabyte written each, and a copy of
   // the npm cache) take the disk and processor a call's audio needs: it takes its turn with them.
   'test/start/first-steps.test.ts',
