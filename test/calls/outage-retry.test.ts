@@ -1,9 +1,8 @@
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createPool } from '../../src/db/pool.ts';
 import { freePort } from '../../src/db/embedded.ts';
 import { DatabaseBack, whenDatabaseBack } from '../../src/calls/outage.ts';
-import { LOCAL_ADMIN_URL } from '../helpers/pg.ts';
 
 // The gateway's writes while PostgreSQL is away (outage.ts): tried again for
 // as long as the database cannot be reached, and written once it can; a
@@ -20,8 +19,9 @@ afterEach(async () => {
 /** A pool on a port nothing listens on yet, and a way to open a proxy to the real PostgreSQL there. */
 async function unreachable() {
   const port = await freePort();
-  const real = new URL(LOCAL_ADMIN_URL);
-  const url = new URL(LOCAL_ADMIN_URL);
+  // The run's PostgreSQL (the machine's, or the embedded one global-setup.ts started).
+  const real = new URL(inject('adminUrl'));
+  const url = new URL(inject('adminUrl'));
   url.port = String(port);
   const pool = createPool(url.toString(), 2);
   closers.push(() => pool.end());
