@@ -20,6 +20,15 @@ import { until } from '../helpers/wait.ts';
 // in their home, so neither run downloads again what the checkout's did.
 // The clone is of the last commit, what a clone gets.
 
+// It holds the real-time turn (run-order.ts) so no call's audio runs beside its `npm ci` runs, and
+// yields the processor like the files that do run beside it: at nice 0 it starved them (a call in
+// another file not answered in 20 s). Its own steps wait minutes, not moments.
+try {
+  os.setPriority(19);
+} catch {
+  // Refused: it runs as it is; only the other files' length changes.
+}
+
 const IS_ROOT = os.userInfo().uid === 0;
 /** The normal user of the second run (as root: made when missing); else whoever runs the tests. */
 const USER = IS_ROOT ? 'tolk-first-steps' : os.userInfo().username;
