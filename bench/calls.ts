@@ -16,7 +16,7 @@ import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { TEST_DAILY_LIMIT } from '../src/http/auth.ts';
 import { SESSION_CHANNEL } from '../src/sessions/bus.ts';
-import { DIAL_QUEUE } from '../src/calls/dialer.ts';
+import { DIAL_QUEUE } from '../src/calls/jobs.ts';
 import type { Services } from '../src/services.ts';
 import { REACTIONS } from '../src/reactions.ts';
 import { createSipSignaling, freeUdpPort } from '../gateway/sip-stack.ts';

@@ -15,6 +15,9 @@ import type { CallGateway, Services } from './services.ts';
 import { REACTIONS } from './reactions.ts';
 import { startGateway } from '../gateway/gateway.ts';
 import { bindGateway } from './calls/dialer.ts';
+import { startHeartbeat } from './calls/heartbeat.ts';
+import { startSweep } from './calls/sweep.ts';
+import { listenForNotices } from './calls/notices.ts';
 import { checkSecretKey } from './trunks/trunks.ts';
 import { startTrunkHealth, TrunkSources } from './trunks/ping.ts';
 import { SecretKeyError } from './trunks/secret.ts';
@@ -32,22 +35,51 @@ type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) 
 
 /**
  * This process's SIP gateway (gateway/gateway.ts), started and bound to the
- * calls (calls/dialer.ts); its stop unbinds (the calls whose dialog is here
- * end failed/gateway_lost) and then stops the gateway.
+ * calls (calls/dialer.ts), with its heartbeat, its sweep of lost gateways and
+ * its notices from the rest of the service; its stop unbinds (the calls whose
+ * dialog is here end failed/gateway_lost) and then stops the gateway.
  */
 export async function startCallGateway(s: Services, databaseUrl: string, log: Log): Promise<CallGateway> {
   // The trunks' addresses: an INVITE from one is answered 480, from anyone else 403 (trunks/ping.ts).
   const sources = new TrunkSources();
   const gw = await startGateway(s.config, { recognizer: s.recognizer, log, fromTrunk: (src) => sources.has(src.address) });
-  let bound: CallGateway;
+  let dialer: Awaited<ReturnType<typeof bindGateway>>;
+  let notices: { close(): Promise<void> };
   try {
-    bound = await bindGateway(s, gw, databaseUrl, log);
+    dialer = await bindGateway(s, gw, log);
   } catch (err) {
     await gw.stop();
     throw err;
   }
+  const heartbeat = startHeartbeat(s, dialer, log);
+  const sweep = startSweep(s, dialer, heartbeat, log);
+  try {
+    notices = await listenForNotices(s, databaseUrl, dialer, log);
+  } catch (err) {
+    await heartbeat.stop();
+    await sweep.stop();
+    await dialer.stop();
+    await gw.stop();
+    throw err;
+  }
   const health = startTrunkHealth(s.pool, gw.signaling, sources, s.config.trunkPingSeconds, log);
-  return { ...bound, stop: async () => { await health.stop(); await bound.stop(); await gw.stop(); } };
+  return {
+    id: dialer.id,
+    address: dialer.address,
+    active: dialer.active,
+    dial: dialer.dial,
+    dialPlaced: dialer.dialPlaced,
+    sweep: sweep.run,
+    media: dialer.media,
+    stop: async () => {
+      await health.stop();
+      await heartbeat.stop();
+      await sweep.stop();
+      await notices.close();
+      await dialer.stop();
+      await gw.stop();
+    },
+  };
 }
 
 export type Platform = {

@@ -16,10 +16,11 @@ import type { Call } from './schemas.ts';
 // - this file: the call's row and how the API shows it;
 // - place.ts: POST /v1/calls (the checks, the policy table, the call and its session);
 // - events.ts: what happens to a placed call (the machine's events and what follows each);
-// - dialer.ts: the gateway's side (dials what it claims, applies SIP's answers, beats and sweeps);
+// - dialer.ts: the gateway's side (dials what it claims, applies SIP's answers);
+// - call-line.ts: one call dialed here, from its dial to its end (what is said and heard, its events, its timers), in lines.ts's registry;
+// - heartbeat.ts, sweep.ts, notices.ts: the gateway's beat, its sweep of lost gateways, the notices it hears;
 // - claims.ts: which gateway claims which call, and the calls of lost gateways;
 // - dialog-events.ts: what SIP's answers mean for a call;
-// - line.ts: what is said and heard on the line;
 // - channel.ts: what the service tells the gateway holding a call's dialog.
 
 export type CallRow = {

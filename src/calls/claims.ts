@@ -3,7 +3,7 @@ import { now, type Services } from '../services.ts';
 import { endCall } from './events.ts';
 
 // Which gateway dials which call (calls.gateway_id), and the calls of
-// gateways that stopped beating (dialer.ts). Each claim is one statement: a
+// gateways that stopped beating (sweep.ts). Each claim is one statement: a
 // call is claimed by one gateway only.
 
 /** How long after it was placed an unclaimed call is dialed by any gateway's sweep (its own process normally dials it at once). */

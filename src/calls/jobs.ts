@@ -1,7 +1,27 @@
-import { withTx } from '../db/pool.ts';
+import { withTx, type Client } from '../db/pool.ts';
 import { deleteWhere, type CapabilityJobs } from '../jobs/capability.ts';
+import { inTx } from '../jobs/in-tx.ts';
+import type { Services } from '../services.ts';
 import { endCall } from './events.ts';
-import { DIAL_QUEUE, MAX_DURATION_QUEUE } from './dialer.ts';
+
+export const DIAL_QUEUE = 'call-dial';
+export const MAX_DURATION_QUEUE = 'call-max-duration';
+
+/**
+ * What a placed call's transaction writes so that it is dialed: nothing when
+ * this process has a gateway (it dials the call once committed, and the
+ * gateways' sweep is the fallback); otherwise a dial job any gateway takes.
+ * (A job per call cost the database more than the rest of the placing.)
+ */
+export async function writeDialJob(s: Services, tx: Client, callId: string): Promise<void> {
+  if (s.gateway) return;
+  await s.boss.send(DIAL_QUEUE, { callId }, inTx(tx));
+}
+
+/** The per-call limit's timer, written in the answer's transaction. */
+export async function writeMaxDurationJob(s: Services, tx: Client, callId: string, seconds: number): Promise<void> {
+  await s.boss.send(MAX_DURATION_QUEUE, { callId }, { ...inTx(tx), startAfter: Math.max(1, Math.ceil(seconds)) });
+}
 
 /**
  * Calls' durable work: the dial job (of a call placed through a process that

@@ -7,7 +7,7 @@ import { idempotent, type Once } from '../../http/idempotency.ts';
 import type { Credential } from '../../credentials.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { placeCall, type Placed } from '../place.ts';
-import { writeDialJob } from '../dialer.ts';
+import { writeDialJob } from '../jobs.ts';
 import type { Services } from '../../services.ts';
 
 export const PlaceCallBody = z.object({

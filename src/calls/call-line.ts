@@ -1,0 +1,380 @@
+import { speechVoice } from '../voices/cloning.ts';
+import { prepared, withTx } from '../db/pool.ts';
+import { now, type Services } from '../services.ts';
+import { phraseIn, type Phrase } from '../sessions/translations.ts';
+import { publishSegment, type Segment } from '../sessions/publish.ts';
+import type { Gateway } from '../../gateway/gateway.ts';
+import type { CallEvent } from '../../machines/call.ts';
+import { CALLEE_NAME } from './calls.ts';
+import type { LineNotice } from './channel.ts';
+import type { CallState } from './events.ts';
+import { perKey } from './per-key.ts';
+import { whenDatabaseBack, type DatabaseBack } from './outage.ts';
+import { disclosureOnLine, partsOf, trimQuiet, type CallVoice } from './line.ts';
+
+// One call dialed by this process's gateway, from its dial to its end: what
+// is live about it lives here and goes with dispose().
+//
+// - What is said on it: the AI disclosure first (worded and synthesized while
+//   it rings, started at the pick-up), then the agent's says, in the callee's
+//   language, synthesized and played in the order asked for.
+// - What is heard on it: the far end's utterances, read by the recognizer
+//   one after another (it keeps its place in the conversation), and its DTMF
+//   digits, published as phrases of the call's log in the order heard.
+// - Its chain of events: what SIP says about the call (and what is heard)
+//   is applied in the order it happened, and, while PostgreSQL is away, waits
+//   in that order to be written (outage.ts).
+// - Its timers: the per-call limit from the pick-up, and the longest an
+//   answer may stay unwritten (dialer.ts says when each is armed).
+
+export type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
+
+/** What the lines of one gateway share. */
+export type LineDeps = {
+  s: Services;
+  gw: Gateway;
+  log: Log;
+  /** Wakes the writes waiting for the database (outage.ts). */
+  back: DatabaseBack;
+  /** Aborted at stop: what still waits for the database gives up. */
+  signal: AbortSignal;
+  /** Applies a call event (dialer.ts); the line runs it in its chain. */
+  apply: (callId: string, event: CallEvent, endedAt?: Date) => Promise<void>;
+  /** The languages no engine speaks, logged once each. */
+  unspoken: Set<string>;
+};
+
+/** A call as it is dialed: what its line needs before its answer is written. */
+export type LinePlan = {
+  id: string;
+  /** The callee's language. */
+  lang: string;
+  /** The call's voice_id (and its owner), spoken with when it is a ready cloned voice. */
+  voice?: CallVoice;
+  /** The per-call limit in seconds from the pick-up (null: none). */
+  maxSeconds: number | null;
+  /** Through a trunk: the far end is a real person, heard by the service's recognizers (TOLK_RECOGNIZE), never by the built-in callee's. */
+  live: boolean;
+};
+
+/** How long a call's next events (its hangup) wait for the recognition of a phrase heard before them. */
+const HEARD_IN_ORDER_MS = 5_000;
+
+export class CallLine {
+  readonly id: string;
+  readonly lang: string;
+  readonly voice: CallVoice | undefined;
+  readonly maxSeconds: number | null;
+  readonly live: boolean;
+  readonly placedAt = Date.now();
+  /** A live call on its way to its INVITE (its trunk read, its calls-per-second slot awaited). */
+  preparing = false;
+  /**
+   * The call as this process last wrote it (events.ts CallState): its next
+   * ringing or answer is applied in one statement on it. A cache: lost or
+   * stale (checked by version), it only costs the usual locked transaction.
+   */
+  state: CallState | undefined;
+  disposed = false;
+  /** Set once a person answered: what is heard is published and the agent's says are spoken. */
+  private answeredIn: string | null = null;
+  private disclosed = false;
+  private voiceName: Promise<string | undefined> | undefined;
+  private wording: Promise<{ text: string; lang: string }> | undefined;
+  private limit: NodeJS.Timeout | undefined;
+  private unwritten: NodeJS.Timeout | undefined;
+  private readonly events: ReturnType<typeof perKey>;
+  private readonly said: ReturnType<typeof perKey>;
+  private readonly heard: ReturnType<typeof perKey>;
+  private readonly d: LineDeps;
+
+  constructor(plan: LinePlan, d: LineDeps) {
+    this.id = plan.id;
+    this.lang = plan.lang;
+    this.voice = plan.voice;
+    this.maxSeconds = plan.maxSeconds;
+    this.live = plan.live;
+    this.d = d;
+    const { log } = d;
+    this.events = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
+    this.said = perKey((err, callId, utterance) => log.warn({ err: String(err), callId, utterance }, 'a phrase could not be spoken on the line'));
+    this.heard = perKey((err, callId) => log.warn({ err: String(err), callId }, 'what was heard on the line was not published'));
+  }
+
+  /** Queues `task` behind the call's other events; `what` names it in the log should it fail. */
+  run(task: () => Promise<void>, what: string): void {
+    this.events.run(this.id, task, what);
+  }
+
+  /** Whether an event waits in the call's chain (to be written once the database is back). */
+  get busy(): boolean {
+    return this.events.busy(this.id);
+  }
+
+  get answered(): boolean {
+    return this.answeredIn !== null;
+  }
+
+  /**
+   * The call is being dialed: its disclosure is made ready (worded in the callee's language and
+   * spoken into the synthesizer's cache), so that at the pick-up it only has to be played.
+   */
+  prepare(): void {
+    const { speech } = this.d.gw;
+    void this.wordingOf().then(async (w) => {
+      if (!speech.speaks(w.lang)) return;
+      const voice = await this.voiceOf();
+      await Promise.all(partsOf(w.text).map((part) => speech.synthesize(part, w.lang, voice)));
+    }).catch((err) => this.d.log.warn({ err: String(err), callId: this.id }, 'the disclosure could not be made ready; it is made at the pick-up'));
+  }
+
+  /**
+   * The far end picked up (a 2xx, before answering-machine detection has decided): the disclosure
+   * starts on the line at once, while detection listens (as asynchronous AMD does), so a person who
+   * picks up and says nothing hears it within a tick or two, not after the detector's wait.
+   */
+  pickedUp(): void {
+    if (this.wording) this.disclose();
+  }
+
+  /** A person answered and the dialog is here: the disclosure goes first (unless it started at the pick-up), and what is heard is published. */
+  answer(): void {
+    if (this.disposed) return;
+    this.answeredIn = this.lang;
+    this.disclose();
+  }
+
+  /**
+   * Says a phrase on the line, after what was asked for before it: `what` gives its text and
+   * language when its turn comes (null: nothing to say).
+   */
+  speak(utterance: string, what: () => Promise<{ text: string; lang: string } | null>): void {
+    const { signaling } = this.d.gw;
+    this.said.run(this.id, async () => {
+      if (!signaling.hasMedia(this.id)) return;
+      const w = await what();
+      if (w && this.up) await this.play(utterance, w.text, w.lang);
+    }, utterance);
+  }
+
+  /** An agent's say on the call's session (channel.ts), spoken to the callee once answered. */
+  say(n: Extract<LineNotice, { type: 'say' }>): void {
+    const lang = this.answeredIn;
+    if (lang === null || !this.up) return;
+    this.speak(n.utterance, async () => {
+      const text = n.phrase.text ?? (await this.textOf(n.phrase.seq));
+      if (text === null) return null;
+      const p: Phrase = { ...n.phrase, text };
+      // The say in the callee's language, translated once (the session's listeners read the same); what no
+      // engine could translate is spoken as it was written, in its own language: never a marked form aloud.
+      const t = await phraseIn(this.d.s, this.id, n.livemode, p, lang);
+      return t.untranslated || t.text === null ? { text, lang: p.src_lang } : { text: t.text, lang };
+    });
+  }
+
+  /** What the far end said (an utterance of the media plane): recognized, then published as the callee's phrase. */
+  hear(u: { pcm: Int16Array; audioMs: number; at: number }): void {
+    const { s, gw } = this.d;
+    const recognizer = this.live && s.recognizer ? s.recognizer : gw.recognizer;
+    this.publishHeard(async (lang) => {
+      // Recognized even when it will not be published: the recognizer keeps its place in the conversation.
+      const { text } = await recognizer.recognize({ key: this.id, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at });
+      return { roomId: this.id, kind: 'person', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text, audioMs: u.audioMs, metered: false };
+    });
+  }
+
+  /** A DTMF digit from the far end: an event of the call's log of its own. */
+  digit(digit: string, durationMs: number): void {
+    this.publishHeard(async (lang) => ({
+      roomId: this.id, kind: 'dtmf', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text: digit, audioMs: durationMs, metered: false,
+    }));
+  }
+
+  /**
+   * The per-call limit on the line: from the pick-up, the gateway hangs up at the limit itself,
+   * whether or not the durable job (written with the answer) can run: with the database away, the
+   * answer may not even be written yet. The call ends max_duration at the limit's moment, so it is
+   * billed the limit and not the seconds its BYE took. The timer lives as long as the dialog in this
+   * process: if the process dies, the dialog dies with it and the sweep of lost gateways ends the call.
+   */
+  limitFrom(pickedUp: Date): void {
+    const max = this.maxSeconds;
+    if (max === null || this.disposed) return;
+    this.clearTimers();
+    const endAt = new Date(pickedUp.getTime() + max * 1000);
+    this.limit = this.at(endAt, () => {
+      this.limit = undefined;
+      if (!this.up) return;
+      this.d.log.info({ callId: this.id, maxSeconds: max }, 'the per-call limit hangs up the line');
+      this.hangup({ type: 'MAX_DURATION' }, endAt, 'cannot hang up at the per-call limit');
+    });
+  }
+
+  /**
+   * Answered while the database is away, its answer is kept in this process's memory alone: should
+   * the process die before the database is back, the line dies with it and the call ends
+   * failed/gateway_lost unbilled; and no spending limit can be checked meanwhile. So after
+   * `seconds` with its answer still unwritten, the line is hung up: the call ends failed/gateway_lost
+   * at that moment, billed from its pick-up, once the database is back.
+   */
+  unwrittenFrom(pickedUp: Date, seconds: number): void {
+    if (this.unwritten || this.disposed) return;
+    const endAt = new Date(pickedUp.getTime() + seconds * 1000);
+    this.unwritten = this.at(endAt, () => {
+      this.unwritten = undefined;
+      if (!this.up) return;
+      this.d.log.warn({ callId: this.id, seconds }, 'the database has been away since this call was answered: the line is hung up');
+      this.hangup({ type: 'FAILED', reason: 'gateway_lost' }, endAt, 'cannot hang up a call whose answer is not written');
+    });
+  }
+
+  /** The answer was written: the wait for the database no longer limits the call. */
+  answerWritten(): void {
+    clearTimeout(this.unwritten);
+    this.unwritten = undefined;
+  }
+
+  /** The dialog ended (or the call did): no timer hangs it up any more. */
+  clearTimers(): void {
+    clearTimeout(this.limit);
+    clearTimeout(this.unwritten);
+    this.limit = undefined;
+    this.unwritten = undefined;
+  }
+
+  /** Whether the call's dialog is held by this process's gateway now. */
+  get up(): boolean {
+    return this.d.gw.signaling.active().includes(this.id);
+  }
+
+  /** Hangs up the dialog, when it is still here, and ends the call with `event` at `endedAt`, in the chain of its events. */
+  hangup(event: CallEvent, endedAt: Date, failed = 'cannot hang up the line'): void {
+    if (!this.up) return;
+    this.d.gw.signaling.hangup(this.id).catch((err) => this.d.log.error({ err, callId: this.id }, failed));
+    this.run(() => this.d.apply(this.id, event, endedAt), event.type);
+  }
+
+  /** The call ended: its timers stop, nothing more is heard or said; what is under way finishes (pending()). */
+  dispose(): void {
+    this.disposed = true;
+    this.clearTimers();
+    this.answeredIn = null;
+    this.state = undefined;
+  }
+
+  /** What is still being applied, said or published (to wait for at stop). */
+  pending(): Array<Promise<void>> {
+    return [...this.events.pending(), ...this.said.pending(), ...this.heard.pending()];
+  }
+
+  get idle(): boolean {
+    return this.pending().length === 0;
+  }
+
+  private at(when: Date, fire: () => void): NodeJS.Timeout {
+    const t = setTimeout(fire, Math.max(0, when.getTime() - now(this.d.s).getTime()));
+    t.unref();
+    return t;
+  }
+
+  /**
+   * The voice the agent speaks with: the call's voice when it is a ready cloned voice the engines
+   * can speak (voices/cloning.ts), read once per call (only for a call with a voice_id: one without
+   * costs no statement); else the engine's own voice for the language.
+   */
+  private voiceOf(): Promise<string | undefined> {
+    const v = this.voice;
+    if (!v) return Promise.resolve(undefined);
+    this.voiceName ??= speechVoice(this.d.s.pool, { orgId: v.orgId, livemode: v.livemode }, v.id).catch((err) => {
+      this.d.log.warn({ err: String(err), callId: this.id }, 'the call\'s voice could not be read: the engine\'s own voice speaks');
+      return undefined;
+    });
+    return this.voiceName;
+  }
+
+  private wordingOf(): Promise<{ text: string; lang: string }> {
+    this.wording ??= disclosureOnLine(this.d.s, this.lang);
+    return this.wording;
+  }
+
+  private disclose(): void {
+    if (this.disclosed) return;
+    this.disclosed = true;
+    const wording = this.wordingOf();
+    this.speak('disclosure', () => wording);
+  }
+
+  /** Says `text` in `lang`; a language no engine speaks stays text (logged once per language). */
+  private async play(utterance: string, text: string, lang: string): Promise<void> {
+    const { speech, signaling } = this.d.gw;
+    if (!speech.speaks(lang)) {
+      if (!this.d.unspoken.has(lang)) this.d.log.warn({ lang, engine: speech.name }, 'no speech engine for this language: calls in it are silent on the line');
+      this.d.unspoken.add(lang);
+      return;
+    }
+    const voice = await this.voiceOf();
+    // Its first sentence, then the rest: the line starts speaking once the first is made, not the whole.
+    const parts = partsOf(text);
+    const made = parts.map((part) => speech.synthesize(part, lang, voice));
+    for (const [i, p] of made.entries()) {
+      const { pcm } = await p;
+      // Joined as one phrase: the engine's quiet after the first part and before the next is cut to a sentence's pause.
+      const joined = made.length === 1 ? pcm : trimQuiet(pcm, { start: i > 0, end: i < made.length - 1 });
+      await signaling.play(this.id, utterance, joined, { more: i < made.length - 1 });
+    }
+  }
+
+  /** The phrase's text when the notice could not carry it (too long for one): read from the call's log. */
+  private async textOf(seq: number): Promise<string | null> {
+    const { rows } = await this.d.s.pool.query<{ text: string | null }>(prepared(
+      `SELECT text FROM room_segments WHERE room_id = $1 AND seq = $2`, [this.id, seq]));
+    return rows[0]?.text ?? null;
+  }
+
+  private publish(seg: Segment): Promise<unknown> {
+    const { s, back, signal, log } = this.d;
+    return whenDatabaseBack(() => withTx(s.pool, (tx) => publishSegment(s, tx, seg)), back, {
+      signal,
+      waiting: () => log.warn({ callId: this.id, kind: seg.kind }, 'the database is away: what was heard on the line waits to be published'),
+      written: (waitedMs) => log.info({ callId: this.id, kind: seg.kind, waitedMs }, 'what was heard on the line was published once the database came back'),
+    });
+  }
+
+  /**
+   * Recognized one after another (the recognizer keeps its place in the conversation), even when
+   * not published: heard before the answer (the greeting answering-machine detection listens to),
+   * it is not part of the conversation. Published in the call's chain of events, at the place it
+   * was heard (after the answer, before the hangup SIP reported around it), and, while the
+   * database is away, once it is back.
+   */
+  private publishHeard(what: (lang: string) => Promise<Segment | null>): void {
+    const lang = this.answeredIn;
+    let made!: (seg: Segment | null) => void;
+    const recognized = new Promise<Segment | null>((ok) => { made = ok; });
+    this.heard.run(this.id, async () => {
+      try {
+        made(await what(lang ?? 'en'));
+      } catch (err) {
+        made(null);
+        throw err;
+      }
+    });
+    if (lang === null) return;
+    this.run(async () => {
+      // The call's events behind this phrase (its hangup) wait for its recognition, up to
+      // HEARD_IN_ORDER_MS; a slower one is published when it is ready, if the call still goes on.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((ok) => { timer = setTimeout(ok, HEARD_IN_ORDER_MS, 'late'); });
+      const seg = await Promise.race([recognized, late]).finally(() => clearTimeout(timer));
+      if (seg === 'late') {
+        this.heard.run(this.id, async () => {
+          const r = await recognized;
+          if (r && this.answered) await this.publish(r);
+        });
+        return;
+      }
+      if (!seg || !this.answered) return;
+      await this.publish(seg);
+    }, 'heard');
+  }
+}
