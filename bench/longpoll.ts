@@ -9,7 +9,7 @@ import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { startBoss, type Boss } from '../src/jobs/boss.ts';
+import { startBoss, type Boss } from '../src/jobs-registry.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { until } from '../test/helpers/wait.ts';

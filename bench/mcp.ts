@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { startBoss, type Boss } from '../src/jobs/boss.ts';
+import { startBoss, type Boss } from '../src/jobs-registry.ts';
 import { buildApp } from '../src/app.ts';
 import { createEventType, createKey, createOrg } from '../src/cli/admin.ts';
 import { envNumber, round, stats, type LatencyStats } from './stats.ts';

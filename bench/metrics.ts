@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { startBoss, type Boss } from '../src/jobs/boss.ts';
+import { startBoss, type Boss } from '../src/jobs-registry.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { metricsEnabled, setMetricsEnabled } from '../src/ops/metrics.ts';

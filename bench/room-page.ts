@@ -12,7 +12,7 @@ import vm from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, PUBLIC_LIMITS } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { startBoss, type Boss } from '../src/jobs/boss.ts';
+import { startBoss, type Boss } from '../src/jobs-registry.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { until } from '../test/helpers/wait.ts';

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { startBoss, type Boss } from '../src/jobs/boss.ts';
+import { startBoss, type Boss } from '../src/jobs-registry.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { adminQuery, findPostgres, withDatabase } from '../test/helpers/pg.ts';

@@ -1,12 +1,23 @@
 // The imports between src/, machines/, gateway/ and policies/: cycles (strongly connected
-// components, Tarjan) and imports that run upward against the declared layers.
-// `node scripts/imports.ts` prints what it finds and exits 1 on anything.
+// components, Tarjan), imports that run upward against the declared layers, and imports from
+// one capability into another (each capability's folder is a unit of its own: capabilities
+// reach each other only through the assembly, src/reactions.ts and the ports it fills, typed
+// in src/services.ts). `node scripts/imports.ts` prints what it finds and exits 1 on anything.
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 export const ROOTS = ['src', 'machines', 'gateway', 'policies'];
+
+/**
+ * The capabilities, each a folder of src/ and a unit of its own. sim/ is the test mode's
+ * robots and phrasebook, which speak in rooms and on calls through the reactions.
+ */
+export const CAPABILITIES = [
+  'account', 'bookings', 'calls', 'catalog', 'mail', 'meetings', 'rooms', 'sessions', 'sim',
+  'transcripts', 'trunks', 'voices', 'webhooks',
+] as const;
 
 // Lowest first. A file belongs to the layer of its longest matching prefix; a file may import
 // its own layer (without a cycle) and any layer below it, never one above.
@@ -28,22 +39,23 @@ export const LAYERS: ReadonlyArray<{ name: string; prefixes: string[] }> = [
     prefixes: ['src/services.ts', 'src/actors/', 'src/jobs/', 'src/http/', 'src/billing/'],
   },
   {
+    // Each folder a unit of its own (CAPABILITIES): none imports another (findCrossings).
     name: 'capabilities',
-    prefixes: [
-      // sim/: the test mode's robots and phrasebook, which speak in sessions and on calls.
-      'src/account/', 'src/bookings/', 'src/calls/', 'src/catalog/', 'src/mail/', 'src/mcp/',
-      'src/meetings/', 'src/rooms/', 'src/sessions/', 'src/transcripts/', 'src/trunks/',
-      'src/sim/', 'src/voices/', 'src/webhooks/',
-    ],
+    prefixes: CAPABILITIES.map((c) => `src/${c}/`),
+  },
+  {
+    // The assistant tools speak MCP onto the capabilities' use cases, as each capability's
+    // routes/ files speak HTTP; they hold no use case of their own.
+    name: 'protocols',
+    prefixes: ['src/mcp/'],
   },
   {
     // What puts the capabilities together: the reactions between them, the route, page and
-    // job lists, the app, the platform and the CLI.
+    // job lists (with the boss that creates the queues and the workers that work them), the
+    // app, the platform and the CLI.
     name: 'assembly',
     prefixes: [
-      'src/reactions.ts', 'src/routes.ts', 'src/pages.ts', 'src/ops/routes.ts',
-      // boss.ts creates every capability's queues; workers.ts works them.
-      'src/jobs/registry.ts', 'src/jobs/boss.ts', 'src/jobs/workers.ts',
+      'src/reactions.ts', 'src/routes.ts', 'src/pages.ts', 'src/ops/routes.ts', 'src/jobs-registry.ts',
       'src/app.ts', 'src/platform.ts', 'src/server.ts', 'src/cli/',
     ],
   },
@@ -157,6 +169,32 @@ export function findUpward(graph: Graph, layers = LAYERS): Upward[] {
   return out;
 }
 
+/** The capability a file belongs to (its folder of src/), or undefined for any other file. */
+export function capabilityOf(file: string): string | undefined {
+  const m = /^src\/([^/]+)\//.exec(file);
+  return m && (CAPABILITIES as readonly string[]).includes(m[1]!) ? m[1] : undefined;
+}
+
+export interface Crossing { from: string; to: string; fromCapability: string; toCapability: string }
+
+/**
+ * Imports from a file of one capability into another's, less those `known` names
+ * (`from -> to`): a capability reaches another through the assembly (src/reactions.ts and the
+ * ports typed in src/services.ts), never by importing it.
+ */
+export function findCrossings(graph: Graph, known: ReadonlySet<string> = new Set()): Crossing[] {
+  const out: Crossing[] = [];
+  for (const [from, targets] of graph) {
+    const a = capabilityOf(from);
+    if (a === undefined) continue;
+    for (const to of targets) {
+      const b = capabilityOf(to);
+      if (b !== undefined && b !== a && !known.has(`${from} -> ${to}`)) out.push({ from, to, fromCapability: a, toCapability: b });
+    }
+  }
+  return out;
+}
+
 /** Files no layer names (each must be placed, so a new folder cannot slip past the check). */
 export function findUnlayered(graph: Graph, layers = LAYERS): string[] {
   return [...graph.keys()].filter((file) => layerOf(file, layers) === undefined).sort();
@@ -167,10 +205,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const cycles = findCycles(graph);
   const upward = findUpward(graph);
   const unlayered = findUnlayered(graph);
+  const crossings = findCrossings(graph);
   for (const cycle of cycles) console.log(`cycle (${cycle.length} files): ${cycle.join(', ')}`);
   for (const u of upward) console.log(`upward: ${u.from} (${u.fromLayer}) -> ${u.to} (${u.toLayer})`);
+  for (const c of crossings) console.log(`crossing: ${c.from} (${c.fromCapability}) -> ${c.to} (${c.toCapability})`);
   for (const file of unlayered) console.log(`no layer: ${file}`);
-  const count = cycles.length + upward.length + unlayered.length;
-  console.log(count === 0 ? `${graph.size} files: no cycle, every import runs downward` : `${count} finding(s)`);
+  const count = cycles.length + upward.length + crossings.length + unlayered.length;
+  console.log(count === 0 ? `${graph.size} files: no cycle, every import runs downward, no capability imports another` : `${count} finding(s)`);
   process.exit(count === 0 ? 0 : 1);
 }

@@ -4,6 +4,13 @@ import { endCall } from './calls/events.ts';
 import { endRoomParticipants } from './rooms/participants.ts';
 import { endRoomSessions } from './sessions/leave.ts';
 import { writeRoomTranscript } from './transcripts/transcripts.ts';
+import { publishSegment } from './sessions/publish.ts';
+import { CALLS_CHANNEL, encodeNotice } from './calls/channel.ts';
+import { lockRobots, robotLangs, scheduleReply, startRobots, stopRobots } from './sim/robots.ts';
+import { queueMail } from './mail/mail.ts';
+import { renderAll } from './sessions/translations.ts';
+import { disclosure } from './calls/disclosure.ts';
+import { ANNOUNCEMENT, fillName, normaliseLang } from './sim/phrasebook.ts';
 
 /**
  * The one place where a capability reacts to another's event (services.ts
@@ -14,7 +21,10 @@ import { writeRoomTranscript } from './transcripts/transcripts.ts';
 export const REACTIONS: Reactions = {
   async roomEnded(_s, tx, room) {
     // api.md: the room ends for everyone, its agent sessions included; the room's pages show it has ended.
+    // The robots' row before the sessions' (sessionLeaving below: every writer of a room locks in that order).
+    await lockRobots(tx, room.id);
     await endRoomSessions(tx, room.id);
+    await stopRobots(tx, room.id);
     await endRoomParticipants(tx, room.id);
     // A booked meeting's booking: completed once its meeting took place, canceled (its slot free again) when it ended before it started.
     if (room.kind === 'meeting') await settleBookingOfRoom(tx, room.id, room.started ? 'COMPLETE' : 'CANCEL');
@@ -28,5 +38,51 @@ export const REACTIONS: Reactions = {
   },
   async callSessionLeft(s, tx, callId) {
     await endCall(s, tx, callId);
+  },
+  // The test mode's robots (operator.md, Test-mode simulator) talk while a room has an open agent session.
+  async sessionJoined(s, tx, session) {
+    // A live room has only its people and agents.
+    if (!session.livemode) await startRobots(s, tx, session.logId, session.roomLangs);
+  },
+  async phraseSaid(s, tx, phrase) {
+    if (!phrase.livemode) await scheduleReply(s, tx, phrase.logId, phrase.lang);
+  },
+  async sessionLeaving(_s, tx, logId) {
+    // The simulator holds the robots' row while it publishes, and a room's end
+    // takes it before the sessions' rows (roomEnded): so does a leave.
+    await lockRobots(tx, logId);
+  },
+  async sessionLeft(_s, tx, left) {
+    // The robots stop when nobody is left to listen.
+    if (left.lastListener) await stopRobots(tx, left.logId);
+  },
+  otherListenerLangs: (tx, logId) => robotLangs(tx, logId),
+  async robotSaid(s, tx, phrase) {
+    if (phrase.onCall) {
+      // The gateway holding the call (in whichever process) has the built-in
+      // callee speak it, and what it hears on the line becomes the phrase of
+      // the call's log (calls/dialer.ts).
+      await tx.query(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, encodeNotice({ type: 'callee', call: phrase.logId, lang: phrase.lang, text: phrase.text })]);
+      return;
+    }
+    await publishSegment(s, tx, {
+      roomId: phrase.logId, kind: 'robot', speaker: phrase.speaker, participantId: `robot_${phrase.robot}`, srcLang: phrase.lang, text: phrase.text,
+    });
+  },
+  phrasesIn: (s, logId, livemode, phrases, lang) => renderAll(s, logId, livemode, phrases, lang),
+  ownWording(kind, announced, lang) {
+    // An engine's paraphrase of the disclosure is not the disclosure: its own wording there, else its English one as it is (never marked).
+    if (announced === null) return null;
+    if (kind === 'disclosure') return disclosure(announced, lang);
+    if (kind === 'announcement') {
+      const key = normaliseLang(lang);
+      const template = Object.hasOwn(ANNOUNCEMENT, key) ? (ANNOUNCEMENT as Readonly<Record<string, string>>)[key]! : ANNOUNCEMENT.en;
+      return fillName(template, announced);
+    }
+    return null;
+  },
+  async webhookEndpointDisabled(s, tx, notice) {
+    // Through the mail outbox (the one invitations use): sent when the endpoint is a live-mode one and SMTP_URL is set.
+    await queueMail(s, tx, notice);
   },
 };

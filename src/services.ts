@@ -28,7 +28,7 @@ export type Services = {
   recognizer?: RecognizerChain;
   /** How long text takes to say; our speaking-rate estimate unless replaced (src/providers/speech.ts). */
   speech?: Speech;
-  /** What one capability does when another's object ends (src/reactions.ts; the platform and the app give them). */
+  /** What one capability does on another's event, and what it reads of another (src/reactions.ts; the platform and the app give them). */
   reactions: Reactions;
   /** This process's call gateway bound to the calls (calls/dialer.ts), when it runs one (the platform starts it). */
   gateway?: CallGateway;
@@ -62,10 +62,11 @@ export type CallGateway<Placed = unknown> = {
 };
 
 /**
- * Where one capability reacts to another's event, so neither imports the
- * other: the capability whose object ended calls its reaction in the
- * transaction that ended it, and src/reactions.ts, above every capability,
- * does the rest. Declared here, below them all.
+ * Where one capability reacts to another's event, or reads what another
+ * knows (a port), so neither imports the other: the capability whose object
+ * changed calls its reaction in the transaction that changed it, and
+ * src/reactions.ts, above every capability, does the rest. Declared here,
+ * below them all.
  */
 export type Reactions = {
   /**
@@ -79,7 +80,43 @@ export type Reactions = {
   meetingCanceled(s: Services, tx: Client, roomId: string): Promise<void>;
   /** A call's session left (POST /v1/sessions/{id}/leave): the call hangs up, ending the session with it. */
   callSessionLeft(s: Services, tx: Client, callId: string): Promise<void>;
+  /** An agent session joined a room: in test mode the room's robots start talking (or keep on). */
+  sessionJoined(s: Services, tx: Client, session: { logId: string; roomLangs: string[]; livemode: boolean }): Promise<void>;
+  /** A session or a person said a phrase in a log: in test mode a robot answers it. */
+  phraseSaid(s: Services, tx: Client, phrase: { logId: string; lang: string; livemode: boolean }): Promise<void>;
+  /**
+   * A session of the log is about to end (it leaves): what reacts to its end
+   * takes its row locks here, before the session's row is locked, in the
+   * order the room's other writers take them (the robots' row first).
+   */
+  sessionLeaving(s: Services, tx: Client, logId: string): Promise<void>;
+  /** A session left its log; `lastListener`: no open session is left on it (the robots stop). */
+  sessionLeft(s: Services, tx: Client, left: { logId: string; lastListener: boolean }): Promise<void>;
+  /** The languages a log is heard in besides its sessions and people (the test mode's robots); a say is charged per language heard. */
+  otherListenerLangs(tx: Client, logId: string): Promise<string[]>;
+  /**
+   * A test-mode robot said a phrase (sim/engine.ts): a room's robot is heard
+   * in the room's log; a call's callee (`onCall`, the log is the call's)
+   * says it on the call's line.
+   */
+  robotSaid(s: Services, tx: Client, phrase: { logId: string; robot: 'a' | 'b'; speaker: string; onCall: boolean; lang: string; text: string }): Promise<void>;
+  /**
+   * A log's phrases read in `lang` (a transcript read back), each translated
+   * once whoever reads it (sessions/translations.ts renderAll).
+   */
+  phrasesIn(s: Services, logId: string, livemode: boolean, phrases: readonly LoggedPhrase[], lang: string): Promise<(seq: number) => { text: string | null }>;
+  /**
+   * Text the service wrote itself in several languages (a call's AI
+   * disclosure, a room's announcement that an AI assistant joined), in lang:
+   * its own wording there, never translated; null for any other phrase.
+   */
+  ownWording(kind: string | null, announced: string | null, lang: string): string | null;
+  /** A webhook endpoint was disabled for failing: its owner is told by mail (the message is the webhooks'). */
+  webhookEndpointDisabled(s: Services, tx: Client, notice: { orgId: string; livemode: boolean; to: string; subject: string; text: string }): Promise<void>;
 };
+
+/** A phrase of a room's (or call's) log, as transcripts keep it. */
+export type LoggedPhrase = { seq: number; kind: string; text: string | null; src_lang: string; announced: string | null; created_at: Date };
 
 export type Caller = Credential;
 

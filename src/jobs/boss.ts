@@ -1,14 +1,15 @@
 import { PgBoss } from 'pg-boss';
-import { ensureQueues } from './registry.ts';
 
 // Durable timers and background work. XState does not re-arm `after` timers
 // when a persisted snapshot is restored, so every timer is a pg-boss job that
 // sends an event to the actor when it fires. The queues are declared by each
-// capability (its jobs.ts) and collected in registry.ts.
+// capability (its jobs.ts) and collected in src/jobs-registry.ts, whose
+// startBoss creates them on the boss connected here.
 
 export type Boss = PgBoss;
 
-export async function startBoss(
+/** pg-boss, started, with no queue of its own (src/jobs-registry.ts startBoss adds every capability's). */
+export async function connectBoss(
   url: string,
   opts: { workers: boolean; onError: (e: unknown) => void; monitorSeconds?: number },
 ): Promise<PgBoss> {
@@ -28,6 +29,5 @@ export async function startBoss(
   });
   boss.on('error', opts.onError);
   await boss.start();
-  await ensureQueues(boss);
   return boss;
 }

@@ -3,7 +3,7 @@ import type { Queryable } from '../db/pool.ts';
 import type { Services } from '../services.ts';
 
 // What a capability's jobs.ts declares, as plain data: its pg-boss queues with
-// their handlers, and its retention. jobs/registry.ts collects them.
+// their handlers, and its retention. src/jobs-registry.ts collects them.
 
 export type JobQueue = {
   name: string;

@@ -7,7 +7,6 @@ import { writeEvent } from '../actors/store.ts';
 import { now, type Services } from '../services.ts';
 import { SESSION_CHANNEL } from '../sessions/bus.ts';
 import { publishSegment, roomHead } from '../sessions/publish.ts';
-import { scheduleReply } from '../sim/robots.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { linkSigningKey, verifyJoinToken } from './join-links.ts';
 import { clientKey, takeQuotas } from '../http/quotas.ts';
@@ -296,7 +295,7 @@ async function publishPersonPhrase(s: Services, tx: Client, roomId: string, p: P
   const seq = await publishSegment(s, tx, {
     roomId, kind: 'person', speaker: p.name, participantId: p.id, srcLang: p.speak_lang, text, ...(audioMs !== undefined ? { audioMs } : {}),
   });
-  await scheduleReply(s, tx, roomId, p.speak_lang);
+  await s.reactions.phraseSaid(s, tx, { logId: roomId, lang: p.speak_lang, livemode: p.livemode });
   return { seq };
 }
 

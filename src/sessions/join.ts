@@ -6,7 +6,6 @@ import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { announcement } from '../sim/phrasebook.ts';
 import { usableVoice } from '../voices/usable.ts';
-import { startRobots } from '../sim/robots.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertSessionsAvailable, toSession, type SessionRow } from './sessions.ts';
 import { assertLiveCoverage } from './coverage.ts';
@@ -72,8 +71,8 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
       speak_lang: row.speak_lang, hear_lang: row.hear_lang, voice_id: voiceId, from_seq: fromSeq, metered_seq: fromSeq,
     },
   });
-  // In test mode the robots start (or keep) talking: the room now has a listener. A live room has only its people and agents.
-  if (!cred.livemode) await startRobots(s, tx, roomId, room.langs);
+  // The room now has a listener (reactions.ts: in test mode its robots start talking).
+  await s.reactions.sessionJoined(s, tx, { logId: roomId, roomLangs: room.langs, livemode: cred.livemode });
   if (input.announce) {
     // Every listener language hears that an AI assistant joined, in its own words (reader.ts).
     await publishSegment(s, tx, {

@@ -3,8 +3,7 @@ import { Sql, Writes } from '../db/writes.ts';
 import { ID_PATTERN } from '../ids.ts';
 import { lockObjects, planTransition, type Locked } from '../actors/store.ts';
 import type { Caller, Services } from '../services.ts';
-import { lockRobots, stopRobots } from '../sim/robots.ts';
-import { planTranscript } from '../transcripts/transcripts.ts';
+import { planTranscript } from './transcript.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, unlessUnavailable, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
 import { SESSION_CHANNEL } from './bus.ts';
@@ -16,7 +15,7 @@ import { SESSION_CHANNEL } from './bus.ts';
  */
 export async function leave(s: Services, cred: Caller, id: string): Promise<Session> {
   return unlessUnavailable(s, cred, withTx(s.pool, async (tx) => {
-    // The robots' row of the room before the session's (lockRobots explains the order).
+    // What reacts to the session's end locks its rows before the session's (reactions.ts sessionLeaving).
     if (ID_PATTERN.test(id)) {
       const { rows } = await tx.query<{ log_id: string; call_id: string | null }>(`SELECT log_id, call_id FROM agent_sessions WHERE id = $1`, [id]);
       if (rows[0]?.call_id) {
@@ -25,28 +24,29 @@ export async function leave(s: Services, cred: Caller, id: string): Promise<Sess
         await s.reactions.callSessionLeft(s, tx, rows[0].call_id);
         return toSession(await loadSession(tx, cred, id));
       }
-      if (rows[0]) await lockRobots(tx, rows[0].log_id);
+      if (rows[0]) await s.reactions.sessionLeaving(s, tx, rows[0].log_id);
     }
-    // endSession locks the session's row (after the robots', above).
+    // endSession locks the session's row (after those, above).
     const session = await loadSession(tx, cred, id);
     const ended = await endSession(tx, session, 'LEAVE');
     if (!ended) throw sessionEnded(id);
-    // The robots stop when nobody is left to listen.
+    // Whether anyone is left to listen (the test mode's robots stop when nobody is).
     const { rows } = await tx.query(`SELECT 1 FROM agent_sessions WHERE log_id = $1 AND status <> 'ended' LIMIT 1`, [session.log_id]);
-    if (rows.length === 0) await stopRobots(tx, session.log_id);
+    await s.reactions.sessionLeft(s, tx, { logId: session.log_id, lastListener: rows.length === 0 });
     return ended;
   }));
 }
 
-/** Ends every open session of a room (the room was deleted or expired), in the room's transaction. */
+/**
+ * Ends every open session of a room (the room was deleted or expired), in the
+ * room's transaction (reactions.ts roomEnded, which locks the robots' row first).
+ */
 export async function endRoomSessions(tx: Client, roomId: string): Promise<void> {
-  await lockRobots(tx, roomId);
   const { rows } = await tx.query<SessionRow>(
     `SELECT ${COLUMNS} FROM agent_sessions WHERE log_id = $1 AND status <> 'ended' ORDER BY id FOR UPDATE`,
     [roomId],
   );
   for (const r of rows) await endSession(tx, r, 'ROOM_ENDED');
-  await stopRobots(tx, roomId);
 }
 
 /**

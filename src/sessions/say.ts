@@ -5,7 +5,6 @@ import { assertLanguagesAllowed } from '../restrictions.ts';
 import { PRICING } from '../billing/pricing.ts';
 import { recordUsage } from '../billing/ledger.ts';
 import { assertCanSpend, lockSpending } from '../billing/limits.ts';
-import { robotLangs, scheduleReply } from '../sim/robots.ts';
 import { ApiError } from '../errors.ts';
 import { loadSession, sessionEnded, unlessUnavailable } from './sessions.ts';
 import { publishSegment } from './publish.ts';
@@ -13,9 +12,9 @@ import { hearLangs } from './translations.ts';
 import { voiceInUse } from '../voices/usable.ts';
 import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
 
-/** Distinct languages the room's other listeners hear in: the robots' (test mode), the other open sessions' and the people's on the room page. */
-async function listenerLangs(tx: Client, roomId: string, exclude: string): Promise<string[]> {
-  return [...new Set([...(await robotLangs(tx, roomId)), ...(await hearLangs(tx, roomId, exclude))])];
+/** Distinct languages the room's other listeners hear in: the robots' (test mode, reactions.ts), the other open sessions' and the people's on the room page. */
+async function listenerLangs(s: Services, tx: Client, roomId: string, exclude: string): Promise<string[]> {
+  return [...new Set([...(await s.reactions.otherListenerLangs(tx, roomId)), ...(await hearLangs(tx, roomId, exclude))])];
 }
 
 /**
@@ -42,7 +41,7 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     // A voice withdrawn since the join is not used (voices.ts): the phrase is spoken with the default voice.
     const voiceId = await voiceInUse(tx, { orgId: session.org_id, livemode: session.livemode }, session.voice_id ?? null);
     const spoken = speechOf(s).spokenSeconds(input.text);
-    const langs = await listenerLangs(tx, session.log_id, session.id);
+    const langs = await listenerLangs(s, tx, session.log_id, session.id);
     const onCall = session.call_id !== null;
     const charged = onCall ? 0 : Math.ceil(spoken * Math.max(1, langs.length) * PRICING.apiMinuteFactor);
     const at = now(s);
@@ -68,8 +67,8 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
       });
       await tx.query(prepared(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, notice]));
     }
-    // A test room's robots answer; a live room has none.
-    if (!session.livemode) await scheduleReply(s, tx, session.log_id, lang);
+    // A test room's robots answer (reactions.ts); a live room has none.
+    await s.reactions.phraseSaid(s, tx, { logId: session.log_id, lang, livemode: session.livemode });
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode, voice_id: voiceId };
   }));

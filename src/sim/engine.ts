@@ -1,8 +1,6 @@
 import { withTx, type Client } from '../db/pool.ts';
 import type { Services } from '../services.ts';
-import { publishSegment } from '../sessions/publish.ts';
 import { robotPauseSeconds } from './robots.ts';
-import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
 import { robotPhrase, robotReply } from './translator.ts';
 
 // The test-mode robots (operator.md, Test-mode simulator): in every room with
@@ -85,21 +83,9 @@ export async function pass(s: Services): Promise<number> {
 
 /**
  * A robot's phrase in the room; `onCall`: the callee of a call's line (one
- * speaker), who says it out loud: the gateway holding the call (in whichever
- * process) has the built-in callee speak it, and what the gateway hears on
- * the line becomes the phrase of the call's log (src/calls/dialer.ts).
+ * speaker), who says it out loud. Where it goes is the reactions' (the room's
+ * log, or the gateway holding the call: reactions.ts robotSaid).
  */
-async function say(s: Services, tx: Client, roomId: string, robot: 'a' | 'b', speaker: string, onCall: boolean, lang: string, text: string) {
-  if (onCall) {
-    await tx.query(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, encodeNotice({ type: 'callee', call: roomId, lang, text })]);
-    return;
-  }
-  await publishSegment(s, tx, {
-    roomId,
-    kind: 'robot',
-    speaker,
-    participantId: `robot_${robot}`,
-    srcLang: lang,
-    text,
-  });
+function say(s: Services, tx: Client, logId: string, robot: 'a' | 'b', speaker: string, onCall: boolean, lang: string, text: string) {
+  return s.reactions.robotSaid(s, tx, { logId, robot, speaker, onCall, lang, text });
 }

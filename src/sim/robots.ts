@@ -4,8 +4,9 @@ import type { Services } from '../services.ts';
 
 // The robots' side of a room in test mode (operator.md, Test-mode simulator):
 // their languages and pace in sim_rooms, the replies they owe in sim_replies.
-// Only this file and engine.ts touch those tables; sessions call these
-// functions when an agent joins, speaks or leaves. A call's line (its log,
+// Only this file and engine.ts write those tables; they run as reactions
+// (src/reactions.ts) when an agent joins, a phrase is said, a session leaves
+// or a room ends, so sessions know nothing of robots. A call's line (its log,
 // keyed by the call's id) has one speaker instead: the simulated callee
 // (startCallee), who talks in the call's remote language.
 
@@ -51,8 +52,9 @@ export async function scheduleReply(s: Services, tx: Client, roomId: string, lan
 
 /**
  * Locks the robots' row of a room. The engine takes it before publishing to
- * the room's sessions; whoever ends sessions takes it first too, so the two
- * never deadlock.
+ * the room's log; whoever ends sessions takes it before the sessions' rows
+ * (reactions.ts sessionLeaving, roomEnded), so two ends never deadlock and the
+ * last to leave sees the others gone.
  */
 export async function lockRobots(tx: Client, roomId: string): Promise<void> {
   await tx.query(prepared(`SELECT 1 FROM sim_rooms WHERE room_id = $1 FOR UPDATE`, [roomId]));

@@ -3,7 +3,6 @@ import type { Client } from '../db/pool.ts';
 import { commitWith, withTx } from '../db/pool.ts';
 import { newId } from '../ids.ts';
 import { inTx } from '../jobs/in-tx.ts';
-import { queueMail } from '../mail/mail.ts';
 import { now, type Services } from '../services.ts';
 import { fromOutbox } from './envelope.ts';
 import { postWebhook, type PostResult } from './outbound.ts';
@@ -248,9 +247,8 @@ async function disableEndpoint(s: Services, tx: Client, id: string, orgId: strin
   );
   const ep = upd.rows[0];
   if (upd.rowCount !== 1 || !ep?.owner_email) return;
-  // The owner hears of it through the mail outbox (the same one invitations
-  // use): sent when the endpoint is a live-mode one and SMTP_URL is set.
-  await queueMail(s, tx, {
+  // The owner hears of it by mail (reactions.ts).
+  await s.reactions.webhookEndpointDisabled(s, tx, {
     orgId,
     livemode: ep.livemode,
     to: ep.owner_email,

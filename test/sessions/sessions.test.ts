@@ -201,7 +201,7 @@ describe('agent session flow', () => {
     // A day later the hourly maintenance drops what the sessions heard; the transcripts keep it.
     await t.pool.query(`UPDATE agent_sessions SET ended_at = now() - interval '2 days' WHERE room_id = $1`, [roomId]);
     await t.pool.query(`UPDATE rooms SET ended_at = now() - interval '2 days' WHERE id = $1`, [roomId]);
-    const { pruneExpired } = await import('../../src/jobs/workers.ts');
+    const { pruneExpired } = await import('../../src/jobs-registry.ts');
     await pruneExpired(t.services);
     expect((await t.pool.query(`SELECT 1 FROM room_segments WHERE room_id = $1`, [roomId])).rowCount).toBe(0);
     expect((await t.pool.query(`SELECT 1 FROM room_logs WHERE room_id = $1`, [roomId])).rowCount).toBe(0);

@@ -366,7 +366,7 @@ describe('event log', () => {
     );
     const log = await (await t.request('GET', '/v1/events?limit=100', { key })).json();
     expect(log.data.map((e: any) => e.id)).not.toContain('evt_old0000000000000000000');
-    const { pruneExpired } = await import('../../src/jobs/workers.ts');
+    const { pruneExpired } = await import('../../src/jobs-registry.ts');
     expect((await pruneExpired(t.services)).events).toBeGreaterThanOrEqual(1);
     expect((await t.pool.query(`SELECT 1 FROM outbox WHERE event_id = 'evt_old0000000000000000000'`)).rowCount).toBe(0);
   });
