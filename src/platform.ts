@@ -68,7 +68,6 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     active: dialer.active,
     dial: dialer.dial,
     dialPlaced: dialer.dialPlaced,
-    sweep: sweep.run,
     media: dialer.media,
     stop: async () => {
       await health.stop();

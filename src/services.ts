@@ -34,27 +34,17 @@ export type Services = {
   gateway?: CallGateway;
 };
 
-/**
- * A gateway bound to the calls: it dials the calls this process claims
- * (calls/dialer.ts bindGateway). `Placed` is the call as placed, which only
- * the calls know (calls/events.ts CallState); this layer leaves it open.
- */
-export type CallGateway<Placed = unknown> = {
+/** A gateway bound to the calls: it dials the calls this process claims (calls/dialer.ts bindGateway). */
+export type CallGateway = {
   id: string;
   /** The SIP address the gateway's signaling bound. */
   address: string;
   /** Claims the queued calls no gateway has claimed yet and dials them. */
   dial: (...callIds: string[]) => Promise<void>;
-  /**
-   * Dials a call this process just placed with this gateway's id, given as
-   * written (the call and its session: calls/events.ts CallState, kept to
-   * apply its ringing and answer in one statement each).
-   */
-  dialPlaced(state: Placed): Promise<void>;
+  /** Dials a call this process just placed with this gateway's id, after its commit, as calls/place.ts wrote it. */
+  dialPlaced(placed: { call: { id: string } }): Promise<void>;
   /** The calls whose SIP dialog this gateway holds now. */
   active: () => string[];
-  /** Ends the calls of lost gateways and dials the calls left unclaimed; returns how many calls it ended or dialed. */
-  sweep: () => Promise<number>;
   /** The RTP streams of this gateway's calls, by call id. */
   media: MediaPlane;
   /** Ends the calls whose dialog is here (failed/gateway_lost) and unbinds; the gateway itself is stopped by whoever started it. */

@@ -14,7 +14,7 @@ import type { Call } from './schemas.ts';
 // GET /v1/sessions/{id}/events and POST /v1/sessions/{id}/say.
 //
 // - this file: the call's row and how the API shows it;
-// - place.ts: POST /v1/calls (the checks, the policy table, the call and its session);
+// - place.ts: POST /v1/calls and place_call (the checks, the policy table, the call and its session, dialed after the commit);
 // - events.ts: what happens to a placed call (the machine's events and what follows each);
 // - dialer.ts: the gateway's side (dials what it claims, applies SIP's answers);
 // - call-line.ts: one call dialed here, from its dial to its end (what is said and heard, its events, its timers), in lines.ts's registry;

@@ -54,7 +54,7 @@ export const UNWRITTEN_ANSWER = { seconds: 600 };
 const AMD_NO_MEDIA_MS = 1000;
 
 /** A gateway bound to the calls, with what its heartbeat, sweep and notices (started beside it by the platform) work on. */
-export type Dialer = Omit<CallGateway, 'sweep'> & {
+export type Dialer = CallGateway & {
   gateway: Gateway;
   lines: CallLines;
   /** Woken when the heartbeat or LISTEN sees the database back. */

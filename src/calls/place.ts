@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { prepared, type Client, type Queryable } from '../db/pool.ts';
+import type { Once } from '../http/idempotency.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { usableVoice } from '../voices/usable.ts';
 import { invalid } from '../errors.ts';
@@ -15,11 +16,14 @@ import { SHARED_NUMBER } from '../catalog/numbers.ts';
 import { toSession, type SessionRow } from '../sessions/sessions.ts';
 import { CALL_AGENT_NAME, eventObject, toCall, type CallRow } from './calls.ts';
 import type { CallState } from './events.ts';
+import { writeDialJob } from './jobs.ts';
 import type { Call } from './schemas.ts';
 import { countPlaced } from '../ops/metrics.ts';
 
-// POST /v1/calls: a call placed (queued, with its agent session) or blocked
-// by the policy table, in the request's idempotency transaction.
+// POST /v1/calls and the place_call tool: a call placed (queued, with its
+// agent session) or blocked by the policy table, in the request's
+// idempotency transaction, then dialed by this process's gateway once that
+// commits.
 
 /**
  * The language the callee is spoken to in when remote_lang is not given: the
@@ -87,23 +91,39 @@ async function maxAnsweredSeconds(db: Queryable, cred: Caller, minuteFactor: num
   return budgets.length === 0 ? null : Math.min(...budgets) / minuteFactor;
 }
 
-export type Placed = {
-  call: z.infer<typeof Call>;
-  dial: boolean;
-  /** An allowed call as written, with its session: this process's gateway dials it with them (dialer.ts dialPlaced). */
-  state?: CallState;
-};
+type Log = { error: (o: object, m: string) => void };
+
+/** Work to run once the placing's transaction committed (never when it rolls back, nor for a replayed outcome). */
+export type AfterCommit = (task: () => Promise<void>, what: { callId: string }) => void;
+
+/**
+ * POST /v1/calls and the place_call tool: the call placed once per key, in
+ * `once`'s transaction (the idempotency record's), then dialed by this
+ * process's gateway after the commit with what was written (should this
+ * process die first, another gateway's sweep dials it).
+ */
+export async function placeAndDial(s: Services, cred: Caller, input: PlaceInput, once: Once<z.infer<typeof Call>>, log: Log): Promise<z.infer<typeof Call>> {
+  let committed: Array<{ task: () => Promise<void>; callId: string }> = [];
+  const call = await once(async (tx) => {
+    // A transaction tried again starts its work afresh: only the last run's work follows the commit.
+    committed = [];
+    const placed = await placeCall(s, tx, cred, input, (task, what) => { committed.push({ task, callId: what.callId }); });
+    return { status: 201, body: placed };
+  });
+  for (const c of committed) c.task().catch((err) => log.error({ err, callId: c.callId }, 'dial failed'));
+  return call;
+}
 
 /**
  * POST /v1/calls, in the idempotency transaction: the key's restrictions,
  * then the live-mode refusal, the caller id, the spending limits (402 when
  * one is already reached), and the policy table. A call the table refuses is
  * created `blocked` (call.blocked, call.ended). An allowed one is `queued`
- * with its agent session, and `dialJob` writes in the same transaction
- * what gets it dialed (dialer.ts writeDialJob); `dial` tells the route to
- * dial at once after commit.
+ * with its agent session; what gets it dialed is written in the same
+ * transaction (jobs.ts writeDialJob), and with a gateway in this process it
+ * is dialed after the commit (`afterCommit`), given as written.
  */
-export async function placeCall(s: Services, tx: Client, cred: Caller, input: PlaceInput, dialJob: (tx: Client, callId: string) => Promise<void>): Promise<Placed> {
+export async function placeCall(s: Services, tx: Client, cred: Caller, input: PlaceInput, afterCommit: AfterCommit): Promise<z.infer<typeof Call>> {
   const dest = destinationOf(input.to);
   if (!dest) throw invalid('to', 'not a phone number; send it in international format, + then the country code and number, e.g. +14155550123');
   assertDestinationAllowed(cred, 'to', dest.country === 'ZZ' ? null : dest.country);
@@ -189,14 +209,18 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   });
   await w.run(tx);
   countPlaced(cred.livemode, !allowed);
-  if (!allowed) return { call: toCall(row), dial: false };
-  await dialJob(tx, id);
+  if (!allowed) return toCall(row);
+  await writeDialJob(s, tx, id);
+  const gateway = s.gateway;
+  if (!gateway) return toCall(row);
   const owner = { org_id: cred.orgId, livemode: cred.livemode };
+  // The call and its session as written: the gateway applies their ringing and answer on them, in one statement each.
   const state: CallState = {
     call: { machine: 'call', id, row: { ...row, status: callActor.state as CallRow['status'] }, actor: { ...owner, snapshot: callActor.snapshot, version: callActor.version }, now: at },
     session: session && sessionActor
       ? { machine: 'session', id: session.id, row: session, actor: { ...owner, snapshot: sessionActor.snapshot, version: sessionActor.version }, now: at }
       : null,
   };
-  return { call: toCall(row), dial: true, state };
+  afterCommit(() => gateway.dialPlaced(state), { callId: id });
+  return toCall(row);
 }

@@ -1,10 +1,25 @@
 import { z } from 'zod';
+import { Lang } from '../http/schemas.ts';
 
 // Shapes of phone calls (api.md: Call, Call quote, Phone number).
 
 export const CallPurpose = z.enum(['transactional', 'scheduling', 'support', 'marketing']);
 
 export const ConsentKind = z.enum(['existing_customer', 'prior_express', 'written']);
+
+/** POST /v1/calls's body, and the place_call tool's input. */
+export const PlaceCallBody = z.object({
+  to: z.string().min(4).max(32).describe('The number to call, E.164: + then the country code and number'),
+  from: z.string().max(32).optional().describe('Caller id: the id of one of your numbers (GET /v1/numbers); omitted or empty: your default'),
+  purpose: CallPurpose,
+  consent: z
+    .object({ kind: ConsentKind, ref: z.string().max(200).optional().describe('Your reference to the consent record') })
+    .optional()
+    .describe('The consent the callee gave, when the purpose needs one there (GET /v1/calls/quote says)'),
+  agent_lang: Lang.default('en').describe('The language the agent (your client) hears the callee in and speaks'),
+  remote_lang: Lang.optional().describe("The callee's language; default: the destination country's main language"),
+  voice_id: z.string().max(100).optional(),
+});
 
 export const Call = z
   .object({

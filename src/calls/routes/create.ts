@@ -1,43 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { errorResponses, IdempotencyHeaders, Lang } from '../../http/schemas.ts';
-import { Call, CallPurpose, ConsentKind } from '../schemas.ts';
+import { errorResponses, IdempotencyHeaders } from '../../http/schemas.ts';
+import { Call, PlaceCallBody } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
-import { idempotent, type Once } from '../../http/idempotency.ts';
-import type { Credential } from '../../credentials.ts';
-import type { FastifyBaseLogger } from 'fastify';
-import { placeCall, type Placed } from '../place.ts';
-import { writeDialJob } from '../jobs.ts';
+import { idempotent } from '../../http/idempotency.ts';
+import { placeAndDial } from '../place.ts';
 import type { Services } from '../../services.ts';
-
-export const PlaceCallBody = z.object({
-  to: z.string().min(4).max(32).describe('The number to call, E.164: + then the country code and number'),
-  from: z.string().max(32).optional().describe('Caller id: the id of one of your numbers (GET /v1/numbers); omitted or empty: your default'),
-  purpose: CallPurpose,
-  consent: z
-    .object({ kind: ConsentKind, ref: z.string().max(200).optional().describe('Your reference to the consent record') })
-    .optional()
-    .describe('The consent the callee gave, when the purpose needs one there (GET /v1/calls/quote says)'),
-  agent_lang: Lang.default('en').describe('The language the agent (your client) hears the callee in and speaks'),
-  remote_lang: Lang.optional().describe("The callee's language; default: the destination country's main language"),
-  voice_id: z.string().max(100).optional(),
-});
-
-/** POST /v1/calls and the place_call tool: the call, placed once per key, then dialed by this process's gateway. */
-export async function placeAndDial(s: Services, cred: Credential, body: z.output<typeof PlaceCallBody>, once: Once<z.output<typeof Call>>, log: FastifyBaseLogger) {
-  let dial: Placed['state'];
-  const call = await once(async (tx) => {
-    const placed = await placeCall(s, tx, cred, body, (t, id) => writeDialJob(s, t, id));
-    dial = placed.state;
-    return { status: 201, body: placed.call };
-  });
-  // Committed with this process's gateway as its own: dialed now (should this process die first, another gateway's sweep dials it).
-  if (dial && s.gateway) {
-    const callId = dial.call.id;
-    s.gateway.dialPlaced(dial).catch((err) => log.error({ err, callId }, 'dial failed'));
-  }
-  return call;
-}
 
 export default function register(app: FastifyInstance, s: Services) {
   zapp(app).post('/v1/calls', {

@@ -1,5 +1,5 @@
-import { Call } from '../../calls/schemas.ts';
-import { PlaceCallBody, placeAndDial } from '../../calls/routes/create.ts';
+import { Call, PlaceCallBody } from '../../calls/schemas.ts';
+import { placeAndDial } from '../../calls/place.ts';
 import { bodyOf, defineTool, IdempotencyArg, json, once } from '../tool.ts';
 
 export default defineTool({
