@@ -24,7 +24,7 @@ export const CAPABILITIES = [
 export const LAYERS: ReadonlyArray<{ name: string; prefixes: string[] }> = [
   {
     name: 'foundation',
-    prefixes: ['policies/', 'machines/', 'src/config.ts', 'src/errors.ts', 'src/ids.ts', 'src/i18n/'],
+    prefixes: ['policies/', 'machines/', 'src/config.ts', 'src/errors.ts', 'src/ids.ts', 'src/time-zones.ts', 'src/i18n/'],
   },
   {
     name: 'infrastructure',

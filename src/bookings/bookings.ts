@@ -5,7 +5,9 @@ import { organizationOf } from '../db/organizations.ts';
 import { newId } from '../ids.ts';
 import { ApiError, invalid } from '../errors.ts';
 import { createPersistedActor } from '../actors/store.ts';
-import { now, type Services } from '../services.ts';
+import { now, type Caller, type Services } from '../services.ts';
+import type { Once } from '../http/idempotency.ts';
+import { assertLanguagesAllowed } from '../restrictions.ts';
 import { isValidZone } from './slots.ts';
 import { scheduleMeeting } from '../meetings/meetings.ts';
 import { joinUrl, linkSigningKey } from '../rooms/join-links.ts';
@@ -87,7 +89,24 @@ async function hostOf(tx: Queryable, orgId: string): Promise<{ name: string; ema
 }
 
 /**
- * POST /v1/bookings (and the public booking page): checks the link and the
+ * POST /v1/bookings and the book_slot tool: the key's restrictions, then the
+ * booking, once per idempotency key (`once`: the caller's protocol keeps the
+ * key and the answer). `afterCommit` runs once the booking is committed, or
+ * its first answer replayed: what the caller does after it, outside its
+ * transaction.
+ */
+export async function bookSlot(
+  s: Services, cred: Caller, input: BookingInput, once: Once<Booking>, afterCommit?: (booking: Booking) => Promise<void>,
+): Promise<Booking> {
+  assertLanguagesAllowed(cred, 'guest.speak', [input.guest.speak]);
+  assertLanguagesAllowed(cred, 'guest.hear', [input.guest.hear]);
+  const booking = await once(async (tx) => ({ status: 201, body: await createBooking(s, tx, cred, input) }));
+  await afterCommit?.(booking);
+  return booking;
+}
+
+/**
+ * The booking itself, for an API key or the public booking page: checks the link and the
  * slot, then in tx the meeting (a scheduled room in the host's organization,
  * with its timers and invitations to guest and host) and the booking
  * (BOOK: booking.created to the host's organization, and to the booker's when

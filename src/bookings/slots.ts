@@ -43,14 +43,7 @@ const MIN = 60_000;
 const DAY = 86_400_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/**
- * Whether `tz` names an IANA time zone (such as `Europe/Lisbon` or `UTC`).
- * Offset strings such as `+05:30`, which recent Intl accepts as zones, are
- * refused: they are not IANA names and have no DST rules.
- */
-export function isValidZone(tz: string): boolean {
-  return typeof tz === 'string' && !/^[+-]/.test(tz) && IANAZone.isValidZone(tz);
-}
+export { isValidZone } from '../time-zones.ts';
 
 /**
  * The host's zone, or RangeError. create() caches the zone (and luxon its

@@ -1,12 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { DateOnly, errorResponses, IdParams } from '../../http/schemas.ts';
-import { Slots } from '../schemas.ts';
+import { errorResponses, IdParams } from '../../http/schemas.ts';
+import { Slots, SlotsQuery } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { getSlots } from '../busy.ts';
 import type { Services } from '../../services.ts';
-
-export const SlotsQuery = z.object({ from: DateOnly.optional(), to: DateOnly.optional() });
 
 export default function register(app: FastifyInstance, s: Services) {
   zapp(app).get('/v1/event-types/:id/slots', {

@@ -1,5 +1,5 @@
-import { Booking } from '../../bookings/schemas.ts';
-import { bookSlot, CreateBookingBody } from '../../bookings/routes/create.ts';
+import { Booking, CreateBookingBody } from '../../bookings/schemas.ts';
+import { bookSlot } from '../../bookings/bookings.ts';
 import { bodyOf, defineTool, IdempotencyArg, json, once } from '../tool.ts';
 
 export default defineTool({

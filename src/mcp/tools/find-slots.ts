@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { PathId } from '../../http/schemas.ts';
-import { Slots } from '../../bookings/schemas.ts';
-import { SlotsQuery } from '../../bookings/routes/slots.ts';
+import { Slots, SlotsQuery } from '../../bookings/schemas.ts';
 import { getSlots } from '../../bookings/busy.ts';
 import { defineTool, json } from '../tool.ts';
 

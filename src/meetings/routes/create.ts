@@ -5,7 +5,7 @@ import { Room } from '../../rooms/schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { idempotent } from '../../http/idempotency.ts';
 import { createMeeting, END_GRACE_MIN } from '../meetings.ts';
-import { isValidZone } from '../../bookings/slots.ts';
+import { isValidZone } from '../../time-zones.ts';
 import type { Services } from '../../services.ts';
 
 const EXAMPLES = 'e.g. 2026-12-01T15:00:00Z or 2026-12-01T15:00:00-03:00';
