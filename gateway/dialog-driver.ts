@@ -1,4 +1,5 @@
-import { dialogStateName, stepDialog, type DialogEffect, type DialogMachineEvent, type DialogSnapshot } from '../machines/dialog.ts';
+import { stepDialog, type DialogEffect, type DialogMachineEvent, type DialogSnapshot } from '../machines/dialog.ts';
+import { dialogStateName } from '../machines/dialog-state.ts';
 import type { DialogEvent } from './signaling.ts';
 
 // What every signaling adapter does around the dialog machine

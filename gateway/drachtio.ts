@@ -5,7 +5,8 @@ import { watchMedia } from './media-watch.ts';
 import { ALLOW, answerSession, CAPABILITIES } from './session-timer.ts';
 import { DialogMedia } from './dialog-media.ts';
 import { CANCEL_GUARD_MS, CLOSE_WAIT_MS, DialogTimers, driveDialog, reportEvent, settleWithin, type DrivenDialog } from './dialog-driver.ts';
-import { cancelAwaitsProvisional, dialogSettled, heldByFarEnd, holdEvent, startDialog, type DialogEffect, type DialogMachineEvent } from '../machines/dialog.ts';
+import { startDialog, type DialogEffect, type DialogMachineEvent } from '../machines/dialog.ts';
+import { cancelAwaitsProvisional, dialogSettled, heldByFarEnd, holdEvent } from '../machines/dialog-state.ts';
 
 // The gateway's signaling on drachtio-server (a SIP server our process drives
 // over TCP, drachtio-srf): the SipSignaling interface of signaling.ts, so the

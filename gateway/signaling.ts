@@ -9,8 +9,8 @@
 // the key the caller chose (the call id).
 
 // What happened to a dialog (DialogEvent) is declared with the dialog's machine, which reports it.
-export type { DialogEvent } from '../machines/dialog.ts';
-import type { DialogEvent } from '../machines/dialog.ts';
+export type { DialogEvent } from '../machines/dialog-events.ts';
+import type { DialogEvent } from '../machines/dialog-events.ts';
 
 export type PlaceRequest = {
   /** Our key for the dialog (the call id); events are reported with it. */

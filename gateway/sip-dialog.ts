@@ -7,7 +7,8 @@ import { CANCEL_GUARD_MS, DialogTimers, driveDialog, reportEvent, type DrivenDia
 import type { SipEndpoint, SipLog } from './sip-endpoint.ts';
 import { ackOf, byeOf, cancelOf, contactUri, headerText, numberOf, randomToken, tagOf, type RemoteTarget } from './sip-message.ts';
 import { answerChallenge, type DialogAuth, type DigestCache } from './sip-auth.ts';
-import { dialogSettled, holdEvent, type DialogEffect, type DialogMachineEvent } from '../machines/dialog.ts';
+import type { DialogEffect, DialogMachineEvent } from '../machines/dialog-events.ts';
+import { dialogSettled, holdEvent } from '../machines/dialog-state.ts';
 
 // The outbound dialogs of the embedded stack (sip-stack.ts): each one's life
 // is the dialog machine (machines/dialog.ts), driven as drachtio.ts drives

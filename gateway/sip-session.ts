@@ -4,7 +4,7 @@ import { answerSession } from './session-timer.ts';
 import { contactUri, headerText, sipHeaders } from './sip-message.ts';
 import { TRANSACTION_MS } from './sip-endpoint.ts';
 import { drive, type Dialog, type Peer, type Stack } from './sip-dialog.ts';
-import { heldByFarEnd, holdEvent } from '../machines/dialog.ts';
+import { heldByFarEnd, holdEvent } from '../machines/dialog-state.ts';
 
 // The far end's re-INVITE and UPDATE on an answered dialog (RFC 3261 14.2,
 // RFC 3311) as the embedded stack carries them: what we answer is

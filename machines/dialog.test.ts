@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestModel } from 'xstate/graph';
-import { cancelAwaitsProvisional, dialogMachine, dialogSettled, dialogStateName, heldByFarEnd, holdEvent, startDialog, stepDialog, type DialogEffect, type DialogMachineEvent, type DialogSnapshot } from './dialog.ts';
+import { dialogMachine, startDialog, stepDialog, type DialogEffect, type DialogMachineEvent, type DialogSnapshot } from './dialog.ts';
+import { cancelAwaitsProvisional, dialogSettled, dialogStateName, heldByFarEnd, holdEvent } from './dialog-state.ts';
 
 // The SIP dialog machine (machines/dialog.ts) on its own, through XState's
 // pure transition() (stepDialog): every simple path the model (xstate/graph)
