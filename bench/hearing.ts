@@ -20,7 +20,7 @@ import { PocketsphinxRecognizer, pocketsphinxInstalled } from '../src/engines/sp
 import type { HeardUtterance } from '../src/engines/speech/recognizer.ts';
 import { loadResampler, resample } from '../src/engines/speech/resample.ts';
 import { corpusWer, wer, words } from '../src/engines/speech/wer.ts';
-import { disclosure } from '../src/calls/disclosure.ts';
+import { disclosure } from '../src/i18n/disclosure.ts';
 import type { Lateness } from '../gateway/media/plane.ts';
 import { freeUdpPort } from '../gateway/sip-stack.ts';
 import { SIPP } from '../test/helpers/sipp.ts';

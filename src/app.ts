@@ -210,7 +210,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   opsRoutes(app, { pool, boss: deps.boss, gateway: deps.gateway, metricsToken: config.metricsToken });
   const { databaseUrl: _url, ...given } = deps;
-  const services: Services = { ...given, reactions: given.reactions ?? REACTIONS };
+  // Readers of a log (a phrase read aloud) wait for its translations on the bus, as its listeners do.
+  const services: Services = { ...given, reactions: given.reactions ?? REACTIONS, logBus: bus };
   const reader = new EventReader(services);
   for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });
   registerPages(app, services, bus);

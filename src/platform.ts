@@ -17,6 +17,7 @@ import { bindGateway } from './calls/dialer.ts';
 import { startHeartbeat } from './calls/heartbeat.ts';
 import { startSweep } from './calls/sweep.ts';
 import { listenForNotices } from './calls/notices.ts';
+import { SessionBus } from './sessions/bus.ts';
 import { checkSecretKey } from './trunks/trunks.ts';
 import { startTrunkHealth, TrunkSources } from './trunks/ping.ts';
 import { SecretKeyError } from './trunks/secret.ts';
@@ -44,9 +45,16 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const gw = await startGateway(s.config, { recognizer: s.recognizer, log, fromTrunk: (src) => sources.has(src.address) });
   let dialer: Awaited<ReturnType<typeof bindGateway>>;
   let notices: { close(): Promise<void> };
+  // The lines wait for a phrase's translation as every reader of a log does: on its notifications.
+  const bus = s.logBus ? null : new SessionBus(databaseUrl);
   try {
+    if (bus) {
+      await bus.start();
+      s.logBus = bus;
+    }
     dialer = await bindGateway(s, gw, log);
   } catch (err) {
+    await bus?.close();
     await gw.stop();
     throw err;
   }
@@ -58,6 +66,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     await heartbeat.stop();
     await sweep.stop();
     await dialer.stop();
+    await bus?.close();
     await gw.stop();
     throw err;
   }
@@ -75,6 +84,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
       await sweep.stop();
       await notices.close();
       await dialer.stop();
+      await bus?.close();
       await gw.stop();
     },
   };

@@ -5,11 +5,11 @@ import { endRoomParticipants } from './rooms/participants.ts';
 import { endRoomSessions } from './sessions/leave.ts';
 import { writeRoomTranscript } from './transcripts/transcripts.ts';
 import { publishSegment } from './sessions/publish.ts';
-import { CALLS_CHANNEL, encodeNotice } from './calls/channel.ts';
+import { CALLS_CHANNEL, encodeNotice, notifySay } from './calls/channel.ts';
 import { lockRobots, robotLangs, scheduleReply, startRobots, stopRobots } from './sim/robots.ts';
 import { queueMail } from './mail/mail.ts';
-import { renderAll } from './sessions/translations.ts';
-import { disclosure } from './calls/disclosure.ts';
+import { phraseIn, renderAll } from './sessions/translations.ts';
+import { disclosure } from './i18n/disclosure.ts';
 import { ANNOUNCEMENT, fillName, normaliseLang } from './sim/phrasebook.ts';
 
 /**
@@ -45,6 +45,8 @@ export const REACTIONS: Reactions = {
     if (!session.livemode) await startRobots(s, tx, session.logId, session.roomLangs);
   },
   async phraseSaid(s, tx, phrase) {
+    // Said on a call's session: spoken on the call's line (calls/channel.ts).
+    if (phrase.call) await notifySay(tx, { callId: phrase.call.id, utterance: phrase.call.utterance, livemode: phrase.livemode, seq: phrase.call.seq, text: phrase.call.text, lang: phrase.lang });
     if (!phrase.livemode) await scheduleReply(s, tx, phrase.logId, phrase.lang);
   },
   async sessionLeaving(_s, tx, logId) {
@@ -81,6 +83,14 @@ export const REACTIONS: Reactions = {
     }
     return null;
   },
+  async heardOnCall(s, tx, heard) {
+    // The callee's words (or digit) in the call's log, heard by the call's session like any phrase.
+    await publishSegment(s, tx, {
+      roomId: heard.callId, kind: heard.kind, speaker: heard.speaker, participantId: 'callee', srcLang: heard.lang, text: heard.text,
+      audioMs: heard.audioMs, metered: false,
+    });
+  },
+  phraseIn: (s, logId, livemode, phrase, lang) => phraseIn(s, logId, livemode, phrase, lang),
   async webhookEndpointDisabled(s, tx, notice) {
     // Through the mail outbox (the one invitations use): sent when the endpoint is a live-mode one and SMTP_URL is set.
     await queueMail(s, tx, notice);

@@ -32,6 +32,18 @@ export type Services = {
   reactions: Reactions;
   /** This process's call gateway bound to the calls (calls/dialer.ts), when it runs one (the platform starts it). */
   gateway?: CallGateway;
+  /** Wakes whoever waits for a log's next events (sessions/bus.ts SessionBus); the app and the gateway give it. */
+  logBus?: LogBus;
+};
+
+/**
+ * The one way a reader waits for what is written in a log (a phrase, its
+ * translation): a mark taken before reading, then a wait that ends at the
+ * log's next notification after it, or after ms.
+ */
+export type LogBus = {
+  mark(): number;
+  waitFor(logId: string, ms: number, since: number): Promise<void>;
 };
 
 /** A gateway bound to the calls: it dials the calls this process claims (calls/dialer.ts bindGateway). */
@@ -72,8 +84,12 @@ export type Reactions = {
   callSessionLeft(s: Services, tx: Client, callId: string): Promise<void>;
   /** An agent session joined a room: in test mode the room's robots start talking (or keep on). */
   sessionJoined(s: Services, tx: Client, session: { logId: string; roomLangs: string[]; livemode: boolean }): Promise<void>;
-  /** A session or a person said a phrase in a log: in test mode a robot answers it. */
-  phraseSaid(s: Services, tx: Client, phrase: { logId: string; lang: string; livemode: boolean }): Promise<void>;
+  /**
+   * A session or a person said a phrase in a log: in test mode a robot
+   * answers it; said on a call's session (`call`), the gateway holding the
+   * call speaks it on the line once committed.
+   */
+  phraseSaid(s: Services, tx: Client, phrase: { logId: string; lang: string; livemode: boolean; call?: { id: string; utterance: string; seq: number; text: string } }): Promise<void>;
   /**
    * A session of the log is about to end (it leaves): what reacts to its end
    * takes its row locks here, before the session's row is locked, in the
@@ -101,6 +117,14 @@ export type Reactions = {
    * its own wording there, never translated; null for any other phrase.
    */
   ownWording(kind: string | null, announced: string | null, lang: string): string | null;
+  /** The far end of a call said something or keyed a digit (calls/call-line.ts): a phrase of the call's log, heard by its session. */
+  heardOnCall(s: Services, tx: Client, heard: { callId: string; kind: 'person' | 'dtmf'; speaker: string; lang: string; text: string | null; audioMs: number }): Promise<void>;
+  /**
+   * A phrase of a log in lang, translated once whoever reads it, waiting (up
+   * to the engines' time limit, on Services.logBus) while another reader
+   * makes it: what a call's line says (sessions/translations.ts phraseIn).
+   */
+  phraseIn(s: Services, logId: string, livemode: boolean, phrase: LoggedPhrase, lang: string): Promise<{ text: string | null; untranslated: boolean }>;
   /** A webhook endpoint was disabled for failing: its owner is told by mail (the message is the webhooks'). */
   webhookEndpointDisabled(s: Services, tx: Client, notice: { orgId: string; livemode: boolean; to: string; subject: string; text: string }): Promise<void>;
 };

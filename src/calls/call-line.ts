@@ -1,8 +1,6 @@
 import { speechVoice } from '../voices/cloning.ts';
 import { prepared, withTx } from '../db/pool.ts';
 import { now, type Services } from '../services.ts';
-import { phraseIn, type Phrase } from '../sessions/translations.ts';
-import { publishSegment, type Segment } from '../sessions/publish.ts';
 import type { Gateway } from '../../gateway/gateway.ts';
 import type { CallEvent } from '../../machines/call.ts';
 import { CALLEE_NAME } from './calls.ts';
@@ -26,6 +24,9 @@ import { disclosureOnLine, partsOf, trimQuiet, type CallVoice } from './line.ts'
 //   in that order to be written (outage.ts).
 // - Its timers: the per-call limit from the pick-up, and the longest an
 //   answer may stay unwritten (dialer.ts says when each is armed).
+
+/** What is heard on a line, as the call's log keeps it (services.ts Reactions heardOnCall). */
+type Heard = Parameters<Services['reactions']['heardOnCall']>[2];
 
 export type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
@@ -164,10 +165,11 @@ export class CallLine {
     this.speak(n.utterance, async () => {
       const text = n.phrase.text ?? (await this.textOf(n.phrase.seq));
       if (text === null) return null;
-      const p: Phrase = { ...n.phrase, text };
+      const p = { ...n.phrase, text, created_at: new Date(n.phrase.created_at) };
       // The say in the callee's language, translated once (the session's listeners read the same); what no
       // engine could translate is spoken as it was written, in its own language: never a marked form aloud.
-      const t = await phraseIn(this.d.s, this.id, n.livemode, p, lang);
+      const { s } = this.d;
+      const t = await s.reactions.phraseIn(s, this.id, n.livemode, p, lang);
       return t.untranslated || t.text === null ? { text, lang: p.src_lang } : { text: t.text, lang };
     });
   }
@@ -179,15 +181,13 @@ export class CallLine {
     this.publishHeard(async (lang) => {
       // Recognized even when it will not be published: the recognizer keeps its place in the conversation.
       const { text } = await recognizer.recognize({ key: this.id, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at });
-      return { roomId: this.id, kind: 'person', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text, audioMs: u.audioMs, metered: false };
+      return { callId: this.id, kind: 'person', speaker: CALLEE_NAME, lang, text, audioMs: u.audioMs };
     });
   }
 
   /** A DTMF digit from the far end: an event of the call's log of its own. */
   digit(digit: string, durationMs: number): void {
-    this.publishHeard(async (lang) => ({
-      roomId: this.id, kind: 'dtmf', speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, text: digit, audioMs: durationMs, metered: false,
-    }));
+    this.publishHeard(async (lang) => ({ callId: this.id, kind: 'dtmf', speaker: CALLEE_NAME, lang, text: digit, audioMs: durationMs }));
   }
 
   /**
@@ -331,9 +331,9 @@ export class CallLine {
     return rows[0]?.text ?? null;
   }
 
-  private publish(seg: Segment): Promise<unknown> {
+  private publish(seg: Heard): Promise<unknown> {
     const { s, back, signal, log } = this.d;
-    return whenDatabaseBack(() => withTx(s.pool, (tx) => publishSegment(s, tx, seg)), back, {
+    return whenDatabaseBack(() => withTx(s.pool, (tx) => s.reactions.heardOnCall(s, tx, seg)), back, {
       signal,
       waiting: () => log.warn({ callId: this.id, kind: seg.kind }, 'the database is away: what was heard on the line waits to be published'),
       written: (waitedMs) => log.info({ callId: this.id, kind: seg.kind, waitedMs }, 'what was heard on the line was published once the database came back'),
@@ -347,10 +347,10 @@ export class CallLine {
    * was heard (after the answer, before the hangup SIP reported around it), and, while the
    * database is away, once it is back.
    */
-  private publishHeard(what: (lang: string) => Promise<Segment | null>): void {
+  private publishHeard(what: (lang: string) => Promise<Heard | null>): void {
     const lang = this.answeredIn;
-    let made!: (seg: Segment | null) => void;
-    const recognized = new Promise<Segment | null>((ok) => { made = ok; });
+    let made!: (seg: Heard | null) => void;
+    const recognized = new Promise<Heard | null>((ok) => { made = ok; });
     this.heard.run(this.id, async () => {
       try {
         made(await what(lang ?? 'en'));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { prepared, type Client } from '../db/pool.ts';
 
 // What the rest of the service tells the gateway holding a call's dialog,
 // in whichever process it runs: one PostgreSQL channel, one typed notice per
@@ -10,7 +11,7 @@ import { z } from 'zod';
 // - `say`: a phrase of the call's log (an agent's say) to speak on the line.
 //   It carries the phrase itself, so the line does not read it back; the
 //   line translates it into the callee's language through the log's
-//   translations (sessions/translations.ts), as every reader does.
+//   translations (the phraseIn reaction), as every reader does.
 // - `callee`: test mode's built-in callee is given its words by the simulator.
 
 /** The channel every gateway listens on. */
@@ -55,4 +56,18 @@ export function decodeNotice(payload: string): LineNotice | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A phrase said on a call's session (sessions/say.ts, through the phraseSaid
+ * reaction): the gateway holding the call speaks it on the line once the
+ * transaction commits. The notice carries the phrase, so the line does not
+ * read it back.
+ */
+export async function notifySay(tx: Client, said: { callId: string; utterance: string; livemode: boolean; seq: number; text: string; lang: string }): Promise<void> {
+  const notice = encodeNotice({
+    type: 'say', call: said.callId, utterance: said.utterance, livemode: said.livemode,
+    phrase: { seq: said.seq, kind: 'agent', text: said.text, src_lang: said.lang, announced: null, created_at: new Date().toISOString() },
+  });
+  await tx.query(prepared(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, notice]));
 }

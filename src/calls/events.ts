@@ -9,7 +9,7 @@ import { planSegment } from '../sessions/publish.ts';
 import { planSessionEnd } from '../sessions/leave.ts';
 import { startCallee, planStopRobots, lockRobots } from '../sim/robots.ts';
 import type { CallContext, CallEvent } from '../../machines/call.ts';
-import { disclosureOfRecord } from './disclosure.ts';
+import { disclosureOfRecord } from '../i18n/disclosure.ts';
 import { CALL_AGENT_NAME, CALLEE_NAME, CALL_COLUMNS, ENDED, eventObject, loadCall, toCall, type CallRow } from './calls.ts';
 import { CALLS_CHANNEL, encodeNotice } from './channel.ts';
 import { countCall } from '../ops/metrics.ts';

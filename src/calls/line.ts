@@ -1,5 +1,5 @@
 import type { Services } from '../services.ts';
-import { disclosureOfRecord } from './disclosure.ts';
+import { disclosureOfRecord } from '../i18n/disclosure.ts';
 import { CALL_AGENT_NAME } from './calls.ts';
 
 // What any call's line says, in pieces (call-line.ts speaks them): a phrase

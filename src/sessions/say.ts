@@ -10,7 +10,6 @@ import { loadSession, sessionEnded, unlessUnavailable } from './sessions.ts';
 import { publishSegment } from './publish.ts';
 import { hearLangs } from './translations.ts';
 import { voiceInUse } from '../voices/usable.ts';
-import { CALLS_CHANNEL, encodeNotice } from '../calls/channel.ts';
 
 /** Distinct languages the room's other listeners hear in: the robots' (test mode, reactions.ts), the other open sessions' and the people's on the room page. */
 async function listenerLangs(s: Services, tx: Client, roomId: string, exclude: string): Promise<string[]> {
@@ -58,17 +57,12 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
       roomId: session.log_id, kind: 'agent', speaker: session.name, participantId: session.id, srcLang: lang,
       text: input.text, sessionId: session.id, utteranceId, metered: !onCall,
     });
-    // On a call, the gateway holding its dialog (in whichever process) speaks it on the line, once committed:
-    // the notice carries the phrase (calls/channel.ts).
-    if (onCall) {
-      const notice = encodeNotice({
-        type: 'say', call: session.call_id!, utterance: utteranceId, livemode: session.livemode,
-        phrase: { seq, kind: 'agent', text: input.text, src_lang: lang, announced: null, created_at: new Date().toISOString() },
-      });
-      await tx.query(prepared(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, notice]));
-    }
-    // A test room's robots answer (reactions.ts); a live room has none.
-    await s.reactions.phraseSaid(s, tx, { logId: session.log_id, lang, livemode: session.livemode });
+    // A test room's robots answer (reactions.ts); a live room has none. On a call, the gateway holding
+    // its dialog (in whichever process) speaks it on the line, once committed.
+    await s.reactions.phraseSaid(s, tx, {
+      logId: session.log_id, lang, livemode: session.livemode,
+      ...(onCall ? { call: { id: session.call_id!, utterance: utteranceId, seq, text: input.text } } : {}),
+    });
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode, voice_id: voiceId };
   }));

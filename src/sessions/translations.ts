@@ -3,7 +3,7 @@ import { baseLang } from '../engines/translate/engine.ts';
 import type { Translated, TranslationChain } from '../engines/translate/chain.ts';
 import type { Services } from '../services.ts';
 import { announcement, markUntranslated } from '../sim/phrasebook.ts';
-import { fixedDisclosure } from '../calls/disclosure.ts';
+import { fixedDisclosure } from '../i18n/disclosure.ts';
 import { simulatedTranslator } from '../sim/translator.ts';
 import { SESSION_CHANNEL } from './bus.ts';
 
@@ -262,15 +262,21 @@ async function store(s: Services, roomId: string, results: Made[]): Promise<void
 
 /**
  * One phrase in one language, waiting (up to translationWaitMs) when another
- * reader is making it: for what cannot be held back, a call's line.
+ * reader is making it: for what cannot be held back, a call's line. It waits
+ * as every reader of a log does, woken by the log's notification when the
+ * translation is stored (Services.logBus); a process without one looks again
+ * once the wait is over.
  */
 export async function phraseIn(s: Services, roomId: string, livemode: boolean, p: Phrase, lang: string): Promise<InLang> {
   const deadline = Date.now() + translationWaitMs(s) + 1000;
   for (;;) {
+    // Taken before the read: a translation stored after it wakes the wait at once.
+    const mark = s.logBus?.mark() ?? 0;
     const got = (await renderPhrases(s, roomId, livemode, [p], [lang])).get(p.seq, lang);
     if (got !== undefined) return got;
-    if (Date.now() > deadline) return untranslated(p.text ?? '', p.src_lang, lang, livemode);
-    await new Promise((r) => setTimeout(r, 100));
+    const left = deadline - Date.now();
+    if (left <= 0) return untranslated(p.text ?? '', p.src_lang, lang, livemode);
+    await (s.logBus ? s.logBus.waitFor(roomId, left, mark) : new Promise((r) => setTimeout(r, left)));
   }
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
 import { startBaresip, type Baresip } from '../helpers/baresip.ts';
 import { until } from '../helpers/wait.ts';
-import { disclosure } from '../../src/calls/disclosure.ts';
+import { disclosure } from '../../src/i18n/disclosure.ts';
 import { partsOf, trimQuiet } from '../../src/calls/line.ts';
 import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
 import { PHRASES } from '../../src/sim/phrasebook.ts';
-import { disclosure } from '../../src/calls/disclosure.ts';
+import { disclosure } from '../../src/i18n/disclosure.ts';
 
 // Calls end to end over HTTP: POST /v1/calls → the policy table → the call
 // actor → this process's SIP gateway → the built-in simulated callee (a SIP

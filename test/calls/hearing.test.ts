@@ -4,7 +4,7 @@ import { callSuite } from '../helpers/call-suite.ts';
 import { finished, type Sipp, evenFreePort } from '../helpers/sipp.ts';
 import { until } from '../helpers/wait.ts';
 import { startOpenAITranscription } from '../helpers/fake-speech.ts';
-import { disclosure } from '../../src/calls/disclosure.ts';
+import { disclosure } from '../../src/i18n/disclosure.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
 import type { RecognizeEngine } from '../../src/config.ts';
 

@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { jsonOf, requestTo, startServerProcess, type ServerProcess } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
-import { disclosure } from '../../src/calls/disclosure.ts';
+import { disclosure } from '../../src/i18n/disclosure.ts';
 import { CALL_AGENT_NAME } from '../../src/calls/calls.ts';
 
 // Server processes killed (SIGKILL) with calls up: the call gateway of a

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { callSuite } from '../helpers/call-suite.ts';
 import { finished, flow, wire, type Sipp, type WireMessage, evenFreePort } from '../helpers/sipp.ts';
 import { quietFor, until } from '../helpers/wait.ts';
-import { disclosure } from '../../src/calls/disclosure.ts';
+import { disclosure } from '../../src/i18n/disclosure.ts';
 import { existsSync } from 'node:fs';
 
 // Calls placed through the API to a foreign SIP stack: SIPp plays the callee

@@ -9,7 +9,7 @@ import { withApertium } from '../helpers/apertium.ts';
 import { addTrunk, listTrunks } from '../../src/cli/trunk.ts';
 import { addNumber } from '../../src/cli/admin.ts';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
-import { disclosure } from '../../src/calls/disclosure.ts';
+import { disclosure } from '../../src/i18n/disclosure.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
 import { startElevenLabs, type FakeSpeechServer } from '../helpers/fake-speech.ts';
 

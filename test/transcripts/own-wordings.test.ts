@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
-import { disclosure } from '../../src/calls/disclosure.ts';
+import { disclosure } from '../../src/i18n/disclosure.ts';
 import { CALL_AGENT_NAME } from '../../src/calls/calls.ts';
 import { ANNOUNCEMENT } from '../../src/sim/phrasebook.ts';
 

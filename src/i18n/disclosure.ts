@@ -1,14 +1,11 @@
-// The AI disclosure that opens every call, with the call (not the
-// simulator): its fixed wording in the languages it has been written in.
-// A call in another language hears the English wording translated by the
-// engines (TOLK_TRANSLATE) when one covers it, else the English wording as
-// it is: never the simulator's marked form (line.ts). The call's log keeps
-// the wording it was given in (events.ts), never a translation of it.
+// The AI disclosure that opens every call (EU AI Act art. 50; FCC 24-17):
+// the first thing the callee hears, in the call's remote language. Its fixed
+// wording in the languages it has been written in; a call in another
+// language hears the English wording translated by the engines when one
+// covers it, else the English wording as it is (calls/line.ts): never the
+// simulator's marked form. A log keeps the wording it was given in, never a
+// translation of it, and reads it in each language like an announcement.
 
-/**
- * The AI disclosure that opens every call (EU AI Act art. 50; FCC 24-17): the
- * first thing the callee hears, in the call's remote language.
- */
 export const DISCLOSURE: Readonly<Record<string, string>> = Object.freeze({
   en: 'Hello, this is {name}, an AI assistant. You are speaking with an artificial intelligence, not a person.',
   es: 'Hola, soy {name}, un asistente de IA. Está hablando con una inteligencia artificial, no con una persona.',
@@ -33,8 +30,8 @@ export function disclosure(name: string, lang: string): string {
   return fixedDisclosure(name, lang) ?? withName(DISCLOSURE.en!, name);
 }
 
-/** The disclosure as the call's log keeps it: its fixed wording in lang, else the English one, with the language it is in. */
+/** The disclosure as a log keeps it: its fixed wording in lang, else the English one, with the language it is in. */
 export function disclosureOfRecord(name: string, lang: string): { text: string; lang: string } {
   const fixed = fixedDisclosure(name, lang);
-  return fixed ? { text: fixed, lang } : { text: withName(DISCLOSURE.en!, name), lang: 'en' };
+  return fixed ? { text: fixed, lang } : { text: disclosure(name, 'en'), lang: 'en' };
 }
