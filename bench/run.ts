@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { adminQuery, findPostgres, withDatabase } from '../test/helpers/pg.ts';
 import { startBare } from './bare.ts';
+import { startServed } from './served.ts';
 import { procCpu, procCpuEach, procCpuSpent } from './proc.ts';
 import { printWebhookReport, runWebhookBench, type WebhookResult } from './webhooks.ts';
 import { printLongpollReport, runLongpollBench, type LongpollResult } from './longpoll.ts';
@@ -26,17 +27,21 @@ import { printHearingReport, runHearingBench, type HearingResult } from './heari
 import { printRoomAudioReport, runRoomAudioBench, type RoomAudioResult } from './room-audio.ts';
 import { printMetricsReport, runMetricsBench } from './metrics.ts';
 import type { LoadJob, LoadResult } from './load.ts';
+import { backendPids, countIdempotencyKeys, runJob } from './http.ts';
 
 // npm run bench: the platform's authenticated GET /v1/rooms/{id} and
-// POST /v1/rooms (with an Idempotency-Key) against a bare Fastify + pg server
-// in its own process (bench/bare.ts: pool of 10, its own tables, one
-// primary-key SELECT; one transaction inserting a room-like row and its event
-// row), measured in the same run with the same load generator and
-// connections, in alternating rounds, as throughput ratios and p99 ratios.
-// The platform runs in this process, the bare server in a child, autocannon in
-// another (bench/load.ts). The cpu columns are CPU time per request of the
-// server measured (this process, or the bare child) and of the database
-// backends (/proc).
+// POST /v1/rooms (with an Idempotency-Key), with a live key, against a bare
+// Fastify + pg server in its own process (bench/bare.ts: pool of 10, its own
+// tables, one primary-key SELECT; one transaction inserting a room-like row
+// and its event row), measured in the same run with the same load generator
+// and connections, in alternating rounds, as throughput ratios and p99 ratios.
+// The platform twice: `served_*`, as a client meets it, `node src/server.ts`
+// in its own process as an operator starts it (workers on, the request log at
+// info: bench/served.ts), which the targets hold; and `platform_*`, the same
+// app built in this process with workers and logs off (the routes' own cost).
+// The bare server runs in a child, autocannon in another (bench/load.ts). The
+// cpu columns are CPU time per request of the server measured (this process,
+// the served or the bare child) and of the database backends (/proc).
 //
 // Then webhook delivery, outbox to a local receiver (bench/webhooks.ts), and
 // the fan-out of one phrase to 5,000 waiting long-polls (bench/longpoll.ts),
@@ -55,9 +60,9 @@ import type { LoadJob, LoadResult } from './load.ts';
 //
 // Environment: BENCH_DURATION (s per target, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ROUNDS (alternating rounds the duration is split in, default 4), BENCH_ONLY (comma list of bare_get,
-// platform_get, bare_post, platform_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing, room_audio), BENCH_WEBHOOK_*
+// platform_get, served_get, bare_post, platform_post, served_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing, room_audio), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ROOM_AUDIO_* (bench/room-audio.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ROOM_AUDIO_* (bench/room-audio.ts), BENCH_SERVED_* (bench/served.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
 // met; 1 when more than 1% of requests failed, webhook events went missing,
@@ -70,7 +75,7 @@ const RESULTS_DIR = path.join(HERE, 'results');
 // Throughput of the platform over the bare route, and its p99 over the bare p99 (same run).
 const TARGETS = { get: 0.85, post: 0.5, p99_get_x: 1.5, p99_post_x: 2 } as const;
 const MAX_ERROR_RATE = 0.01;
-const NAMES = ['bare_get', 'platform_get', 'bare_post', 'platform_post'] as const;
+const NAMES = ['bare_get', 'platform_get', 'served_get', 'bare_post', 'platform_post', 'served_post'] as const;
 type Name = (typeof NAMES)[number];
 
 function envNumber(name: string, dflt: number): number {
@@ -89,25 +94,6 @@ const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'transl
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
-
-/** Runs one load job in the child process. */
-function runJob(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`load generator exited (${code}) during ${job.name}`));
-    child.once('exit', onExit);
-    child.once('message', (m: { ok: boolean; result?: LoadResult; error?: string }) => {
-      child.off('exit', onExit);
-      if (m.ok) resolve(m.result!);
-      else reject(new Error(`load generator failed during ${job.name}: ${m.error}`));
-    });
-    child.send(job);
-  });
-}
-
-async function backendPids(pool: Pool, db: string): Promise<number[]> {
-  const { rows } = await pool.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1`, [db]);
-  return rows.map((r) => r.pid as number);
-}
 
 type Row = { rps: number; mean_ms: number; p50_ms: number; p90_ms: number; p99_ms: number; max_ms: number; requests: number; non2xx: number; errors: number; timeouts: number; server_cpu_ms_per_req: number | null; pg_cpu_ms_per_req: number | null };
 
@@ -148,7 +134,11 @@ async function main(): Promise<number> {
     const bare = await startBare(databaseUrl);
     cleanup.push(() => bare.close());
 
-    // --- Fixtures and a sanity check of all four targets.
+    // --- The platform as a client meets it: its own process, as an operator starts it.
+    const served = NAMES.some((n) => n.startsWith('served_') && only.has(n)) ? await startServed(databaseUrl, log) : null;
+    if (served) cleanup.push(() => served.close());
+
+    // --- Fixtures and a sanity check of the targets.
     const auth = { authorization: `Bearer ${key.secret}` };
     const body = JSON.stringify({ title: 'Bench room', visibility: 'private', langs: ['en', 'fr'] });
     const json = { 'content-type': 'application/json' };
@@ -161,6 +151,7 @@ async function main(): Promise<number> {
     const checks: Array<[string, RequestInit, number]> = [
       [`${platformUrl}/v1/rooms/${room.id}`, { headers: auth }, 200],
       [`${bare.url}/bare/rooms/${bareRoom.id}`, {}, 200],
+      ...(served ? [[`${served.url}/v1/rooms/${room.id}`, { headers: auth }, 200] as [string, RequestInit, number]] : []),
     ];
     for (const [url, init, want] of checks) {
       const r = await fetch(url, init);
@@ -173,6 +164,8 @@ async function main(): Promise<number> {
       platform_get: { url: `${platformUrl}/v1/rooms/${room.id}`, method: 'GET', headers: auth },
       bare_post: { url: `${bare.url}/bare/rooms`, method: 'POST', headers: json, body },
       platform_post: { url: `${platformUrl}/v1/rooms`, method: 'POST', headers: { ...auth, ...json }, body, idempotencyKey: true },
+      served_get: { url: `${served?.url}/v1/rooms/${room.id}`, method: 'GET', headers: auth },
+      served_post: { url: `${served?.url}/v1/rooms`, method: 'POST', headers: { ...auth, ...json }, body, idempotencyKey: true },
     };
 
     // --- Load generator in its own process (its own event loop).
@@ -184,7 +177,7 @@ async function main(): Promise<number> {
     // Each endpoint and its baseline in alternating rounds (bare, platform,
     // platform, bare, ...), each round a share of the duration: the load of
     // the machine, which drifts, weighs on both alike.
-    for (const pair of [['bare_get', 'platform_get'], ['bare_post', 'platform_post']] as const) {
+    for (const pair of [['bare_get', 'platform_get', 'served_get'], ['bare_post', 'platform_post', 'served_post']] as const) {
       const names = pair.filter((n) => only.has(n));
       if (names.length === 0) continue;
       if (pair[0] === 'bare_post') await adminQuery(databaseUrl, 'CHECKPOINT').catch(() => {});
@@ -193,16 +186,18 @@ async function main(): Promise<number> {
         log(`${name}: warm-up ${warmup} s`);
         await runJob(child, { ...jobs[name], connections, name: `${name}-warmup`, duration: warmup });
       }
-      const keysBefore = names.includes('platform_post') ? await countIdempotencyKeys(pool, key.id) : 0;
+      const keysBefore = names.some((n) => n.endsWith('_post') && n !== 'bare_post') ? await countIdempotencyKeys(pool, key.id) : 0;
       const sum = new Map<Name, { r: LoadResult[]; server: number | null; pg: number | null }>(names.map((n) => [n, { r: [], server: 0, pg: 0 }]));
+      let creates = 0;
       const pidsBefore = fs.existsSync('/proc/self/stat') ? await backendPids(pool, dbName) : [];
       const share = duration / rounds;
       log(`${names.join(', ')}: ${rounds} alternating rounds of ${share} s at ${connections} connections`);
       for (let round = 0; round < rounds; round++) {
         for (const name of round % 2 === 0 ? names : [...names].reverse()) {
           const acc = sum.get(name)!;
-          // CPU spent by the server measured (this process, or the bare child) and by the database backends.
-          const serverSeconds = () => (name.startsWith('bare_') ? procCpu([bare.pid]) : (({ user, system }) => (user + system) / 1e6)(process.cpuUsage()));
+          // CPU spent by the server measured (this process, the bare or the served child) and by the database backends.
+          const pid = name.startsWith('bare_') ? bare.pid : name.startsWith('served_') ? served!.pid : null;
+          const serverSeconds = () => (pid !== null ? procCpu([pid]) : (({ user, system }) => (user + system) / 1e6)(process.cpuUsage()));
           const serverBefore = serverSeconds();
           const pgBefore = procCpuEach(pidsBefore);
           acc.r.push(await runJob(child, { ...jobs[name], connections, name, duration: share }));
@@ -220,11 +215,7 @@ async function main(): Promise<number> {
         // Latencies: each round's, weighted by its requests (the worst for max).
         const weighted = (f: (r: LoadResult) => number) => Math.round((total((r) => f(r) * r.requests) / Math.max(1, requests)) * 100) / 100;
         const perReq = (sec: number | null) => (sec === null ? null : Math.round((sec * 1000 / Math.max(1, requests)) * 100) / 100);
-        if (name === 'platform_post') {
-          // Every 2xx must be a fresh create, not a replay of a reused key.
-          const made = (await countIdempotencyKeys(pool, key.id)) - keysBefore;
-          replayed = Math.max(0, total((r) => r.status_2xx) - made);
-        }
+        if (name.endsWith('_post') && name !== 'bare_post') creates += total((r) => r.status_2xx);
         results[name] = {
           rps: seconds > 0 ? Math.round((requests / seconds) * 10) / 10 : 0, mean_ms: weighted((r) => r.mean_ms), p50_ms: weighted((r) => r.p50_ms),
           p90_ms: weighted((r) => r.p90_ms), p99_ms: weighted((r) => r.p99_ms), max_ms: Math.max(...rs.map((r) => r.max_ms)), requests,
@@ -232,6 +223,8 @@ async function main(): Promise<number> {
           server_cpu_ms_per_req: perReq(server), pg_cpu_ms_per_req: perReq(pg),
         };
       }
+      // Every 2xx of a create must be a fresh create, not a replay of a reused key.
+      if (creates > 0) replayed += Math.max(0, creates - ((await countIdempotencyKeys(pool, key.id)) - keysBefore));
     }
 
     // --- Webhook delivery, with this process as the platform's worker.
@@ -269,12 +262,17 @@ async function main(): Promise<number> {
 
     // --- Report.
     const ratio = (p?: Row, b?: Row) => (p && b && b.rps > 0 ? Math.round((p.rps / b.rps) * 1000) / 1000 : null);
-    const ratios = { get: ratio(results.platform_get, results.bare_get), post: ratio(results.platform_post, results.bare_post) };
+    const ratios = {
+      get: ratio(results.platform_get, results.bare_get), post: ratio(results.platform_post, results.bare_post),
+      served_get: ratio(results.served_get, results.bare_get), served_post: ratio(results.served_post, results.bare_post),
+    };
+    const p99Met = (p: Row | undefined, b: Row | undefined, x: number) => (p && b ? p.p99_ms <= x * b.p99_ms : null);
+    const atLeast = (r: number | null, t: number) => (r === null ? null : r >= t);
     const met = {
-      get: ratios.get === null ? null : ratios.get >= TARGETS.get,
-      post: ratios.post === null ? null : ratios.post >= TARGETS.post,
-      p99_get: results.platform_get && results.bare_get ? results.platform_get.p99_ms <= TARGETS.p99_get_x * results.bare_get.p99_ms : null,
-      p99_post: results.platform_post && results.bare_post ? results.platform_post.p99_ms <= TARGETS.p99_post_x * results.bare_post.p99_ms : null,
+      get: atLeast(ratios.get, TARGETS.get), post: atLeast(ratios.post, TARGETS.post),
+      p99_get: p99Met(results.platform_get, results.bare_get, TARGETS.p99_get_x), p99_post: p99Met(results.platform_post, results.bare_post, TARGETS.p99_post_x),
+      served_get: atLeast(ratios.served_get, TARGETS.get), served_post: atLeast(ratios.served_post, TARGETS.post),
+      served_p99_get: p99Met(results.served_get, results.bare_get, TARGETS.p99_get_x), served_p99_post: p99Met(results.served_post, results.bare_post, TARGETS.p99_post_x),
     };
     const failures: string[] = [];
     for (const [name, r] of Object.entries(results)) {
@@ -303,11 +301,17 @@ async function main(): Promise<number> {
     if (Object.keys(table).length > 0) {
       console.table(table);
       const mark = (ok: boolean | null) => (ok === null ? 'n/a' : ok ? 'met' : 'NOT MET');
-      console.log(`GET  platform/bare throughput: ${ratios.get ?? 'n/a'} (target >= ${TARGETS.get}) ${mark(met.get)}`);
-      console.log(`POST platform/bare throughput: ${ratios.post ?? 'n/a'} (target >= ${TARGETS.post}) ${mark(met.post)}`);
       const p99 = (p?: { p99_ms: number }, b?: { p99_ms: number }) => (p && b ? `${p.p99_ms} / ${b.p99_ms} ms` : 'n/a');
-      console.log(`p99 platform/bare GET ${p99(results.platform_get, results.bare_get)} (target <= ${TARGETS.p99_get_x}x) ${mark(met.p99_get)}`);
-      console.log(`p99 platform/bare POST ${p99(results.platform_post, results.bare_post)} (target <= ${TARGETS.p99_post_x}x) ${mark(met.p99_post)}`);
+      for (const who of ['served', 'platform'] as const) {
+        const s = who === 'served' ? 'served_' : '';
+        const r = (k: 'get' | 'post') => ratios[`${s}${k}` as keyof typeof ratios];
+        const m = (k: string) => met[`${s}${k}` as keyof typeof met];
+        if (r('get') === null && r('post') === null) continue;
+        console.log(`GET  ${who}/bare throughput: ${r('get') ?? 'n/a'} (target >= ${TARGETS.get}) ${mark(m('get'))}`);
+        console.log(`POST ${who}/bare throughput: ${r('post') ?? 'n/a'} (target >= ${TARGETS.post}) ${mark(m('post'))}`);
+        console.log(`p99 ${who}/bare GET ${p99(results[`${who}_get`], results.bare_get)} (target <= ${TARGETS.p99_get_x}x) ${mark(m('p99_get'))}`);
+        console.log(`p99 ${who}/bare POST ${p99(results[`${who}_post`], results.bare_post)} (target <= ${TARGETS.p99_post_x}x) ${mark(m('p99_post'))}`);
+      }
     }
     if (failures.length) console.log(`ERRORS: ${failures.join('; ')}`);
     if (webhooks) printWebhookReport(webhooks);
@@ -355,55 +359,28 @@ async function main(): Promise<number> {
     fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), JSON.stringify(out, null, 2) + '\n');
     console.log(`wrote ${path.relative(process.cwd(), file)} and bench/results/latest.json`);
 
-    if (errorRate > MAX_ERROR_RATE || replayed > 0) {
-      console.log(`FAILED: error rate ${(errorRate * 100).toFixed(2)}% exceeds ${MAX_ERROR_RATE * 100}% or creates were replayed`);
-      return 1;
-    }
-    if (webhooks && webhooks.missing > 0) {
-      console.log(`FAILED: ${webhooks.missing} webhook events never reached the receiver`);
-      return 1;
-    }
-    if (calls && calls.failures > 0) {
-      console.log(`FAILED: ${calls.failures} calls did not complete`);
-      return 1;
-    }
-    if (bookings && bookings.failures > 0) {
-      console.log(`FAILED: ${bookings.failures} bookings did not answer 201`);
-      return 1;
-    }
-    if (roomPage && roomPage.failures > 0) {
-      console.log(`FAILED: ${roomPage.failures} phrases never reached their room page (or in another language)`);
-      return 1;
-    }
-    if (translate && translate.failures > 0) {
-      console.log(`FAILED: ${translate.failures} translations never reached their room page (or untranslated, or not the engine's)`);
-      return 1;
-    }
-    if (media && media.failures > 0) {
-      console.log(`FAILED: ${media.lost} RTP packets lost`);
-      return 1;
-    }
-    if (mcp && mcp.failures > 0) {
-      console.log(`FAILED: ${mcp.failures} MCP or endpoint requests failed`);
-      return 1;
-    }
-    if (hearing && hearing.failures > 0) {
-      console.log(`FAILED: ${hearing.failures} utterances heard on the calls were not published (or, with the recognizer, had no text), or calls failed`);
-      return 1;
-    }
-    if (roomAudio && roomAudio.failures > 0) {
-      console.log(`FAILED: ${roomAudio.failures} spoken phrases' captions never reached their room page (or untranslated, or not the translator's), or were recognized as nothing`);
+    // The first failure that fails the run, in this order.
+    const fatal: Array<[boolean | null | undefined, string]> = [
+      [errorRate > MAX_ERROR_RATE || replayed > 0, `error rate ${(errorRate * 100).toFixed(2)}% exceeds ${MAX_ERROR_RATE * 100}% or creates were replayed`],
+      [webhooks && webhooks.missing > 0, `${webhooks?.missing} webhook events never reached the receiver`],
+      [calls && calls.failures > 0, `${calls?.failures} calls did not complete`],
+      [bookings && bookings.failures > 0, `${bookings?.failures} bookings did not answer 201`],
+      [roomPage && roomPage.failures > 0, `${roomPage?.failures} phrases never reached their room page (or in another language)`],
+      [translate && translate.failures > 0, `${translate?.failures} translations never reached their room page (or untranslated, or not the engine's)`],
+      [media && media.failures > 0, `${media?.lost} RTP packets lost`],
+      [mcp && mcp.failures > 0, `${mcp?.failures} MCP or endpoint requests failed`],
+      [hearing && hearing.failures > 0, `${hearing?.failures} utterances heard on the calls were not published (or, with the recognizer, had no text), or calls failed`],
+      [roomAudio && roomAudio.failures > 0, `${roomAudio?.failures} spoken phrases' captions never reached their room page (or untranslated, or not the translator's), or were recognized as nothing`],
+    ];
+    const failed = fatal.find(([bad]) => bad);
+    if (failed) {
+      console.log(`FAILED: ${failed[1]}`);
       return 1;
     }
     return 0;
   } finally {
     await runCleanup();
   }
-}
-
-async function countIdempotencyKeys(pool: Pool, credentialId: string): Promise<number> {
-  const { rows } = await pool.query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE credential_id = $1`, [credentialId]);
-  return rows[0].n;
 }
 
 main().then(
