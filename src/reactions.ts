@@ -9,6 +9,11 @@ import { CALLS_CHANNEL, encodeNotice, notifySay } from './calls/channel.ts';
 import { lockRobots, robotLangs, scheduleReply, startRobots, stopRobots } from './sim/robots.ts';
 import { queueMail } from './mail/mail.ts';
 import { phraseIn, renderAll } from './sessions/translations.ts';
+import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from './sessions/sessions.ts';
+import { planSegment } from './sessions/publish.ts';
+import { planSessionEnd } from './sessions/leave.ts';
+import { planCreate, planTransition, type Locked, type Transition } from './actors/store.ts';
+import type { CallSessionRow } from './services.ts';
 import { disclosure } from './i18n/disclosure.ts';
 import { ANNOUNCEMENT, fillName, normaliseLang } from './sim/phrasebook.ts';
 
@@ -91,6 +96,36 @@ export const REACTIONS: Reactions = {
     });
   },
   phraseIn: (s, logId, livemode, phrase, lang) => phraseIn(s, logId, livemode, phrase, lang),
+  callSessionColumns: SESSION_COLUMNS,
+  planCallSession(w, p) {
+    const row: SessionRow = {
+      id: p.id, org_id: p.orgId, livemode: p.livemode, credential_id: p.credentialId, room_id: null, log_id: p.callId, call_id: p.callId,
+      name: p.name, speak_lang: p.lang, hear_lang: p.lang, voice_id: p.voiceId, status: 'joining', billed_seconds: 0,
+      from_seq: 0, to_seq: null, speaking_until: null, started_at: p.at, ended_at: null,
+    };
+    const actor = planCreate(w, {
+      id: p.id, machine: 'session', owner: { orgId: p.orgId, livemode: p.livemode }, event: { type: 'JOIN' },
+      objectFor: () => toSession(row),
+      row: {
+        id: p.id, org_id: p.orgId, livemode: p.livemode, credential_id: p.credentialId, room_id: null, log_id: p.callId, call_id: p.callId,
+        name: p.name, speak_lang: p.lang, hear_lang: p.lang, voice_id: p.voiceId, from_seq: 0, metered_seq: 0, started_at: p.at,
+      },
+    });
+    return { row, actor };
+  },
+  planCallAnswered(w, s, session, d) {
+    // The rows the calls hold are the ones this port read or wrote (callSessionColumns, planCallSession).
+    const locked = session as unknown as Locked<SessionRow>;
+    const seated = planTransition<SessionRow>(w, locked, { type: 'JOINED' }, { objectFor: toSession, set: () => ({ speaking_until: d.speakingUntil }) });
+    planSegment(w, s, {
+      roomId: locked.row.log_id, kind: 'disclosure', speaker: d.speaker, participantId: session.id, srcLang: d.lang,
+      text: d.text, announced: d.speaker, sessionId: session.id, metered: false,
+    });
+    return seated as unknown as Transition<CallSessionRow>;
+  },
+  planCallEnded(w, session) {
+    planSessionEnd(w, session as unknown as Locked<SessionRow>, 'CALL_ENDED');
+  },
   async webhookEndpointDisabled(s, tx, notice) {
     // Through the mail outbox (the one invitations use): sent when the endpoint is a live-mode one and SMTP_URL is set.
     await queueMail(s, tx, notice);

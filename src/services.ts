@@ -7,6 +7,8 @@ import type { RecognizerChain } from './engines/speech/recognizers.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
 import type { MediaPlane } from '../gateway/media/plane.ts';
+import type { Writes } from './db/writes.ts';
+import type { Locked, Transition, TransitionResult } from './actors/store.ts';
 
 /** What every use case needs: configuration, the pool, the job queue and the providers. */
 export type Services = {
@@ -125,8 +127,31 @@ export type Reactions = {
    * makes it: what a call's line says (sessions/translations.ts phraseIn).
    */
   phraseIn(s: Services, logId: string, livemode: boolean, phrase: LoggedPhrase, lang: string): Promise<{ text: string | null; untranslated: boolean }>;
+  /** The columns of a call's agent session (sessions/sessions.ts), read and locked with the call in one statement. */
+  callSessionColumns: string;
+  /**
+   * A call is placed: its conversation, an agent session on the call's line
+   * hearing and speaking `lang`, `joining` until the callee answers, planned
+   * in the call's statement (w); the session as written and its actor.
+   */
+  planCallSession(w: Writes, session: CallSessionPlan): { row: CallSessionRow; actor: TransitionResult };
+  /**
+   * A call is answered: its session is seated, speaking until `speakingUntil`,
+   * and the AI disclosure is the first phrase of the call's log; planned in w.
+   */
+  planCallAnswered(w: Writes, s: Services, session: Locked<CallSessionRow>, disclosure: { text: string; lang: string; speaker: string; speakingUntil: Date }): Transition<CallSessionRow>;
+  /** A call ended: its session ends with it, and what was said on the line becomes a transcript; planned in w. */
+  planCallEnded(w: Writes, session: Locked<CallSessionRow>): void;
   /** A webhook endpoint was disabled for failing: its owner is told by mail (the message is the webhooks'). */
   webhookEndpointDisabled(s: Services, tx: Client, notice: { orgId: string; livemode: boolean; to: string; subject: string; text: string }): Promise<void>;
+};
+
+/** A call's agent session as the calls keep it: the sessions' row (sessions/sessions.ts), of which the calls read only the id. */
+export type CallSessionRow = Record<string, unknown> & { id: string };
+
+/** What a call's agent session is made of (calls/place.ts). */
+export type CallSessionPlan = {
+  id: string; callId: string; orgId: string; livemode: boolean; credentialId: string; name: string; lang: string; voiceId: string | null; at: Date;
 };
 
 /** A phrase of a room's (or call's) log, as transcripts keep it. */

@@ -2,11 +2,8 @@ import { withTx, type Client } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
 import { lockObjects, lockedAfter, planTransition, type Locked, type Transition } from '../actors/store.ts';
 import { Writes, isConcurrentChange } from '../db/writes.ts';
-import { now, speechOf, type Caller, type Services } from '../services.ts';
+import { now, speechOf, type Caller, type CallSessionRow, type Services } from '../services.ts';
 import { afterUsage, planUsage } from '../billing/ledger.ts';
-import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from '../sessions/sessions.ts';
-import { planSegment } from '../sessions/publish.ts';
-import { planSessionEnd } from '../sessions/leave.ts';
 import { startCallee, planStopRobots, lockRobots } from '../sim/robots.ts';
 import type { CallContext, CallEvent } from '../../machines/call.ts';
 import { disclosureOfRecord } from '../i18n/disclosure.ts';
@@ -34,7 +31,7 @@ export type Applied = {
 };
 
 /** A call's row and actor, and its session's, as last written by this process (a cache: safe to lose, checked by version). */
-export type CallState = { call: Locked<CallRow>; session: Locked<SessionRow> | null };
+export type CallState = { call: Locked<CallRow>; session: Locked<CallSessionRow> | null };
 
 export type ApplyOpts = {
   simulatedCallee?: boolean;
@@ -64,7 +61,7 @@ export type ApplyOpts = {
  * parts of w: the call's transition and, on the answer, the session seated
  * and the AI disclosure as the first phrase of the line.
  */
-function planOngoing(s: Services, w: Writes, call: Locked<CallRow>, session: Locked<SessionRow> | null, event: CallEvent, opts: ApplyOpts, at: Date, answeredAt: Date) {
+function planOngoing(s: Services, w: Writes, call: Locked<CallRow>, session: Locked<CallSessionRow> | null, event: CallEvent, opts: ApplyOpts, at: Date, answeredAt: Date) {
   const t = planTransition<CallRow>(w, call, event, {
     objectFor: (r) => eventObject(r),
     // What the events of this transition carry: the answer's time, and on
@@ -84,7 +81,7 @@ function planOngoing(s: Services, w: Writes, call: Locked<CallRow>, session: Loc
       };
     },
   });
-  let seated: Transition<SessionRow> | null = null;
+  let seated: Transition<CallSessionRow> | null = null;
   if (t.changed && t.state === 'answered' && session) {
     // The AI disclosure: the first thing the callee hears, in remote_lang (EU AI Act art. 50).
     // The agent's first say waits behind it on the line (its queued_ms counts it).
@@ -92,11 +89,7 @@ function planOngoing(s: Services, w: Writes, call: Locked<CallRow>, session: Loc
     // other languages get it translated like any phrase (sessions/translations.ts), never marked.
     const { text: words, lang: wordsLang } = disclosureOfRecord(CALL_AGENT_NAME, t.row.remote_lang);
     const speaking = new Date(at.getTime() + (speechOf(s).spokenSeconds(words) * 1000) / s.config.simSpeed);
-    seated = planTransition<SessionRow>(w, session, { type: 'JOINED' }, { objectFor: toSession, set: () => ({ speaking_until: speaking }) });
-    planSegment(w, s, {
-      roomId: call.id, kind: 'disclosure', speaker: CALL_AGENT_NAME, participantId: session.id, srcLang: wordsLang,
-      text: words, announced: CALL_AGENT_NAME, sessionId: session.id, metered: false,
-    });
+    seated = s.reactions.planCallAnswered(w, s, session, { text: words, lang: wordsLang, speaker: CALL_AGENT_NAME, speakingUntil: speaking });
   }
   const state = (now: Date): CallState => ({
     call: lockedAfter(call, t, now),
@@ -131,9 +124,9 @@ export async function applyCallEvent(s: Services, tx: Client, id: string, event:
   // then every write that follows in one statement (store.ts planTransition,
   // db/writes.ts).
   const withSession = event.type !== 'RINGING';
-  const { first: call, second: session } = await lockObjects<CallRow, SessionRow>(
+  const { first: call, second: session } = await lockObjects<CallRow, CallSessionRow>(
     tx, { machine: 'call', id, returning: CALL_COLUMNS },
-    withSession ? { machine: 'session', via: 'session_id', returning: SESSION_COLUMNS } : undefined,
+    withSession ? { machine: 'session', via: 'session_id', returning: s.reactions.callSessionColumns } : undefined,
   );
   if (!call) throw new ApiError('not_found', `No such call: '${id}'`);
   const w = new Writes();
@@ -161,7 +154,7 @@ export async function applyCallEvent(s: Services, tx: Client, id: string, event:
     : null;
   if (simulatedLine) planStopRobots(w, row.id);
   // The call's session ends with it: what was said on the line becomes a transcript (room_id null).
-  if (session) planSessionEnd(w, session, 'CALL_ENDED');
+  if (session) s.reactions.planCallEnded(w, session);
   // Ended by us (hangup, the per-call limit, the gateway lost) or answered by
   // a voicemail system: the dialog may still be up, so the gateway hangs up.
   const hangUp = event.type === 'HANGUP' || event.type === 'MAX_DURATION' || event.type === 'VOICEMAIL' || event.type === 'FAILED';

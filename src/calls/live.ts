@@ -5,7 +5,7 @@ import type { Caller, Services } from '../services.ts';
 import type { Config } from '../config.ts';
 import { makeSynthesizer } from '../engines/speech/index.ts';
 import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
-import { uncoveredPairs } from '../sessions/coverage.ts';
+import { baseLang } from '../engines/translate/engine.ts';
 
 // What a live call needs (operator.md, SIP trunks and live mode): the trunk
 // of its caller id's number, and engines that cover the conversation
@@ -35,8 +35,9 @@ function speaks(config: Config, lang: string): boolean {
 
 /** What the configured engines lack for a call between these languages (empty: nothing). */
 export function missingEngines(s: Services, agentLang: string, remoteLang: string): string[] {
-  // Both ways between the agent and the callee, as a session speaking and hearing agent_lang in a room of remote_lang.
-  const missing = uncoveredPairs(s, agentLang, agentLang, [remoteLang]).map((p) => `translation ${p.from}→${p.to} (TOLK_TRANSLATE)`);
+  // Both ways between the agent and the callee (nothing to translate within one language), directly or through a pivot.
+  const pairs = baseLang(agentLang) === baseLang(remoteLang) ? [] : [{ from: agentLang, to: remoteLang }, { from: remoteLang, to: agentLang }];
+  const missing = pairs.filter((p) => !s.translation?.chain.covers(p.from, p.to)).map((p) => `translation ${p.from}→${p.to} (TOLK_TRANSLATE)`);
   if (!speaks(s.config, remoteLang)) missing.push(`speech synthesis in ${remoteLang} (TOLK_SPEECH_ENGINES)`);
   if (!s.recognizer?.hears(remoteLang)) missing.push(`speech recognition in ${remoteLang} (TOLK_RECOGNIZE)`);
   return missing;

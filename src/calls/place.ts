@@ -6,14 +6,13 @@ import { usableVoice } from '../voices/usable.ts';
 import { invalid } from '../errors.ts';
 import { planCreate, type TransitionResult } from '../actors/store.ts';
 import { Writes } from '../db/writes.ts';
-import { now, type Caller, type Services } from '../services.ts';
+import { now, type Caller, type CallSessionRow, type Services } from '../services.ts';
 import { assertDestinationAllowed, assertLanguagesAllowed, assertNumberAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { assertCanSpend, spendableSeconds } from '../billing/limits.ts';
 import { liveTrunk } from './live.ts';
 import { attemptCaps, destinationOf, evaluate, type Destination } from '../../policies/evaluate.ts';
 import type { AttemptCap, ConsentKind, Purpose } from '../../policies/types.ts';
 import { SHARED_NUMBER } from '../catalog/numbers.ts';
-import { toSession, type SessionRow } from '../sessions/sessions.ts';
 import { CALL_AGENT_NAME, eventObject, toCall, type CallRow } from './calls.ts';
 import type { CallState } from './events.ts';
 import { writeDialJob } from './jobs.ts';
@@ -173,25 +172,13 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
 
   // The session and the call in one statement.
   const w = new Writes();
-  let session: SessionRow | null = null;
-  let sessionActor: TransitionResult | null = null;
+  let session: { row: CallSessionRow; actor: TransitionResult } | null = null;
   if (sessionId) {
     // The conversation: an agent session on the call's line, hearing in
-    // agent_lang, `joining` until the callee answers.
-    const created: SessionRow = {
-      id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
-      name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, voice_id: voiceId, status: 'joining', billed_seconds: 0,
-      from_seq: 0, to_seq: null, speaking_until: null, started_at: at, ended_at: null,
-    };
-    session = created;
-    sessionActor = planCreate(w, {
-      id: sessionId, machine: 'session', owner: { orgId: cred.orgId, livemode: cred.livemode }, event: { type: 'JOIN' },
-      objectFor: () => toSession(created),
-      row: {
-        id: sessionId, org_id: cred.orgId, livemode: cred.livemode, credential_id: cred.id, room_id: null, log_id: id, call_id: id,
-        name: CALL_AGENT_NAME, speak_lang: input.agent_lang, hear_lang: input.agent_lang, voice_id: voiceId,
-        from_seq: 0, metered_seq: 0, started_at: at,
-      },
+    // agent_lang, `joining` until the callee answers (sessions/, through its port).
+    session = s.reactions.planCallSession(w, {
+      id: sessionId, callId: id, orgId: cred.orgId, livemode: cred.livemode, credentialId: cred.id, name: CALL_AGENT_NAME,
+      lang: input.agent_lang, voiceId, at,
     });
   }
   const callActor = planCreate(w, {
@@ -217,8 +204,8 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   // The call and its session as written: the gateway applies their ringing and answer on them, in one statement each.
   const state: CallState = {
     call: { machine: 'call', id, row: { ...row, status: callActor.state as CallRow['status'] }, actor: { ...owner, snapshot: callActor.snapshot, version: callActor.version }, now: at },
-    session: session && sessionActor
-      ? { machine: 'session', id: session.id, row: session, actor: { ...owner, snapshot: sessionActor.snapshot, version: sessionActor.version }, now: at }
+    session: session
+      ? { machine: 'session', id: session.row.id, row: session.row, actor: { ...owner, snapshot: session.actor.snapshot, version: session.actor.version }, now: at }
       : null,
   };
   afterCommit(() => gateway.dialPlaced(state), { callId: id });
