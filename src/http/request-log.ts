@@ -51,6 +51,8 @@ export class RequestLogController extends LogController {
   private readonly written = new WeakSet<FastifyReply>();
 
   private line(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply, ms: number, clientLeft = false): void {
+    // Nothing to build when the line would not be written (a phrase answers thousands of long-polls at once).
+    if (!(reply.log as Logger).isLevelEnabled(error ? 'error' : 'info')) return;
     if (this.written.has(reply)) return;
     this.written.add(reply);
     const responseTime = Math.round(ms * 10) / 10;

@@ -108,6 +108,21 @@ export class EventReader {
 
   /** Reads and meters a batch; resolves with what settles its reads. */
   private async run(batch: Pending[]): Promise<() => void> {
+    // Reads of one session from one position by one key (many polls of one
+    // session woken together) are one read: one row of the query, one answer,
+    // one spending verdict; `of` maps each read of the batch to its read.
+    const reads: Pending[] = [];
+    const of: number[] = [];
+    const index = new Map<string, number>();
+    for (const p of batch) {
+      const k = `${p.sessionId}\n${p.cursor}\n${p.cred.id}\n${p.cred.orgId}\n${p.cred.livemode}`;
+      let u = index.get(k);
+      if (u === undefined) {
+        index.set(k, (u = reads.length));
+        reads.push(p);
+      }
+      of.push(u);
+    }
     const { rows } = await this.s.pool.query<Row>(prepared(
       `WITH w AS (
          SELECT w.i::int AS i, s.log_id, s.status, s.billed_seconds, s.hear_lang, s.metered_seq, s.to_seq,
@@ -122,7 +137,7 @@ export class EventReader {
                  SELECT seq, kind, speaker, participant_id, session_id, src_lang, text, announced, audio_ms, created_at
                    FROM room_segments WHERE room_id = k.log_id AND seq > k.after ORDER BY seq LIMIT $3) g)
          FROM k`,
-      [batch.map((p) => p.sessionId), batch.map((p) => p.cursor), LISTEN_BATCH, batch.map((p) => p.cred.orgId), batch.map((p) => p.cred.livemode)],
+      [reads.map((p) => p.sessionId), reads.map((p) => p.cursor), LISTEN_BATCH, reads.map((p) => p.cred.orgId), reads.map((p) => p.cred.livemode)],
     ));
     const logs = new Map<string, Entry[]>();
     for (const r of rows) if (r.i === null) logs.set(`${r.log_id}\n${r.after}`, r.entries ?? []);
@@ -131,7 +146,7 @@ export class EventReader {
     for (const r of rows) {
       if (r.i === null || r.hear_lang === null) continue;
       let l = perLog.get(r.log_id);
-      if (!l) perLog.set(r.log_id, (l = { entries: new Map(), langs: new Set(), livemode: batch[r.i - 1]!.cred.livemode }));
+      if (!l) perLog.set(r.log_id, (l = { entries: new Map(), langs: new Set(), livemode: reads[r.i - 1]!.cred.livemode }));
       l.langs.add(r.hear_lang);
       for (const e of logs.get(`${r.log_id}\n${r.after}`) ?? []) l.entries.set(e.seq, e);
     }
@@ -140,11 +155,11 @@ export class EventReader {
       rendered.set(logId, await renderPhrases(this.s, logId, l.livemode, [...l.entries.values()], [...l.langs]));
     }));
     // Each read's answer and its session's room; null: no such session of the caller's (404).
-    const results: Array<ReadResult | null> = batch.map(() => null);
-    const rooms: Array<string | null> = batch.map(() => null);
-    const billed: number[] = batch.map(() => 0);
+    const results: Array<ReadResult | null> = reads.map(() => null);
+    const rooms: Array<string | null> = reads.map(() => null);
+    const billed: number[] = reads.map(() => 0);
     // Per read, the last number it delivers when the session was not billed up to there yet.
-    const unmetered: Array<number | null> = batch.map(() => null);
+    const unmetered: Array<number | null> = reads.map(() => null);
     // Listeners of one room, language and position get the same answer: it is
     // built once and shared (read-only), and the route serializes it once.
     // A session with a phrase of its own in the window gets its own answer.
@@ -152,7 +167,7 @@ export class EventReader {
     for (const r of rows) {
       if (r.i === null) continue;
       const k = r.i - 1;
-      const p = batch[k]!;
+      const p = reads[k]!;
       rooms[k] = r.log_id;
       billed[k] = Number(r.billed_seconds);
       const end = r.to_seq === null ? Infinity : Number(r.to_seq);
@@ -170,17 +185,19 @@ export class EventReader {
     // Reading is refused (402) once a limit of the key (day, month, per call =
     // this session's billed total) has been reached; otherwise what it
     // delivers is billed (below), so one read can pass a limit by one page.
-    const refused: Array<ApiError | null> = await spendVerdicts(this.s.pool, batch.map((p, k) => ({ cred: p.cred, seconds: 0, callSeconds: billed[k] })), now(this.s));
-    batch.forEach((p, k) => {
-      if (rooms[k] === null) refused[k] = notFound('session', p.sessionId);
-      else if (p.refuseEnded && results[k]!.status === 'ended') refused[k] = sessionEnded(p.sessionId);
+    const verdicts: Array<ApiError | null> = await spendVerdicts(this.s.pool, reads.map((p, k) => ({ cred: p.cred, seconds: 0, callSeconds: billed[k] })), now(this.s));
+    const refused = batch.map((p, i) => {
+      const k = of[i]!;
+      if (rooms[k] === null) return notFound('session', p.sessionId);
+      if (p.refuseEnded && results[k]!.status === 'ended') return sessionEnded(p.sessionId);
+      return verdicts[k]!;
     });
-    const toMeter = batch.flatMap((p, k) => (refused[k] === null && unmetered[k] !== null ? [{ p, upto: unmetered[k]! }] : []));
+    const toMeter = batch.flatMap((p, i) => (refused[i] === null && unmetered[of[i]!] !== null ? [{ p, upto: unmetered[of[i]!]! }] : []));
     if (toMeter.length > 0) await this.meter(toMeter);
-    return () => batch.forEach((p, k) => {
-      const err = refused[k];
+    return () => batch.forEach((p, i) => {
+      const err = refused[i];
       if (err) p.reject(err);
-      else p.resolve({ out: results[k]!, logId: rooms[k]! });
+      else p.resolve({ out: results[of[i]!]!, logId: rooms[of[i]!]! });
     });
   }
 
