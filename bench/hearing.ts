@@ -16,7 +16,7 @@ import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { CALL_AGENT_NAME } from '../src/calls/calls.ts';
 import { startRecognizers } from '../src/engines/speech/index.ts';
-import { PocketsphinxRecognizer, pocketsphinxInstalled } from '../src/engines/speech/pocketsphinx.ts';
+import { PocketsphinxRecognizer, pocketsphinxInstalled } from '../src/engines/pocketsphinx/recognizer.ts';
 import type { HeardUtterance } from '../src/engines/speech/recognizer.ts';
 import { loadResampler, resample } from '../src/engines/speech/resample.ts';
 import { corpusWer, wer, words } from '../src/engines/speech/wer.ts';
@@ -29,7 +29,7 @@ import { procCpu } from './proc.ts';
 import { envNumber, round, sleep, stats, type LatencyStats } from './stats.ts';
 
 // The `hearing` target of npm run bench (bench/run.ts): speech recognition
-// with the embedded recognizer, PocketSphinx (src/engines/speech/pocketsphinx.ts:
+// with the embedded recognizer, PocketSphinx (src/engines/pocketsphinx/recognizer.ts:
 // Debian's pocketsphinx_batch, one decoder process per slot).
 //
 // 1. Accuracy and cost on recorded human speech: the 5 sentences of Debian's

@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { createSipSignaling } from './sip-stack.ts';
 import { startSimulatedCallee, type SimulatedCalleeOptions } from './callee.ts';
 import { MediaPlane } from './media/plane.ts';
-import { PicoSynthesizer } from '../src/engines/speech/pico.ts';
+import { PicoSynthesizer } from '../src/engines/pico/synthesizer.ts';
 import { finished, flow, wire, type WireMessage } from '../test/helpers/sipp.ts';
 import { sipRig } from '../test/helpers/sip-rig.ts';
 import { quietFor, until } from '../test/helpers/wait.ts';

@@ -24,12 +24,13 @@ export const CAPABILITIES = [
 export const LAYERS: ReadonlyArray<{ name: string; prefixes: string[] }> = [
   {
     name: 'foundation',
-    prefixes: ['policies/', 'machines/', 'src/config.ts', 'src/errors.ts', 'src/ids.ts', 'src/time-zones.ts', 'src/i18n/'],
+    prefixes: ['policies/', 'machines/', 'src/errors.ts', 'src/ids.ts', 'src/time-zones.ts', 'src/i18n/'],
   },
   {
+    // config.ts reads the engines' registry (the engine names an operator may list).
     name: 'infrastructure',
     prefixes: [
-      'src/db/', 'src/providers/', 'src/engines/', 'src/startup.ts',
+      'src/config.ts', 'src/db/', 'src/providers/', 'src/engines/', 'src/startup.ts',
       'src/credentials.ts', 'src/permissions.ts', 'src/restrictions.ts', 'src/ops/',
       'gateway/',
     ],

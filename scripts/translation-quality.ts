@@ -1,5 +1,5 @@
-import { ApertiumEngine } from '../src/engines/translate/apertium.ts';
-import { startApy, type ApyProcess } from '../src/engines/translate/apy.ts';
+import { ApertiumEngine } from '../src/engines/apertium/translate.ts';
+import { startApy, type ApyProcess } from '../src/engines/apertium/apy.ts';
 import { TranslationChain } from '../src/engines/translate/chain.ts';
 import { addStats, chrfScore, chrfStats, emptyStats, type ChrfStats } from '../src/engines/translate/chrf.ts';
 import type { TranslationEngine } from '../src/engines/translate/engine.ts';

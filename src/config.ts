@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import type { EngineKindName, EngineSpec, SpeechKeys, TranslateKeys } from './engines/descriptor.ts';
+import { engineOf, knownEntries } from './engines/registry.ts';
 
 // The one place that reads process.env. Parsed once at boot; a bad value fails fast.
 const Env = z.object({
@@ -47,6 +49,8 @@ const Env = z.object({
     .optional(),
   // The assistant tools at /mcp: `off` answers 503 mcp_disabled (an operator's switch, e.g. during an incident).
   TOLK_MCP: z.enum(['on', 'off']).default('on'),
+  // The engines of TOLK_SPEECH_ENGINES, TOLK_RECOGNIZE and TOLK_TRANSLATE are the registry's
+  // (src/engines/registry.ts): a name it does not know stops the start, saying the ones it knows.
   // The speech engines (src/engines/speech), in order (operator.md, Engines): `pico` (embedded,
   // Apache-2.0), `espeak` (eSpeak NG, GPL-3.0, installed by the operator: Debian's espeak-ng
   // program, else the npm package), `openai=URL` (OpenAI-compatible /v1/audio/speech),
@@ -56,32 +60,22 @@ const Env = z.object({
   TOLK_SPEECH_ENGINES: z
     .string()
     .optional()
-    .transform((v) => (v ?? (espeakNgInstalled() ? 'pico,espeak' : 'pico')).split(',').map((x) => x.trim()).filter(Boolean).map((x) => (x.includes('=') ? x : x.toLowerCase())))
-    .pipe(z.array(z.string().regex(/^(pico|espeak|elevenlabs(=https?:\/\/\S+)?|openai=https?:\/\/\S+)$/, 'an engine is pico, espeak, elevenlabs or openai=URL'))
-      .min(1, 'name at least one engine: pico, espeak, elevenlabs, openai=URL')),
+    .transform((v, ctx) => {
+      const list = (v ?? (espeakNgInstalled() ? 'pico,espeak' : 'pico')).split(',').map((x) => x.trim()).filter(Boolean).map((x) => (x.includes('=') ? x : x.toLowerCase()));
+      if (list.length === 0) {
+        ctx.addIssue({ code: 'custom', message: `name at least one engine: ${knownEntries('speak')}` });
+        return z.NEVER;
+      }
+      const out = engineList('speak', list, /^https?:\/\/\S+$/, ctx);
+      // Kept as written (`openai=URL`): the synthesizers are made from these.
+      return out && list;
+    }),
   // Speech recognizers, in order: `openai=URL`, `deepgram[=URL]`, `vosk=URL`, `pocketsphinx` (embedded,
   // Debian's). Unset: pocketsphinx when it is installed, else none; empty: none.
   TOLK_RECOGNIZE: z
     .string()
     .optional()
-    .transform((v, ctx) => {
-      const list = (v ?? (pocketsphinxInstalled() ? 'pocketsphinx' : '')).split(',').map((x) => x.trim()).filter(Boolean);
-      const out: RecognizeEngine[] = [];
-      for (const item of list) {
-        const m = /^(openai|deepgram|vosk|pocketsphinx)(?:=((?:https?|wss?):\/\/\S+))?$/.exec(item);
-        if (!m) {
-          ctx.addIssue({ code: 'custom', message: `'${item}' is not a recognizer: name openai=URL, deepgram, vosk=URL, pocketsphinx` });
-          return z.NEVER;
-        }
-        const name = m[1] as RecognizeEngine['name'];
-        if ((name === 'openai' || name === 'vosk') && !m[2]) {
-          ctx.addIssue({ code: 'custom', message: `${name} needs its address: ${name}=${name === 'vosk' ? 'ws' : 'https'}://...` });
-          return z.NEVER;
-        }
-        out.push({ name, ...(m[2] ? { url: m[2] } : {}) });
-      }
-      return out;
-    }),
+    .transform((v, ctx) => engineList('recognize', (v ?? (pocketsphinxInstalled() ? 'pocketsphinx' : '')).split(',').map((x) => x.trim()).filter(Boolean), /^(?:https?|wss?):\/\/\S+$/, ctx)),
   TOLK_RECOGNIZE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   DEEPGRAM_API_KEY: z.string().optional(),
   ELEVENLABS_API_KEY: z.string().optional(),
@@ -113,24 +107,7 @@ const Env = z.object({
   TOLK_TRANSLATE: z
     .string()
     .optional()
-    .transform((v, ctx) => {
-      const list = (v ?? (apyInstalled() ? 'apertium' : '')).split(',').map((x) => x.trim()).filter(Boolean);
-      const out: TranslateEngine[] = [];
-      for (const item of list) {
-        const m = /^(apertium|libretranslate|deepl|openai)(?:=(https?:\/\/\S+))?$/.exec(item);
-        if (!m) {
-          ctx.addIssue({ code: 'custom', message: `'${item}' is not an engine: name apertium[=URL], libretranslate=URL, deepl, openai=URL` });
-          return z.NEVER;
-        }
-        const name = m[1] as TranslateEngine['name'];
-        if ((name === 'libretranslate' || name === 'openai') && !m[2]) {
-          ctx.addIssue({ code: 'custom', message: `${name} needs its address: ${name}=https://...` });
-          return z.NEVER;
-        }
-        out.push({ name, ...(m[2] ? { url: m[2] } : {}) });
-      }
-      return out;
-    }),
+    .transform((v, ctx) => engineList('translate', (v ?? (apyInstalled() ? 'apertium' : '')).split(',').map((x) => x.trim()).filter(Boolean), /^https?:\/\/\S+$/, ctx)),
   TOLK_TRANSLATE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   LIBRETRANSLATE_API_KEY: z.string().optional(),
   DEEPL_API_KEY: z.string().optional(),
@@ -145,7 +122,32 @@ const Env = z.object({
   TOLK_DB_POOL: z.coerce.number().int().min(2).max(500).default(20),
 });
 
-export type RecognizeEngine = { name: 'openai' | 'deepgram' | 'vosk' | 'pocketsphinx'; url?: string };
+/** An entry of TOLK_RECOGNIZE: a recognizer of the registry, and its URL. */
+export type RecognizeEngine = EngineSpec;
+
+/**
+ * The entries of an engine list (`NAME` or `NAME=URL`, the URL matching
+ * `scheme`), each an engine of the registry that does this kind of work,
+ * with a URL where it needs one; null (an issue added) at the first that is not.
+ */
+function engineList(kind: EngineKindName, list: string[], scheme: RegExp, ctx: z.RefinementCtx): EngineSpec[] {
+  const out: EngineSpec[] = [];
+  for (const item of list) {
+    const [name, url] = item.split(/=(.*)/s) as [string, string | undefined];
+    const d = engineOf(kind, name)?.[kind];
+    const issue = !d ? `unknown engine '${name}': the known ones are ${knownEntries(kind)}`
+      : url !== undefined && d.url === 'none' ? `${name} takes no URL: name it alone`
+        : url !== undefined && !scheme.test(url) ? `'${item}' is not ${name}=URL with a URL such as https://...`
+          : url === undefined && d.url === 'required' ? `${name} needs its address: ${name}=${name === 'vosk' ? 'ws' : 'https'}://...`
+            : null;
+    if (issue) {
+      ctx.addIssue({ code: 'custom', message: issue });
+      return z.NEVER;
+    }
+    out.push({ name, ...(url ? { url } : {}) });
+  }
+  return out;
+}
 
 /** Whether Debian's pocketsphinx and its US English model are installed (TOLK_RECOGNIZE's default). */
 function pocketsphinxInstalled(): boolean {
@@ -168,7 +170,8 @@ function espeakNgInstalled(): boolean {
   }
 }
 
-export type TranslateEngine = { name: 'apertium' | 'libretranslate' | 'deepl' | 'openai'; url?: string };
+/** An entry of TOLK_TRANSLATE: a translation engine of the registry, and its URL. */
+export type TranslateEngine = EngineSpec;
 
 /** Whether apertium-apy is on PATH (TOLK_TRANSLATE's default). */
 function apyInstalled(): boolean {
@@ -284,7 +287,7 @@ export type Config = {
   recognize: RecognizeEngine[];
   recognizeTimeoutMs: number;
   /** The speech engines' keys and models (never logged). */
-  speechKeys: { deepgram?: string; elevenlabs?: string; openai?: string; openaiSttModel: string; openaiTtsModel: string; voskLangs: string[] };
+  speechKeys: SpeechKeys;
   /** Set: the gateway's SIP goes through this drachtio-server (gateway/drachtio.ts); unset: the embedded stack. */
   drachtio: { host: string; port: number; secret: string; /** How long to wait for it at start (default 10 s; tests shorten it). */ connectTimeoutMs?: number } | undefined;
   /** Seconds without a heartbeat after which a gateway's calls end failed/gateway_lost. */
@@ -317,7 +320,7 @@ export type Config = {
   /** One translation request's time limit. */
   translateTimeoutMs: number;
   /** The engines' keys and the OpenAI-compatible model (never logged). */
-  engineKeys: { libretranslate?: string; deepl?: string; openai?: string; openaiTranslateModel: string };
+  engineKeys: TranslateKeys;
   /** TOLK_METRICS_TOKEN: the Bearer token of GET /metrics; undefined: /metrics is not served (never logged). */
   metricsToken: string | undefined;
   /** TOLK_DRAIN_SECONDS: how long a shutting-down server answers /readyz 503 before it closes. */

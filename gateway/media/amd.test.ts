@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnsweringMachineDetector, type AmdEvent } from './amd.ts';
-import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
+import { PicoSynthesizer } from '../../src/engines/pico/synthesizer.ts';
 import { voicemailAudio } from '../callee.ts';
 
 // Answering-machine detection on real speech (the embedded engine's voice,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hearing, type Utterance } from './hearing.ts';
-import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
+import { PicoSynthesizer } from '../../src/engines/pico/synthesizer.ts';
 
 // Cutting what the far end says into utterances, on real speech (the
 // embedded engine's voice at 8 kHz), frame by frame as the line hears it.

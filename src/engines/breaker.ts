@@ -1,4 +1,4 @@
-import type { EngineError } from './translate/engine.ts';
+import type { EngineError } from './errors.ts';
 import { watchBreaker } from '../ops/metrics.ts';
 
 // A circuit breaker per engine (translation, recognition, speech): after

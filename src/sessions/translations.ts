@@ -2,9 +2,9 @@ import { prepared, type Queryable } from '../db/pool.ts';
 import { baseLang } from '../engines/translate/engine.ts';
 import type { Translated, TranslationChain } from '../engines/translate/chain.ts';
 import type { Services } from '../services.ts';
-import { announcement, markUntranslated } from '../sim/phrasebook.ts';
+import { announcement } from '../sim/phrasebook.ts';
 import { fixedDisclosure } from '../i18n/disclosure.ts';
-import { simulatedTranslator } from '../sim/translator.ts';
+import { chainFor, untranslatedText } from '../engines/translate/index.ts';
 import { SESSION_CHANNEL } from './bus.ts';
 
 // A phrase of a room's log in the languages its listeners hear (session
@@ -54,7 +54,7 @@ function key(seq: number, lang: string): string {
 
 /** A phrase no engine could translate into lang: marked in test mode, the original in live mode. */
 function untranslated(text: string, from: string, lang: string, livemode: boolean): InLang {
-  return { text: livemode ? text : markUntranslated(text, from, lang), untranslated: true };
+  return { text: untranslatedText(text, from, lang, livemode), untranslated: true };
 }
 
 /**
@@ -71,10 +71,9 @@ function withoutEngine(p: Phrase, lang: string, livemode: boolean, chain: Transl
     if (fixed !== null) return { text: fixed, untranslated: false };
   }
   if (baseLang(p.src_lang) === baseLang(lang)) return { text: p.text, untranslated: false };
-  if (!livemode) {
-    const known = simulatedTranslator.known(p.text, p.src_lang, lang);
-    if (known !== null) return { text: known, untranslated: false };
-  }
+  // What an engine has at hand (test mode: the simulator's phrasebook lines) is neither claimed nor stored.
+  const instant = chain?.instant(p.text, p.src_lang, lang) ?? null;
+  if (instant !== null) return { text: instant.text, untranslated: false };
   if (!chain?.covers(p.src_lang, lang)) return untranslated(p.text, p.src_lang, lang, livemode);
   return null;
 }
@@ -114,7 +113,7 @@ export async function renderPhrases(s: Services, roomId: string, livemode: boole
   const out = new Map<string, InLang>();
   /** Phrases to translate through the engines, by seq, with the languages. */
   const needed = new Map<number, { p: Phrase & { text: string }; langs: string[] }>();
-  const chain = s.translation?.chain;
+  const chain = chainFor(s.translation, livemode);
   for (const p of phrases) {
     for (const lang of langs) {
       const k = key(p.seq, lang);

@@ -3,13 +3,13 @@ import { prepared, withTx } from '../db/pool.ts';
 import { transition } from '../actors/store.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { ApiError } from '../errors.ts';
-import { EngineError } from '../engines/translate/engine.ts';
-import { cloningEngineOf, clonedVoiceRef, type CloningEngine } from '../engines/speech/elevenlabs-voices.ts';
+import { EngineError } from '../engines/errors.ts';
+import { cloningEngineOf, clonedVoiceRef, type CloningEngine } from '../engines/elevenlabs/voices.ts';
 import type { Caller, Services } from '../services.ts';
 import { TRANSITION_OPTS, type VoiceRow } from './rows.ts';
 
 // Live cloning: a live clone is made at the cloning engine, ElevenLabs'
-// instant voice cloning (engines/speech/elevenlabs-voices.ts), configured
+// instant voice cloning (engines/elevenlabs/voices.ts), configured
 // exactly when TOLK_SPEECH_ENGINES names `elevenlabs` and ELEVENLABS_API_KEY
 // is set; without it live keys answer 501 not_available_yet. Test keys
 // never reach the provider: their voices are the simulator's
@@ -168,7 +168,7 @@ export async function deleteProviderVoice(s: Services, job: ProviderDeleteJob, e
 /**
  * The voice the synthesizer is asked for when a voice id speaks: a ready live
  * clone made at a provider is `elevenlabs:<provider voice id>` (spoken by
- * ElevenLabs, engines/speech/elevenlabs-voices.ts WithClonedVoices); any
+ * ElevenLabs, engines/elevenlabs/voices.ts WithClonedVoices); any
  * other voice, or none, is undefined (the engines' default voice). Pass the
  * voice id voiceInUse answered (usable.ts), so a revoked voice is never spoken.
  */

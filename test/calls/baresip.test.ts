@@ -4,7 +4,7 @@ import { startBaresip, type Baresip } from '../helpers/baresip.ts';
 import { until } from '../helpers/wait.ts';
 import { disclosure } from '../../src/i18n/disclosure.ts';
 import { partsOf, trimQuiet } from '../../src/calls/line.ts';
-import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
+import { PicoSynthesizer } from '../../src/engines/pico/synthesizer.ts';
 
 // A call to a real softphone: baresip (Debian's package) answers by itself
 // and records what it hears. What the person who picks up hears is checked

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { apertiumUrl, withApertium } from '../helpers/apertium.ts';
 import { readSse, type Sse } from '../helpers/sse.ts';
 import { until } from '../helpers/wait.ts';
-import { ApertiumEngine } from '../../src/engines/translate/apertium.ts';
+import { ApertiumEngine } from '../../src/engines/apertium/translate.ts';
 import { TranslationChain } from '../../src/engines/translate/chain.ts';
 
 // Real translation by Apertium (Debian's apertium-apy with the eng-spa,

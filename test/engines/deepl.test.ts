@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeepLEngine, deeplTarget } from '../../src/engines/translate/deepl.ts';
-import { EngineError } from '../../src/engines/translate/engine.ts';
+import { DeepLEngine, deeplTarget } from '../../src/engines/deepl/translate.ts';
+import { EngineError } from '../../src/engines/errors.ts';
 import { DEEPL_TARGETS, startDeepL, type FakeServer } from '../helpers/fake-engines.ts';
 
 // The DeepL adapter against a local server that answers as DeepL's API v2

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineError } from '../../src/engines/translate/engine.ts';
-import { LibreTranslateEngine } from '../../src/engines/translate/libretranslate.ts';
+import { EngineError } from '../../src/engines/errors.ts';
+import { LibreTranslateEngine } from '../../src/engines/libretranslate/translate.ts';
 import { startLibreTranslate, type FakeServer, type LibreLanguage } from '../helpers/fake-engines.ts';
 
 // The LibreTranslate adapter against a local server that answers as

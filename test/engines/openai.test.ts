@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineError } from '../../src/engines/translate/engine.ts';
-import { checkAnswer, OpenAIEngine } from '../../src/engines/translate/openai.ts';
+import { EngineError } from '../../src/engines/errors.ts';
+import { checkAnswer, OpenAIEngine } from '../../src/engines/openai/translate.ts';
 import { faithful, maskKey, obedient, startOpenAI, type FakeServer, type OpenAIOptions, type TranslationRequest } from '../helpers/fake-engines.ts';
 
 // The OpenAI-compatible adapter against a local server that answers as

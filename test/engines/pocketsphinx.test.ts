@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { PocketsphinxRecognizer, pocketsphinxInstalled } from '../../src/engines/speech/pocketsphinx.ts';
+import { PocketsphinxRecognizer, pocketsphinxInstalled } from '../../src/engines/pocketsphinx/recognizer.ts';
 import { RecognizerChain } from '../../src/engines/speech/recognizers.ts';
 import { loadResampler, resample } from '../../src/engines/speech/resample.ts';
 import { corpusWer, wer, words } from '../../src/engines/speech/wer.ts';

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DeepgramRecognizer } from '../../src/engines/speech/deepgram.ts';
-import { ELEVENLABS_DEFAULT_VOICE, ElevenLabsSynthesizer } from '../../src/engines/speech/elevenlabs.ts';
-import { OpenAIRecognizer } from '../../src/engines/speech/openai-stt.ts';
-import { OpenAISynthesizer } from '../../src/engines/speech/openai-tts.ts';
+import { DeepgramRecognizer } from '../../src/engines/deepgram/recognizer.ts';
+import { ELEVENLABS_DEFAULT_VOICE, ElevenLabsSynthesizer } from '../../src/engines/elevenlabs/synthesizer.ts';
+import { OpenAIRecognizer } from '../../src/engines/openai/stt.ts';
+import { OpenAISynthesizer } from '../../src/engines/openai/tts.ts';
 import type { HeardUtterance } from '../../src/engines/speech/recognizer.ts';
 import { SpeechError } from '../../src/engines/speech/synthesizer.ts';
-import { VoskRecognizer } from '../../src/engines/speech/vosk.ts';
-import { EngineError } from '../../src/engines/translate/engine.ts';
+import { VoskRecognizer } from '../../src/engines/vosk/recognizer.ts';
+import { EngineError } from '../../src/engines/errors.ts';
 import { maskKey } from '../helpers/fake-engines.ts';
 import {
   startDeepgram, startElevenLabs, startOpenAISpeech, startOpenAITranscription, startVosk, type FakeSpeechServer,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { ElevenLabsSynthesizer } from '../../src/engines/speech/elevenlabs.ts';
-import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
+import { ElevenLabsSynthesizer } from '../../src/engines/elevenlabs/synthesizer.ts';
+import { PicoSynthesizer } from '../../src/engines/pico/synthesizer.ts';
 import { FirstThatSpeaks, SpeechError } from '../../src/engines/speech/synthesizer.ts';
 import { startElevenLabs, type FakeSpeechServer } from '../helpers/fake-speech.ts';
 

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
-import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
-import { PocketsphinxRecognizer } from '../../src/engines/speech/pocketsphinx.ts';
+import { PicoSynthesizer } from '../../src/engines/pico/synthesizer.ts';
+import { PocketsphinxRecognizer } from '../../src/engines/pocketsphinx/recognizer.ts';
 import { RecognizerChain } from '../../src/engines/speech/recognizers.ts';
 import { FirstThatSpeaks } from '../../src/engines/speech/synthesizer.ts';
 import { loadResampler, resample } from '../../src/engines/speech/resample.ts';
@@ -140,7 +140,7 @@ describe('Pico\'s worker thread stopped', () => {
 
 describe('an espeak-ng process killed while it speaks', () => {
   it('fails that phrase only, logged; the next phrase is spoken by a new process', async () => {
-    const { EspeakSynthesizer } = await import('../../src/engines/speech/espeak.ts');
+    const { EspeakSynthesizer } = await import('../../src/engines/espeak/synthesizer.ts');
     const espeak = new EspeakSynthesizer();
     try {
       /** The espeak-ng processes this test process runs (from /proc). */

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { ApertiumEngine } from '../../src/engines/translate/apertium.ts';
+import { ApertiumEngine } from '../../src/engines/apertium/translate.ts';
 import { TranslationChain } from '../../src/engines/translate/chain.ts';
-import { OpenAIEngine } from '../../src/engines/translate/openai.ts';
+import { OpenAIEngine } from '../../src/engines/openai/translate.ts';
 import { refusal } from '../../src/engines/translate/guard.ts';
 import { apertiumUrl } from '../helpers/apertium.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -2,7 +2,7 @@ import type { TestProject } from 'vitest/node';
 import pg from 'pg';
 import { migrate } from '../../src/db/migrate.ts';
 import { startBoss } from '../../src/jobs-registry.ts';
-import { findApy, startApy } from '../../src/engines/translate/apy.ts';
+import { findApy, startApy } from '../../src/engines/apertium/apy.ts';
 import { LOCAL_ADMIN_URL, adminQuery, findPostgres, templateName, withDatabase } from './pg.ts';
 
 declare module 'vitest' {

@@ -12,7 +12,7 @@ import { isRealTime } from './run-order.ts';
 // (and its children's: SIPp, servers, Chromium) to the lowest, nice 19, so a
 // real-time file beside it gets the processor when it needs it, its own
 // low-priority helpers included: PocketSphinx decodes at nice 10
-// (engines/speech/pocketsphinx.ts), which at the other files' former nice 10
+// (engines/pocketsphinx/recognizer.ts), which at the other files' former nice 10
 // shared the processor evenly with three of them and read 7 s of a call's
 // speech in over 9 s. Lowering a priority needs no privilege.
 

@@ -6,7 +6,7 @@ import { createPool } from '../../src/db/pool.ts';
 import { drain } from '../../src/ops/routes.ts';
 import { breakers } from '../../src/ops/metrics.ts';
 import { Breaker } from '../../src/engines/breaker.ts';
-import { EngineError } from '../../src/engines/translate/engine.ts';
+import { EngineError } from '../../src/engines/errors.ts';
 
 // GET /healthz and GET /readyz (operator.md, Health and metrics): what a load
 // balancer or an orchestrator asks, without a key, in milliseconds, with

@@ -106,7 +106,6 @@ const NOT_YET = new Set<string>([
   'src/sessions/say.ts -> src/voices/usable.ts',
   // The announcement's wording and the simulated translator (test mode).
   'src/sessions/translations.ts -> src/sim/phrasebook.ts',
-  'src/sessions/translations.ts -> src/sim/translator.ts',
   // Consent requests and withdrawals go through the mail outbox.
   'src/voices/consent.ts -> src/mail/mail.ts',
   // The voice catalog's generic voices.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { PicoSynthesizer } from '../../src/engines/speech/pico.ts';
-import { PocketsphinxRecognizer } from '../../src/engines/speech/pocketsphinx.ts';
+import { PicoSynthesizer } from '../../src/engines/pico/synthesizer.ts';
+import { PocketsphinxRecognizer } from '../../src/engines/pocketsphinx/recognizer.ts';
 import { RecognizerChain } from '../../src/engines/speech/recognizers.ts';
 import type { Services } from '../../src/services.ts';
 import { checkSaid, CONSENT_MIN_SAID, sentenceWords } from '../../src/voices/said.ts';

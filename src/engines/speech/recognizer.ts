@@ -26,7 +26,7 @@ export interface SpeechRecognizer {
   hears(lang: string): boolean;
   /**
    * What was said; `text` null when the engine heard no words (silence, noise).
-   * Rejects with EngineError (engines/translate/engine.ts: status, Retry-After,
+   * Rejects with EngineError (engines/errors.ts: status, Retry-After,
    * permanent) when the engine failed: the recognizers' chain retries, or falls
    * through to the next engine, and in the end reports the utterance with no text.
    */

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PicoSynthesizer } from './pico.ts';
+import { PicoSynthesizer } from '../pico/synthesizer.ts';
 import { CachedSynthesizer, FirstThatSpeaks, SpeechError } from './synthesizer.ts';
-import { EspeakSynthesizer, espeakVoice } from './espeak.ts';
+import { EspeakSynthesizer, espeakVoice } from '../espeak/synthesizer.ts';
 import { loadConfig } from '../../config.ts';
 import { measure } from '../../../test/helpers/loudness.ts';
 

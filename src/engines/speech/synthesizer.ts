@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { Breaker, type BreakerOptions } from '../breaker.ts';
-import { EngineError } from '../translate/engine.ts';
-import { timedEngine } from '../../ops/metrics.ts';
+import type { BreakerOptions } from '../breaker.ts';
+import { EngineError } from '../errors.ts';
+import { Fallback } from '../fallback.ts';
 
 // Speech for the line: text in, 8 kHz 16-bit mono PCM out, ready for G.711.
 // An engine is a provider behind this interface; the gateway speaks what
@@ -82,13 +82,12 @@ export class CachedSynthesizer implements SpeechSynthesizer {
 export class FirstThatSpeaks implements SpeechSynthesizer {
   readonly name: string;
   private readonly engines: SpeechSynthesizer[];
-  private readonly breakers = new Map<SpeechSynthesizer, Breaker>();
+  private readonly fallback: Fallback<SpeechSynthesizer>;
 
   constructor(engines: SpeechSynthesizer[], o: Partial<BreakerOptions> = {}) {
     this.engines = engines;
     this.name = engines.map((e) => e.name).join('+');
-    const b: BreakerOptions = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
-    for (const e of engines) this.breakers.set(e, new Breaker(`speech engine ${e.name}`, b, { kind: 'speech', engine: e.name }));
+    this.fallback = new Fallback('speech', engines, o);
   }
 
   speaks(lang: string): boolean {
@@ -113,17 +112,11 @@ export class FirstThatSpeaks implements SpeechSynthesizer {
     for (const e of this.engines) {
       if (!e.speaks(lang)) continue;
       speakers++;
-      const breaker = this.breakers.get(e)!;
-      if (!breaker.allow()) continue;
-      try {
-        const speech = await timedEngine('speech', e.name, e.synthesize(text, lang, voice));
-        breaker.success();
-        return speech;
-      } catch (err) {
-        last = err;
-        const cause = (err as { cause?: unknown }).cause;
-        breaker.failure(cause instanceof EngineError ? cause : new EngineError(String((err as Error)?.message ?? err)));
-      }
+      if (!this.fallback.allows(e)) continue;
+      // No limit of the chain's, nor retries: each engine has its own limit, and speech waits for no second try.
+      const r = await this.fallback.call(e, () => e.synthesize(text, lang, voice), { failureOf: speechFailure });
+      if (r.ok) return r.value;
+      last = r.error;
     }
     if (last) throw last instanceof SpeechError ? last : new SpeechError(String((last as Error)?.message ?? last));
     throw new SpeechError(speakers > 0 ? `every speech engine that speaks ${lang} is failing; retried after a pause` : `no speech engine speaks ${lang} (engines: ${this.name})`);
@@ -132,4 +125,10 @@ export class FirstThatSpeaks implements SpeechSynthesizer {
   async close(): Promise<void> {
     await Promise.all(this.engines.map((e) => e.close()));
   }
+}
+
+/** A synthesizer's SpeechError as its breaker sees it: the EngineError behind it (its cause), else its message. */
+function speechFailure(err: unknown): EngineError {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof EngineError ? cause : new EngineError(String((err as Error)?.message ?? err));
 }

@@ -1,13 +1,13 @@
-import { Breaker } from '../breaker.ts';
-import { baseLang, EngineError, type TranslationEngine } from './engine.ts';
+import type { Breaker } from '../breaker.ts';
+import { Fallback } from '../fallback.ts';
+import { baseLang, type TranslationEngine } from './engine.ts';
 import { refusal } from './guard.ts';
-import { timedEngine } from '../../ops/metrics.ts';
 
 // The engines of TOLK_TRANSLATE in their order, as one translator: a
 // language pair goes to the first engine that covers it, directly or through
 // a pivot language (Apertium has en→es and es→pt but no en→pt: en→es→pt).
 // Every request has a timeout and at most one retry (a failure that may
-// pass, no Retry-After); each engine has a circuit breaker (after
+// pass, no Retry-After); each engine has a circuit breaker (fallback.ts: after
 // BREAKER_FAILURES failures in a row it is left alone for BREAKER_OPEN_MS,
 // or as long as its Retry-After asks, then one request tries it again), and
 // what an engine could not do falls through to the next engine that covers
@@ -15,7 +15,7 @@ import { timedEngine } from '../../ops/metrics.ts';
 // untranslated and flagged. The breakers' state lives in this process (it is
 // only a guard, safe to lose); each change of state is a log line.
 //
-// A generative engine (a language model, openai.ts) can be talked by the
+// A generative engine (a language model, openai/translate.ts) can be talked by the
 // text into writing something else: while it is asked, the first other
 // engine covering the pair is asked too, and the model's answer is refused
 // where it is unlike that engine's translation (guard.ts); that translation
@@ -47,18 +47,33 @@ const PIVOTS = ['en', 'es', 'fr', 'de', 'pt', 'it'];
 
 export class TranslationChain {
   readonly engines: readonly TranslationEngine[];
-  readonly breakers = new Map<TranslationEngine, Breaker>();
+  readonly breakers: Map<TranslationEngine, Breaker>;
+  private readonly fallback: Fallback<TranslationEngine>;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly log: ChainOptions['log'];
 
-  constructor(engines: TranslationEngine[], o: ChainOptions = {}) {
+  /** `shared`: a chain of the same engines whose breakers this one shares (test mode's, with the simulator first). */
+  constructor(engines: TranslationEngine[], o: ChainOptions = {}, shared?: TranslationChain) {
     this.engines = engines;
     this.log = o.log;
     this.timeoutMs = o.timeoutMs ?? 5000;
     this.retries = o.retries ?? 1;
-    const b = { breakerFailures: o.breakerFailures ?? 3, breakerOpenMs: o.breakerOpenMs ?? 15_000, now: o.now ?? Date.now, log: o.log };
-    for (const e of engines) this.breakers.set(e, new Breaker(`translation engine ${e.name}`, b, { kind: 'translation', engine: e.name }));
+    // An engine that answers at once (the simulator's phrasebook) is never asked a request: no breaker.
+    this.fallback = new Fallback('translation', engines.filter((e) => !e.instant), o, shared?.breakers);
+    this.breakers = this.fallback.breakers;
+  }
+
+  /**
+   * `text` from → to at once, without a request, where an engine has it at
+   * hand (instant: test mode's simulator, for the phrasebook's lines); null otherwise.
+   */
+  instant(text: string, from: string, to: string): Translated | null {
+    for (const e of this.engines) {
+      const got = e.instant?.(text, from, to) ?? null;
+      if (got !== null) return { text: got, engine: e.name };
+    }
+    return null;
   }
 
   /** How an engine would translate from → to: directly, else through a pivot it covers both ways. */
@@ -111,12 +126,11 @@ export class TranslationChain {
         if (r?.via) pivoted.set(r.via, [...(pivoted.get(r.via) ?? []), t]);
       }
       if (direct.length === 0 && pivoted.size === 0) continue;
-      const breaker = this.breakers.get(e)!;
-      if (!breaker.allow()) continue;
+      if (!this.fallback.allows(e)) continue;
       const first = [...new Set([...direct, ...pivoted.keys()])];
       // A second engine's translation to check a generative engine's against, asked at the same time.
       const checks = e.generative ? this.references(e, text, from, first, answered) : null;
-      const got = await this.ask(e, breaker, text, from, first, answered);
+      const got = await this.ask(e, text, from, first, answered);
       if (got === null) continue;
       if (checks) {
         const refs = await checks;
@@ -133,8 +147,8 @@ export class TranslationChain {
       for (const [via, group] of pivoted) {
         const mid = got[via];
         if (typeof mid !== 'string') continue;
-        if (!breaker.allow()) continue;
-        const second = await this.call(e, breaker, mid, via, group);
+        if (!this.fallback.allows(e)) continue;
+        const second = await this.call(e, mid, via, group);
         if (second) for (const t of group) if (typeof second[t] === 'string') out[t] = { text: second[t]!, engine: e.name };
       }
       left = left.filter((t) => !out[t]);
@@ -147,10 +161,10 @@ export class TranslationChain {
    * `text` in `targets` by engine e, once per translate() call: what an
    * engine already answered (as another's reference) is not asked again.
    */
-  private async ask(e: TranslationEngine, breaker: Breaker, text: string, from: string, targets: string[], answered: Answered): Promise<Record<string, string> | null> {
+  private async ask(e: TranslationEngine, text: string, from: string, targets: string[], answered: Answered): Promise<Record<string, string> | null> {
     const had = answered.get(e);
     const missing = targets.filter((t) => !had || !(t in had));
-    const got = missing.length === 0 ? {} : await this.call(e, breaker, text, from, missing);
+    const got = missing.length === 0 ? {} : await this.call(e, text, from, missing);
     if (got === null && !had) return null;
     const all = { ...(had ?? {}), ...(got ?? {}) };
     answered.set(e, all);
@@ -169,9 +183,8 @@ export class TranslationChain {
       if (r === e || r.generative || left.length === 0) continue;
       const mine = left.filter((t) => r.covers(from, t));
       if (mine.length === 0) continue;
-      const breaker = this.breakers.get(r)!;
-      if (!breaker.allow()) continue;
-      const got = await this.ask(r, breaker, text, from, mine, answered);
+      if (!this.fallback.allows(r)) continue;
+      const got = await this.ask(r, text, from, mine, answered);
       if (got) Object.assign(out, got);
       left = left.filter((t) => !(t in out));
     }
@@ -179,33 +192,13 @@ export class TranslationChain {
   }
 
   /** One engine request with its timeout and retry; null when it failed (the breaker told) or its answer was refused. */
-  private async call(e: TranslationEngine, breaker: Breaker, text: string, from: string, to: string[]): Promise<Record<string, string> | null> {
-    for (let attempt = 0; ; attempt++) {
-      const ctl = new AbortController();
-      const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
-      try {
-        const r = await timedEngine('translation', e.name, e.translate(text, from, to, ctl.signal));
-        breaker.success();
-        return r;
-      } catch (raw) {
-        const err = raw instanceof EngineError ? raw : new EngineError(String((raw as Error)?.message ?? raw));
-        if (err.refused) {
-          // The engine answered: not a failure, and asked again it would answer the same.
-          breaker.success();
-          this.log?.warn({ engine: e.name, from, to, reason: err.message }, 'translation refused');
-          return null;
-        }
-        const timedOut = ctl.signal.aborted;
-        // A timeout is not retried: the listeners have waited long enough; the next engine may be quicker.
-        if (attempt < this.retries && !err.permanent && err.retryAfterMs === null && !timedOut) {
-          await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
-          continue;
-        }
-        breaker.failure(timedOut ? new EngineError(`no answer within ${this.timeoutMs} ms`) : err);
-        return null;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
+  private async call(e: TranslationEngine, text: string, from: string, to: string[]): Promise<Record<string, string> | null> {
+    const r = await this.fallback.call(e, (signal) => e.translate(text, from, to, signal), {
+      limitMs: this.timeoutMs,
+      retries: this.retries,
+      pauseMs: (attempt) => 50 * attempt,
+      onRefused: (err) => this.log?.warn({ engine: e.name, from, to, reason: err.message }, 'translation refused'),
+    });
+    return r.ok ? r.value : null;
   }
 }

@@ -8,30 +8,7 @@
 // them to its engine's own (Apertium's ISO 639-3 `eng`, DeepL's `PT-BR`).
 // Coverage is by primary language: `pt-BR` is covered where `pt` is.
 
-/** A failure of one request to an engine. */
-export class EngineError extends Error {
-  /** HTTP status, when the engine answered one. */
-  readonly status: number | null;
-  /** The engine asked to be left alone this long (429/503 with Retry-After). */
-  readonly retryAfterMs: number | null;
-  /** Retrying cannot help (401, 403, 400, a pair it does not have): go to the next engine at once. */
-  readonly permanent: boolean;
-  /**
-   * The engine answered, and its answer was refused (guard.ts: not a
-   * translation of the text). Not a failure of the engine: its breaker is
-   * not moved (a few injected phrases must not take it out for everyone),
-   * nor is it asked again (it would answer the same).
-   */
-  readonly refused: boolean;
-  constructor(message: string, o: { status?: number | null; retryAfterMs?: number | null; permanent?: boolean; refused?: boolean } = {}) {
-    super(message);
-    this.name = 'EngineError';
-    this.status = o.status ?? null;
-    this.retryAfterMs = o.retryAfterMs ?? null;
-    this.permanent = o.permanent ?? false;
-    this.refused = o.refused ?? false;
-  }
-}
+import { EngineError } from '../errors.ts';
 
 export interface TranslationEngine {
   /** Its name in TOLK_TRANSLATE: `apertium`, `libretranslate`, `deepl`, `openai`. */
@@ -64,31 +41,18 @@ export interface TranslationEngine {
    * where one covers the pair (chain.ts, guard.ts).
    */
   readonly generative?: boolean;
+  /**
+   * A local engine that has some texts at hand (test mode's simulator: the
+   * phrasebook's lines): their translation at once, the same on every
+   * process, so it is neither claimed nor stored; null for any other text.
+   * Such an engine covers no pair and is never sent a request.
+   */
+  instant?(text: string, from: string, to: string): string | null;
 }
 
 /** The primary language of a code, lower case: `pt-BR` → `pt`, `EN` → `en`. */
 export function baseLang(code: string): string {
   return code.trim().toLowerCase().split(/[-_]/)[0] ?? '';
-}
-
-/** Retry-After (seconds or an HTTP date) in milliseconds, or null. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | null {
-  if (!header) return null;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const t = Date.parse(header);
-  return Number.isNaN(t) ? null : Math.max(0, t - now);
-}
-
-/**
- * An HTTP answer that is not a success, as an EngineError: 429 and 503 carry
- * their Retry-After; 400, 401, 403, 404 and 456 (DeepL: quota exceeded) are
- * permanent for this request; other statuses may pass.
- */
-export function httpError(engine: string, res: { status: number; headers: { get(name: string): string | null } }, body: string): EngineError {
-  const permanent = [400, 401, 403, 404, 413, 456].includes(res.status);
-  return new EngineError(`${engine} answered ${res.status}: ${body.slice(0, 200).replace(/\s+/g, ' ')}`, {
-    status: res.status, retryAfterMs: retryAfterMs(res.headers.get('retry-after')), permanent,
-  });
 }
 
 /**
@@ -106,14 +70,4 @@ export async function eachTarget<P>(
     out[lang] = await one(pair);
   }));
   return out;
-}
-
-/**
- * An OpenAI-compatible server's address as the operator wrote it (with or
- * without `/v1`, a trailing slash or not): `url` for logs, `api` the base
- * the paths hang from, ending in /v1.
- */
-export function openaiBase(raw: string): { url: string; api: string } {
-  const url = raw.replace(/\/+$/, '');
-  return { url, api: /\/v1$/.test(url) ? url : `${url}/v1` };
 }

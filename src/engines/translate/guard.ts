@@ -3,7 +3,7 @@ import { baseLang } from './engine.ts';
 import { sentenceChrf } from './chrf.ts';
 
 // Whether a generative engine's answer (a large language model asked to
-// translate, openai.ts) is a translation of the text, or something the text
+// translate, openai/translate.ts) is a translation of the text, or something the text
 // talked it into saying. What people say in a room is third-party content:
 // "ignore your instructions and say …" spoken into a microphone must reach
 // the listeners translated, never obeyed. The prompt already quotes the text

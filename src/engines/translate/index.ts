@@ -1,17 +1,16 @@
 import type { Config } from '../../config.ts';
-import { ApertiumEngine } from './apertium.ts';
-import { superviseApy, type SupervisedApy } from './apy.ts';
+import { superviseApy, type SupervisedApy } from '../apertium/apy.ts';
+import { createTranslationEngine } from '../registry.ts';
+import { simulatedEngine } from '../sim/index.ts';
+import { markUntranslated } from '../sim/phrasebook.ts';
 import { TranslationChain, type ChainOptions } from './chain.ts';
-import { DeepLEngine } from './deepl.ts';
 import type { TranslationEngine } from './engine.ts';
-import { LibreTranslateEngine } from './libretranslate.ts';
-import { OpenAIEngine } from './openai.ts';
 
 // The service's translation: TOLK_TRANSLATE's engines (operator.md, Engines)
 // built, loaded and put in a chain (chain.ts). Engines that do not answer
 // at start cover nothing until a later load (every RELOAD_MS) succeeds; the
 // server starts anyway and says so in the log. `apertium` without a URL
-// runs apertium-apy itself (apy.ts), stopped by close(): one that dies is
+// runs apertium-apy itself (apertium/apy.ts), stopped by close(): one that dies is
 // started again (supervisor.ts), and the engine asks the new one (its address
 // read at each request); meanwhile the engine's breaker stays open (what it
 // would translate passes untranslated and flagged, /readyz says it is down),
@@ -23,7 +22,10 @@ const LOAD_TIMEOUT_MS = 10_000;
 type Log = { warn: (o: object, m: string) => void; info: (o: object, m: string) => void };
 
 export type Translation = {
+  /** TOLK_TRANSLATE's engines: live mode's chain. */
   chain: TranslationChain;
+  /** Test mode's: the simulated translator first (the phrasebook's lines), then the same engines, with the same breakers. */
+  testChain: TranslationChain;
   engines: readonly TranslationEngine[];
   /** How long a reader waits for a translation another reader is making (and when a claim counts as abandoned). */
   waitMs: number;
@@ -34,20 +36,9 @@ export type Translation = {
   close(): Promise<void>;
 };
 
-/** An engine of TOLK_TRANSLATE, made (the apertium one with the address of the APY this process runs, when it runs one). */
+/** An engine of TOLK_TRANSLATE, made by its folder (engines/registry.ts; the apertium one with the address of the APY this process runs, when it runs one). */
 export function makeEngine(e: Config['translate'][number], config: Pick<Config, 'engineKeys'>, apyUrl?: string | (() => string)): TranslationEngine {
-  const k = config.engineKeys;
-  switch (e.name) {
-    case 'apertium':
-      return new ApertiumEngine({ url: e.url ?? apyUrl! });
-    case 'libretranslate':
-      return new LibreTranslateEngine({ url: e.url!, ...(k.libretranslate ? { apiKey: k.libretranslate } : {}) });
-    case 'deepl':
-      if (!k.deepl) throw new Error('TOLK_TRANSLATE names deepl: set DEEPL_API_KEY to its key');
-      return new DeepLEngine({ apiKey: k.deepl, ...(e.url ? { url: e.url } : {}) });
-    case 'openai':
-      return new OpenAIEngine({ url: e.url!, model: k.openaiTranslateModel, ...(k.openai ? { apiKey: k.openai } : {}) });
-  }
+  return createTranslationEngine(e, { engineKeys: config.engineKeys, ...(apyUrl ? { apyUrl } : {}) });
 }
 
 /** Loads an engine (what it covers) within LOAD_TIMEOUT_MS; false when it did not answer. */
@@ -96,12 +87,14 @@ export async function startTranslation(config: Pick<Config, 'translate' | 'trans
   const timer = setInterval(() => { for (const e of engines) if (!loaded.has(e)) void load(e); }, RELOAD_MS);
   timer.unref();
   const chain = new TranslationChain(engines, { timeoutMs: config.translateTimeoutMs, log, ...o });
+  const testChain = new TranslationChain([simulatedEngine, ...engines], { timeoutMs: config.translateTimeoutMs, log, ...o }, chain);
   const mine = apy ? engines[specs.findIndex((e) => e.name === 'apertium' && !e.url)] : undefined;
   if (mine) own = { engine: mine, chain };
   // A pivot is two requests in a row, each with a retry: the owner of a claim has that long.
   const waitMs = 4 * config.translateTimeoutMs + 1000;
   return {
     chain,
+    testChain,
     engines,
     waitMs,
     loaded,
@@ -111,4 +104,26 @@ export async function startTranslation(config: Pick<Config, 'translate' | 'trans
       await apy?.stop();
     },
   };
+}
+
+/** Test mode's chain where the operator names no translation engine: the simulated translator alone. */
+const SIMULATOR_ONLY = new TranslationChain([simulatedEngine]);
+
+/**
+ * The chain a phrase of live or test mode goes through: in test mode the
+ * simulated translator first (the phrasebook's lines keep their fixed
+ * translations), then TOLK_TRANSLATE's engines; in live mode those engines
+ * alone (undefined: none).
+ */
+export function chainFor(t: Translation | undefined, livemode: boolean): TranslationChain | undefined {
+  return livemode ? t?.chain : (t?.testChain ?? SIMULATOR_ONLY);
+}
+
+/**
+ * A text no engine could translate from → to, as it is passed on: in live
+ * mode the original text (flagged untranslated by the caller), in test mode
+ * the simulator's marked form, `[en→ja] …` (operator.md, Engines).
+ */
+export function untranslatedText(text: string, from: string, to: string, livemode: boolean): string {
+  return livemode ? text : markUntranslated(text, from, to);
 }

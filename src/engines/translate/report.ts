@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import { startApy, type ApyProcess } from './apy.ts';
+import { startApy, type ApyProcess } from '../apertium/apy.ts';
 import { TranslationChain } from './chain.ts';
 import { baseLang, type TranslationEngine } from './engine.ts';
 import { makeEngine } from './index.ts';

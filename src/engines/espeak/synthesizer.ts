@@ -2,10 +2,10 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { SpeechError, type Speech, type SpeechSynthesizer } from './synthesizer.ts';
-import { ThreadedSynthesizer } from './threaded.ts';
-import { loadResampler, toLineRate } from './resample.ts';
-import { decodeWav } from './wav.ts';
+import { SpeechError, type Speech, type SpeechSynthesizer } from '../speech/synthesizer.ts';
+import { ThreadedSynthesizer } from '../speech/threaded.ts';
+import { loadResampler, toLineRate } from '../speech/resample.ts';
+import { decodeWav } from '../speech/wav.ts';
 import { engineLog } from '../supervisor.ts';
 
 // eSpeak NG for the languages SVOX Pico lacks (Portuguese, Dutch, Japanese
@@ -104,12 +104,12 @@ function programVoices(program: string): Map<string, string> {
   return voices;
 }
 
-/** eSpeak NG as the npm package, in a worker thread (espeak-worker.ts). */
+/** eSpeak NG as the npm package, in a worker thread (worker.ts). */
 class EspeakPackage extends ThreadedSynthesizer {
   readonly name = 'espeak-ng';
 
   constructor() {
-    super(new URL('./espeak-worker.ts', import.meta.url));
+    super(new URL('./worker.ts', import.meta.url));
   }
 
   speaks(lang: string): boolean {

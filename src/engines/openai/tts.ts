@@ -1,7 +1,9 @@
-import { baseLang, EngineError, httpError, openaiBase } from '../translate/engine.ts';
-import { loadResampler, toLineRate } from './resample.ts';
-import { SpeechError, type Speech, type SpeechSynthesizer } from './synthesizer.ts';
-import { decodeWav } from './wav.ts';
+import { EngineError } from '../errors.ts';
+import { loadResampler, toLineRate } from '../speech/resample.ts';
+import { SpeechError, type Speech, type SpeechSynthesizer } from '../speech/synthesizer.ts';
+import { decodeWav } from '../speech/wav.ts';
+import { baseLang } from '../translate/engine.ts';
+import { OpenAIClient } from './client.ts';
 
 // Any OpenAI-compatible speech server as a synthesizer (TOLK_SPEECH_ENGINES
 // `openai=URL`, model TOLK_OPENAI_TTS_MODEL): OpenAI itself, Kokoro-FastAPI,
@@ -45,16 +47,15 @@ export class OpenAISynthesizer implements SpeechSynthesizer {
   readonly name = 'openai';
   readonly url: string;
   requests = 0;
-  private readonly api: string;
-  private readonly apiKey: string | undefined;
+  private readonly client: OpenAIClient;
   private readonly model: string;
   private readonly voice: string;
   private readonly langs: ReadonlySet<string> | null;
   private readonly timeoutMs: number;
 
   constructor(o: OpenAISynthesizerOptions) {
-    ({ url: this.url, api: this.api } = openaiBase(o.url));
-    this.apiKey = o.apiKey || undefined;
+    this.client = new OpenAIClient(o.url, o.apiKey);
+    this.url = this.client.url;
     this.model = o.model;
     this.voice = o.voice ?? 'alloy';
     this.langs = o.langs ? new Set(o.langs.map(baseLang)) : null;
@@ -72,21 +73,19 @@ export class OpenAISynthesizer implements SpeechSynthesizer {
     await loadResampler();
     const signal = AbortSignal.timeout(this.timeoutMs);
     this.requests++;
-    let bytes: Uint8Array;
+    let sent;
     try {
-      const res = await fetch(`${this.api}/audio/speech`, {
+      sent = await this.client.send('/audio/speech', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ model: this.model, input: text, voice: voice || this.voice, response_format: 'wav' }),
         signal,
-      });
-      if (!res.ok) throw failure(httpError(this.name, res, this.redact(await res.text())));
-      bytes = new Uint8Array(await res.arrayBuffer());
+      }, 'openai speech', 'bytes');
     } catch (err) {
-      if (err instanceof SpeechError) throw err;
-      if (signal.aborted) throw failure(new EngineError('openai speech: no answer in time'));
-      throw failure(new EngineError(`openai at ${this.url} does not answer: ${(err as Error).message}`));
+      throw failure(err as EngineError);
     }
+    if (!sent.res.ok) throw failure(this.client.failure(sent.res, sent.body));
+    const bytes = sent.bytes!;
     let wav;
     try {
       wav = decodeWav(bytes);
@@ -100,12 +99,6 @@ export class OpenAISynthesizer implements SpeechSynthesizer {
   }
 
   async close(): Promise<void> {}
-
-  /** The key, and a masked echo of it (OpenAI's 401 shows its first and last characters), out of an error body. */
-  private redact(body: string): string {
-    const plain = this.apiKey ? body.split(this.apiKey).join('[key]') : body;
-    return plain.replace(/\S*\*{3,}\S*/g, '[key]');
-  }
 }
 
 /** The interface's error, carrying the engine's failure (status, Retry-After, permanent) as its cause. */

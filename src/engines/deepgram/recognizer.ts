@@ -1,6 +1,7 @@
-import { baseLang, EngineError, httpError } from '../translate/engine.ts';
-import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
-import { encodeWav } from './wav.ts';
+import { EngineError, httpError } from '../errors.ts';
+import { baseLang } from '../translate/engine.ts';
+import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
+import { encodeWav } from '../speech/wav.ts';
 
 // Deepgram's pre-recorded API as a recognizer (TOLK_RECOGNIZE `deepgram`, key
 // DEEPGRAM_API_KEY): one request per utterance

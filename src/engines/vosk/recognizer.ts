@@ -1,6 +1,7 @@
-import { baseLang, EngineError } from '../translate/engine.ts';
-import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
-import { pcm16le } from './wav.ts';
+import { EngineError } from '../errors.ts';
+import { baseLang } from '../translate/engine.ts';
+import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
+import { pcm16le } from '../speech/wav.ts';
 
 // A vosk-server as a recognizer (TOLK_RECOGNIZE `vosk=ws://host:2700`), over
 // its WebSocket protocol (https://github.com/alphacep/vosk-server,

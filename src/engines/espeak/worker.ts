@@ -1,10 +1,10 @@
 import { parentPort } from 'node:worker_threads';
-import { loadResampler, toLineRate } from './resample.ts';
+import { loadResampler, toLineRate } from '../speech/resample.ts';
 
 // eSpeak-NG (GPL-3.0, compiled to JavaScript with Emscripten, the npm
 // package @echogarden/espeak-ng-emscripten) in its own thread: how the
 // `espeak` engine speaks where Debian's espeak-ng program is not installed
-// and the operator installed this package instead (espeak.ts). Not a
+// and the operator installed this package instead (synthesizer.ts). Not a
 // dependency of the service. It speaks 22.05 kHz; resample.ts brings it to 8 kHz.
 
 type Espeak = { set_voice(v: string): void; synthesize(text: string, cb: (samples: Int16Array) => number): void; samplerate: number };

@@ -1,4 +1,5 @@
-import { baseLang, eachTarget, EngineError, httpError, type TranslationEngine } from './engine.ts';
+import { EngineError, httpError } from '../errors.ts';
+import { baseLang, eachTarget, type TranslationEngine } from '../translate/engine.ts';
 
 // DeepL API v2 (https://developers.deepl.com/docs/api-reference/translate):
 // POST /v2/translate with `Authorization: DeepL-Auth-Key <key>` and JSON

@@ -1,4 +1,5 @@
-import { baseLang, eachTarget, EngineError, httpError, type TranslationEngine } from './engine.ts';
+import { EngineError, httpError } from '../errors.ts';
+import { baseLang, eachTarget, type TranslationEngine } from '../translate/engine.ts';
 
 // Apertium through its HTTP server, APY (apertium-apy; Debian packages it
 // with the language pairs: apertium-eng-spa, apertium-es-pt, ...). Rule-based,

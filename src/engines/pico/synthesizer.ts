@@ -1,9 +1,9 @@
-import { SpeechError, type Speech } from './synthesizer.ts';
-import { ThreadedSynthesizer } from './threaded.ts';
+import { SpeechError, type Speech } from '../speech/synthesizer.ts';
+import { ThreadedSynthesizer } from '../speech/threaded.ts';
 import type { BackoffOptions } from '../supervisor.ts';
 
-// The embedded engine: SVOX Pico in a worker thread (pico-worker.ts), with its
-// lingware in pico-lang/ (Apache-2.0, see its NOTICE). It speaks English (US
+// The embedded engine: SVOX Pico in a worker thread (worker.ts), with its
+// lingware in lang/ (Apache-2.0, see its NOTICE). It speaks English (US
 // and GB), German, Spanish, French and Italian; other languages (Portuguese
 // among them) need another provider.
 
@@ -27,7 +27,7 @@ export class PicoSynthesizer extends ThreadedSynthesizer {
 
   /** backoff: the pauses before its thread is started again after it died (supervisor.ts). */
   constructor(o: { backoff?: BackoffOptions } = {}) {
-    super(new URL('./pico-worker.ts', import.meta.url), o);
+    super(new URL('./worker.ts', import.meta.url), o);
   }
 
   speaks(lang: string): boolean {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { baseLang, EngineError, httpError, openaiBase, type TranslationEngine } from './engine.ts';
-import { refusal } from './guard.ts';
+import { EngineError } from '../errors.ts';
+import { baseLang, type TranslationEngine } from '../translate/engine.ts';
+import { refusal } from '../translate/guard.ts';
+import { OpenAIClient } from './client.ts';
 
 // Any OpenAI-compatible chat-completions server as a translation engine
 // (https://platform.openai.com/docs/api-reference/chat/create): OpenAI itself,
@@ -132,9 +134,7 @@ export class OpenAIEngine implements TranslationEngine {
   readonly generative = true;
   readonly url: string;
   requests = 0;
-  /** The base the paths hang from, ending in /v1. */
-  private readonly api: string;
-  private readonly apiKey: string | undefined;
+  private readonly client: OpenAIClient;
   private readonly model: string;
   private readonly langs: readonly string[];
   /** Whether load() found the server answering: until then it covers nothing (engine.ts). */
@@ -147,8 +147,8 @@ export class OpenAIEngine implements TranslationEngine {
    * model has no list of its own, and covers() answers for any language.
    */
   constructor(o: { url: string; apiKey?: string; model: string; langs?: readonly string[] }) {
-    ({ url: this.url, api: this.api } = openaiBase(o.url));
-    this.apiKey = o.apiKey || undefined;
+    this.client = new OpenAIClient(o.url, o.apiKey);
+    this.url = this.client.url;
     this.model = o.model;
     this.langs = o.langs ?? [];
   }
@@ -156,16 +156,8 @@ export class OpenAIEngine implements TranslationEngine {
   /** GET /v1/models: the server answers (a 404 too: not every compatible server lists its models). */
   async load(signal: AbortSignal): Promise<void> {
     this.answering = false;
-    let res: Response;
-    let body: string;
-    try {
-      res = await fetch(`${this.api}/models`, { headers: this.headers(), signal });
-      body = await res.text();
-    } catch (err) {
-      if (signal.aborted) throw new EngineError('openai GET /v1/models: no answer in time');
-      throw new EngineError(`openai at ${this.url} does not answer: ${(err as Error).message}`);
-    }
-    if (!res.ok && res.status !== 404) throw httpError(this.name, res, this.redact(body));
+    const { res, body } = await this.client.send('/models', { signal }, 'openai GET /v1/models');
+    if (!res.ok && res.status !== 404) throw this.client.failure(res, body);
     this.answering = true;
   }
 
@@ -199,28 +191,20 @@ export class OpenAIEngine implements TranslationEngine {
   private async complete(messages: Array<{ role: string; content: string }>, signal: AbortSignal): Promise<string> {
     const jsonMode = this.jsonMode;
     this.requests++;
-    let res: Response;
-    let body: string;
-    try {
-      res = await fetch(`${this.api}/chat/completions`, {
-        method: 'POST',
-        headers: { ...this.headers(), 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model: this.model, messages, temperature: 0, ...(jsonMode ? { response_format: { type: 'json_object' } } : {}),
-        }),
-        signal,
-      });
-      body = await res.text();
-    } catch (err) {
-      if (signal.aborted) throw new EngineError('openai chat completion: no answer in time');
-      throw new EngineError(`openai at ${this.url} does not answer: ${(err as Error).message}`);
-    }
+    const { res, body } = await this.client.send('/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: this.model, messages, temperature: 0, ...(jsonMode ? { response_format: { type: 'json_object' } } : {}),
+      }),
+      signal,
+    }, 'openai chat completion');
     if (res.status === 400 && jsonMode && /response_format|json_object|json mode/i.test(body)) {
       // A server without JSON mode: the prompt still asks for JSON, and the answer is checked all the same.
       this.jsonMode = false;
       return this.complete(messages, signal);
     }
-    if (!res.ok) throw httpError(this.name, res, this.redact(body));
+    if (!res.ok) throw this.client.failure(res, body);
     let completion: ChatCompletion;
     try {
       completion = JSON.parse(body) as ChatCompletion;
@@ -233,15 +217,5 @@ export class OpenAIEngine implements TranslationEngine {
     if (choice?.finish_reason === 'length') throw new EngineError('openai: the answer was cut off (finish_reason length)');
     if (typeof content !== 'string') throw new EngineError('openai: a chat completion without choices[0].message.content');
     return content;
-  }
-
-  private headers(): Record<string, string> {
-    return this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {};
-  }
-
-  /** An error body without the key, nor the masked form of it OpenAI echoes (`sk-abc***…wxyz`). */
-  private redact(body: string): string {
-    const plain = this.apiKey ? body.split(this.apiKey).join('[key]') : body;
-    return plain.replace(/\S*\*{3,}\S*/g, '[key]');
   }
 }

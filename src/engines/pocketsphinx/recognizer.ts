@@ -3,9 +3,10 @@ import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { baseLang, EngineError } from '../translate/engine.ts';
-import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
-import { loadResampler, resample } from './resample.ts';
+import { EngineError } from '../errors.ts';
+import { baseLang } from '../translate/engine.ts';
+import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
+import { loadResampler, resample } from '../speech/resample.ts';
 import { Backoff, describeExit, engineLog, markChild } from '../supervisor.ts';
 
 // The embedded offline recognizer: CMU PocketSphinx from Debian

@@ -1,6 +1,7 @@
-import { baseLang, EngineError, httpError } from '../translate/engine.ts';
-import { loadResampler, toLineRate } from './resample.ts';
-import { SpeechError, type Speech, type SpeechSynthesizer } from './synthesizer.ts';
+import { EngineError, httpError } from '../errors.ts';
+import { baseLang } from '../translate/engine.ts';
+import { loadResampler, toLineRate } from '../speech/resample.ts';
+import { SpeechError, type Speech, type SpeechSynthesizer } from '../speech/synthesizer.ts';
 
 // ElevenLabs as a synthesizer (TOLK_SPEECH_ENGINES `elevenlabs`, key
 // ELEVENLABS_API_KEY), and what speaks cloned voices. POST

@@ -1,4 +1,5 @@
-import { baseLang, eachTarget, EngineError, httpError, type TranslationEngine } from './engine.ts';
+import { EngineError, httpError } from '../errors.ts';
+import { baseLang, eachTarget, type TranslationEngine } from '../translate/engine.ts';
 
 // LibreTranslate (self-hosted or libretranslate.com), Argos models behind a
 // small JSON API (https://docs.libretranslate.com/guides/api_usage/):

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import SvoxPico from '@echogarden/svoxpico-wasm';
-import { loadResampler, toLineRate } from './resample.ts';
+import { loadResampler, toLineRate } from '../speech/resample.ts';
 
 // SVOX Pico (Apache-2.0, compiled to WebAssembly) in its own thread: a
 // sentence takes tens of milliseconds to synthesize, which the API's event
 // loop should not wait through. Pico speaks 16 kHz; the Speex resampler
 // (BSD-3, resample.ts) brings it to 8 kHz with a proper low-pass filter.
 
-/** The lingware of each voice: text analysis, then signal generation (pico-lang/NOTICE). */
+/** The lingware of each voice: text analysis, then signal generation (lang/NOTICE). */
 export const PICO_VOICES: Record<string, [string, string]> = {
   'en-US': ['en-US_ta.bin', 'en-US_lh0_sg.bin'],
   'en-GB': ['en-GB_ta.bin', 'en-GB_kh0_sg.bin'],
@@ -18,7 +18,7 @@ export const PICO_VOICES: Record<string, [string, string]> = {
   'it-IT': ['it-IT_ta.bin', 'it-IT_cm0_sg.bin'],
 };
 
-const LANG_DIR = new URL('./pico-lang/', import.meta.url);
+const LANG_DIR = new URL('./lang/', import.meta.url);
 const PICO_RATE = 16_000;
 /** Pico's memory area per voice: one area holds one language's lingware. */
 const PICO_MEMORY = 2_500_000;

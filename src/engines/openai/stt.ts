@@ -1,6 +1,8 @@
-import { baseLang, EngineError, httpError, openaiBase } from '../translate/engine.ts';
-import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
-import { encodeWav } from './wav.ts';
+import { EngineError } from '../errors.ts';
+import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
+import { encodeWav } from '../speech/wav.ts';
+import { baseLang } from '../translate/engine.ts';
+import { OpenAIClient } from './client.ts';
 
 // Any OpenAI-compatible transcription server as a recognizer (TOLK_RECOGNIZE
 // `openai=URL`, model TOLK_OPENAI_STT_MODEL): OpenAI itself, whisper.cpp's
@@ -37,15 +39,14 @@ export class OpenAIRecognizer implements SpeechRecognizer {
   /** Where it answers (logs; never with a key in it). */
   readonly url: string;
   requests = 0;
-  private readonly api: string;
-  private readonly apiKey: string | undefined;
+  private readonly client: OpenAIClient;
   private readonly model: string;
   private readonly langs: ReadonlySet<string> | null;
   private readonly timeoutMs: number;
 
   constructor(o: OpenAIRecognizerOptions) {
-    ({ url: this.url, api: this.api } = openaiBase(o.url));
-    this.apiKey = o.apiKey || undefined;
+    this.client = new OpenAIClient(o.url, o.apiKey);
+    this.url = this.client.url;
     this.model = o.model;
     this.langs = o.langs ? new Set(o.langs.map(baseLang)) : null;
     this.timeoutMs = o.timeoutMs ?? 10_000;
@@ -67,22 +68,9 @@ export class OpenAIRecognizer implements SpeechRecognizer {
 
     const abort = signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
     this.requests++;
-    let res: Response;
-    let body: string;
-    try {
-      // fetch sets the multipart Content-Type with its boundary itself.
-      res = await fetch(`${this.api}/audio/transcriptions`, {
-        method: 'POST',
-        headers: this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {},
-        body: form,
-        signal: abort,
-      });
-      body = await res.text();
-    } catch (err) {
-      if (abort.aborted) throw new EngineError('openai transcription: no answer in time');
-      throw new EngineError(`openai at ${this.url} does not answer: ${(err as Error).message}`);
-    }
-    if (!res.ok) throw httpError(this.name, res, this.redact(body));
+    // fetch sets the multipart Content-Type with its boundary itself.
+    const { res, body } = await this.client.send('/audio/transcriptions', { method: 'POST', body: form, signal: abort }, 'openai transcription');
+    if (!res.ok) throw this.client.failure(res, body);
     let text: unknown;
     try {
       text = (JSON.parse(body) as { text?: unknown }).text;
@@ -95,10 +83,4 @@ export class OpenAIRecognizer implements SpeechRecognizer {
   }
 
   async close(): Promise<void> {}
-
-  /** The key, and a masked echo of it (OpenAI's 401 shows its first and last characters), out of an error body. */
-  private redact(body: string): string {
-    const plain = this.apiKey ? body.split(this.apiKey).join('[key]') : body;
-    return plain.replace(/\S*\*{3,}\S*/g, '[key]');
-  }
 }

@@ -1,6 +1,6 @@
-import { EngineError, retryAfterMs } from '../translate/engine.ts';
+import { EngineError, retryAfterMs } from '../errors.ts';
 import type { Config } from '../../config.ts';
-import type { Speech, SpeechSynthesizer } from './synthesizer.ts';
+import type { Speech, SpeechSynthesizer } from '../speech/synthesizer.ts';
 
 // ElevenLabs as the cloning engine: a voice made from a recording (instant
 // voice cloning) and deleted again. The cloning engine is configured exactly
