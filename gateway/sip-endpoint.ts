@@ -6,7 +6,7 @@
 //     them as node:dgram / node:net hand them out;
 //   - it answers a local 404 when the next hop's host equals its own host
 //     (whatever the port), which is every loopback call: it is given a host
-//     name that matches nothing (see startEndpoint);
+//     name that matches nothing (see the SipStackEndpoint constructor);
 //   - it swallows a 503 from the far end (taken for "try the next address")
 //     and hands us one of its own making: the far end's is handed on instead;
 //   - sending on it after destroy() throws from inside its timers: settle()
@@ -27,24 +27,25 @@
 //     host unreachable: a request still unanswered at its first
 //     retransmission has its destination probed (sip-sockets.ts).
 // Its Content-Length counts JavaScript characters: bodies stay ASCII.
+//
+// The guards between `sip` and its sockets (branches, answers written again,
+// 503s, muted requests, unreachable probes) are sip-wire.ts's; this file is
+// the endpoint over them, with the malformed requests it answers itself.
 
-import dgram from 'node:dgram';
-import net from 'node:net';
+import type dgram from 'node:dgram';
 import sip from 'sip';
-import { KNOWN_METHODS, RecentMap, formatAors, randomToken, transactionKey, withToTag } from './sip-message.ts';
-import { createCapturingSockets, freeUdpPort, missingHeaders, parseListen, probeUnreachable, type SipLog } from './sip-sockets.ts';
+import { KNOWN_METHODS, formatAors, withToTag } from './sip-message.ts';
+import { createCapturingSockets, freeUdpPort, missingHeaders, parseListen, type SipLog } from './sip-sockets.ts';
+import { SipWireGuard } from './sip-wire.ts';
 
 /** The service's logger as SignalingOptions gives it (sip-sockets.ts); `debug` is used when it has one (pino does). */
 export type { SipLog };
+export { TRANSACTION_MS } from './sip-wire.ts';
 
 export const SILENT: SipLog = { info() {}, warn() {}, error() {} };
 
 /** Longest wait for a message handed to `sip` to reach the socket (a DNS look-up at worst). */
 const WIRE_TIMEOUT_MS = 5_000;
-/** RFC 3261's 64*T1 (T1 = 500 ms): how long a transaction lives. */
-export const TRANSACTION_MS = 64 * 500;
-/** What `sip` makes of a branch: `z9hG4bK` and up to seven digits. Ours are 24 hex digits. */
-const WEAK_BRANCH = /^z9hG4bK\d{1,7}$/;
 
 /** A `sip` stack bound and listening, with the guards the package lacks. */
 export type SipEndpoint = {
@@ -104,7 +105,7 @@ export async function openSipEndpoint(
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
-      return await startEndpoint(host, port === 0 ? await freeUdpPort(host) : port, onRequest, log);
+      return await SipStackEndpoint.start(host, port === 0 ? await freeUdpPort(host) : port, onRequest, log);
     } catch (err) {
       last = err;
       if (!(err instanceof SipListenError && err.code === 'EADDRINUSE')) break;
@@ -113,72 +114,92 @@ export async function openSipEndpoint(
   throw last;
 }
 
-async function startEndpoint(
-  host: string,
-  port: number,
-  onRequest: (rq: sip.Message, remote: sip.Remote) => void,
-  log: SipLog,
-): Promise<SipEndpoint> {
+/** The endpoint: `sip`'s stack, its wire guarded (sip-wire.ts), the requests handed to it followed to the wire. */
+class SipStackEndpoint implements SipEndpoint {
+  /** Binds and listens; rejects with SipListenError. */
+  static async start(
+    host: string,
+    port: number,
+    onRequest: (rq: sip.Message, remote: sip.Remote) => void,
+    log: SipLog,
+  ): Promise<SipStackEndpoint> {
+    const endpoint = new SipStackEndpoint(host, port, onRequest, log);
+    await endpoint.listen();
+    return endpoint;
+  }
+
+  readonly host: string;
+  readonly port: number;
+  readonly address: string;
+  private readonly log: SipLog;
+  private readonly onRequest: (rq: sip.Message, remote: sip.Remote) => void;
   // Requests waiting to reach the socket, by identity: `sip` hands our own
-  // message object to logger.send just before writing it.
-  const onWire = new Map<sip.Message, () => void>();
-  const inFlight = new Set<Promise<void>>();
-  const finishers = new Set<() => void>();
-  // `sip` takes a 503 from the far end for "try the next address" and, with
-  // none left, hands us a 503 of its own making (no reason, no To tag): the
-  // far end's is kept here, by transaction, to be handed on instead.
-  const remote503 = new Map<string, sip.Message>();
-  let destroyed = false;
-  // `sip`'s branch of each request we sent, by the transaction key the wire shows (our branch).
-  const weakBranches = new RecentMap<string, string>(2 * TRANSACTION_MS);
-  // Responses already written once; those sent `once`, by transaction key; and
-  // those a retransmitted request may have again.
-  const sentResponses = new WeakSet<sip.Message>();
-  const onceOnly = new WeakSet<sip.Message>();
-  const onceByKey = new RecentMap<string, sip.Message>(TRANSACTION_MS + 5_000);
-  // What a burst of requests left in these is dropped once it is too old, even when no request follows.
-  const pruning = setInterval(() => { weakBranches.prune(); onceByKey.prune(); }, 5_000);
-  pruning.unref();
-  const resendAllowed = new WeakSet<sip.Message>();
-  const muted = new WeakSet<sip.Message>();
-  // Requests whose destination is probed once they go unanswered (request()'s onUnreachable).
-  const unanswered = new Map<sip.Message, { sends: number; onUnreachable: (code: string) => void }>();
-  const probeSockets = new Set<dgram.Socket>();
-  // Set by logger.send just before `sip` writes that message; read by the socket it writes on.
-  const gate = { drop: false };
-  let rawUdpSend: ((buf: Buffer, port: number, address: string) => void) | undefined;
+  // message object to the logger's send just before writing it.
+  private readonly onWire = new Map<sip.Message, () => void>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly finishers = new Set<() => void>();
+  private readonly wire: SipWireGuard;
+  private readonly stack: sip.Stack;
+  private readonly listening: Promise<void>;
+  private destroyed = false;
 
-  /** Swaps a branch `sip` made for 96 random bits, remembered to map the responses back. */
-  function strengthenBranch(m: sip.Message): void {
-    const via = m.headers.via?.[0];
-    const branch = via?.params.branch;
-    if (!via || !branch || !WEAK_BRANCH.test(branch)) return;
-    const strong = `z9hG4bK${randomToken(12)}`;
-    via.params.branch = strong;
-    weakBranches.set(transactionKey(m), branch);
-  }
-
-  /** Whether `sip` writing this response again is to be dropped (see the header). */
-  function dropResponse(rs: sip.Message, target: sip.Remote): boolean {
-    const again = sentResponses.has(rs);
-    sentResponses.add(rs);
-    if (!again) return false;
-    if (target.protocol.toUpperCase() !== 'UDP') return true;
-    return onceOnly.has(rs) && !resendAllowed.delete(rs);
-  }
-
-  /** The second transmission of a request over UDP means no answer in T1: its destination is probed. */
-  function watchUnanswered(m: sip.Message, target: sip.Remote): void {
-    const w = unanswered.get(m);
-    if (!w) return;
-    // TCP says a refused connection itself (`sip` answers a 503 of its own at once).
-    if (target.protocol.toUpperCase() !== 'UDP') return void unanswered.delete(m);
-    if (++w.sends < 2) return;
-    unanswered.delete(m);
-    if (destroyed) return;
-    probeUnreachable(target.address, target.port, probeSockets, (code) => {
-      if (!destroyed) w.onUnreachable(code);
+  private constructor(host: string, port: number, onRequest: (rq: sip.Message, remote: sip.Remote) => void, log: SipLog) {
+    this.host = host;
+    this.port = port;
+    this.address = `${host}:${port}`;
+    this.log = log;
+    this.onRequest = onRequest;
+    this.wire = new SipWireGuard(log, (m) => this.onWire.get(m)?.());
+    const options: sip.Options = {
+      address: host,
+      port,
+      // `sip` remembers its host name once, here, and answers 404 itself to any
+      // request whose next hop has that host (it expects a flow token there),
+      // port not considered: on loopback every call would fail. It reads the
+      // Via host from these options at each send, so it gets a name that
+      // matches no host now, removed right after create() so Via says `host`.
+      publicAddress: 'tolk-gateway.invalid',
+      logger: this.wire.logger(),
+    };
+    const { stack, listening } = createCapturingSockets(options, (rq, remote) => this.receive(rq, remote), log, {
+      udp: (socket) => {
+        this.wire.guardUdp(socket);
+        socket.on('message', (data, rinfo) => this.checkDatagram(data, rinfo));
+      },
+      tcp: (server) => {
+        server.on('connection', this.wire.guardStream);
+      },
     });
+    delete options.publicAddress;
+    this.stack = stack;
+    this.listening = listening;
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      await this.listening;
+    } catch (err) {
+      try {
+        this.stack.destroy();
+      } catch {
+        // The socket that failed to bind may refuse to close: nothing to free.
+      }
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'EADDRINUSE' ? 'the address is already in use' : (err as Error).message;
+      throw new SipListenError(`SIP stack cannot listen on ${this.host}:${this.port} (UDP and TCP): ${why}`, code, err);
+    }
+  }
+
+  /** A request `sip` hands us: answered here when malformed, else the owner's. */
+  private receive(rq: sip.Message, remote: sip.Remote): void {
+    if (this.destroyed || this.refuseMalformed(rq)) return;
+    try {
+      this.onRequest(rq, remote);
+    } catch (err) {
+      // `sip` would answer 500 and log; say it here.
+      this.log.error({ err: String(err), method: rq.method }, 'sip: request handler failed');
+      throw err;
+    }
   }
 
   /**
@@ -187,29 +208,29 @@ async function startEndpoint(
    * came from). Cheap for the others: only a request whose head lacks one of
    * them is parsed again.
    */
-  function checkDatagram(data: Buffer, rinfo: dgram.RemoteInfo): void {
-    if (destroyed || !rawUdpSend) return;
+  private checkDatagram(data: Buffer, rinfo: dgram.RemoteInfo): void {
+    if (this.destroyed) return;
     const missing = missingHeaders(data);
     if (missing.length === 0) return;
     const rq = sip.parse(data);
     const via = rq?.headers.via;
     if (!rq || !rq.method || rq.method === 'ACK' || !Array.isArray(via) || !via[0]?.host) {
-      log.debug?.({ from: `${rinfo.address}:${rinfo.port}`, missing }, 'sip: malformed request dropped');
+      this.log.debug?.({ from: `${rinfo.address}:${rinfo.port}`, missing }, 'sip: malformed request dropped');
       return;
     }
     const rs = withToTag(rq, sip.makeResponse(rq, 400, `Missing ${missing.join(', ')}`));
     rs.version = '2.0';
     formatAors(rs);
-    log.debug?.({ from: `${rinfo.address}:${rinfo.port}`, method: rq.method, missing }, 'sip: malformed request answered 400');
-    rawUdpSend(Buffer.from(sip.stringify(rs), 'binary'), rinfo.port, rinfo.address);
+    this.log.debug?.({ from: `${rinfo.address}:${rinfo.port}`, method: rq.method, missing }, 'sip: malformed request answered 400');
+    this.wire.sendRaw(Buffer.from(sip.stringify(rs), 'binary'), rinfo.port, rinfo.address);
   }
 
   /** Answers itself what no UA takes (505, 400, 501); true when it did. `sip` made a server transaction for it. */
-  function refuseMalformed(rq: sip.Message): boolean {
+  private refuseMalformed(rq: sip.Message): boolean {
     const cseq = rq.headers.cseq;
     const reply = (status: number, reason: string) => {
-      stackRespond(withToTag(rq, sip.makeResponse(rq, status, reason)), { once: true });
-      log.debug?.({ method: rq.method, status }, `sip: request refused: ${reason}`);
+      this.respond(withToTag(rq, sip.makeResponse(rq, status, reason)), { once: true });
+      this.log.debug?.({ method: rq.method, status }, `sip: request refused: ${reason}`);
       return true;
     };
     if (rq.method === 'ACK') return rq.version !== '2.0'; // never answered
@@ -219,206 +240,75 @@ async function startEndpoint(
     return false;
   }
 
-  function stackRespond(rs: sip.Message, o?: { once?: boolean }): void {
-    if (destroyed) return;
+  request(m: sip.Message, onResponse?: (rs: sip.Message) => void, o?: { onUnreachable?: (code: string) => void }): Promise<void> {
+    if (this.destroyed) return Promise.resolve();
+    if (o?.onUnreachable) this.wire.watch(m, o.onUnreachable);
+    let finish!: () => void;
+    const p = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => finish(), WIRE_TIMEOUT_MS);
+      finish = () => {
+        clearTimeout(timer);
+        this.onWire.delete(m);
+        this.finishers.delete(finish);
+        this.inFlight.delete(p);
+        resolve();
+      };
+    });
+    this.onWire.set(m, finish);
+    this.finishers.add(finish);
+    this.inFlight.add(p);
+    try {
+      this.wire.sendCatchingConnections(() => this.stack.send(m, (rs) => {
+        finish(); // a local answer (no address, 503) also ends the wait
+        this.wire.answered(m);
+        if (this.destroyed || !onResponse) return;
+        if (rs.status === 503) rs = this.wire.takeRemote503(m) ?? rs;
+        try {
+          onResponse(rs);
+        } catch (err) {
+          this.log.error({ err: String(err), method: m.method }, 'sip: response handler failed');
+        }
+      }));
+    } catch (err) {
+      this.log.error({ err: String(err), method: m.method }, 'sip: send failed');
+      finish();
+    }
+    return p;
+  }
+
+  respond(rs: sip.Message, o?: { once?: boolean }): void {
+    if (this.destroyed) return;
     rs.version = '2.0';
     formatAors(rs);
-    if (o?.once && (rs.status ?? 0) >= 200) {
-      onceOnly.add(rs);
-      onceByKey.set(transactionKey(rs), rs);
-    }
+    if (o?.once && (rs.status ?? 0) >= 200) this.wire.sendingOnce(rs);
     try {
-      stack.send(rs);
+      this.stack.send(rs);
     } catch (err) {
-      log.error({ err: String(err), status: rs.status }, 'sip: sending a response failed');
+      this.log.error({ err: String(err), status: rs.status }, 'sip: sending a response failed');
     }
   }
 
-  const options: sip.Options = {
-    address: host,
-    port,
-    // `sip` remembers its host name once, here, and answers 404 itself to any
-    // request whose next hop has that host (it expects a flow token there),
-    // port not considered: on loopback every call would fail. It reads the
-    // Via host from these options at each send, so it gets a name that
-    // matches no host now, removed right after create() so Via says `host`.
-    publicAddress: 'tolk-gateway.invalid',
-    logger: {
-      send: (m, target) => {
-        if (m.method === undefined) {
-          gate.drop = dropResponse(m, target);
-          return;
-        }
-        strengthenBranch(m);
-        gate.drop = muted.has(m);
-        watchUnanswered(m, target);
-        const done = onWire.get(m);
-        if (done) done();
-      },
-      recv: (m, remote) => {
-        if (m.method !== undefined) {
-          if (m.method === 'ACK') return;
-          const rs = onceByKey.get(transactionKey(m));
-          if (!rs) return;
-          // Its transaction answers it again (over UDP; over TCP nothing is sent twice).
-          resendAllowed.add(rs);
-          log.debug?.({ method: m.method, callId: m.headers['call-id'], transport: remote.protocol }, 'sip: a retransmitted request from outside our dialogs');
-          return;
-        }
-        if (m.status === 503) {
-          // Retransmissions land here too, after the transaction used them: keep the map small.
-          if (remote503.size >= 256) remote503.delete(remote503.keys().next().value!);
-          remote503.set(transactionKey(m), m);
-        }
-        // Our branch back to `sip`'s, for its transaction to find.
-        const via = m.headers.via?.[0];
-        const weak = via && weakBranches.get(transactionKey(m));
-        if (via && weak) via.params.branch = weak;
-      },
-      error: (e) => log.warn({ err: String(e) }, 'sip: stack error'),
-    },
-  };
+  mute(m: sip.Message): void {
+    this.wire.mute(m);
+  }
 
-  const { stack, listening } = createCapturingSockets(options, (rq, remote) => {
-    if (destroyed || refuseMalformed(rq)) return;
+  retained(): number {
+    return this.wire.retained();
+  }
+
+  async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.wire.close();
+    for (const finish of [...this.finishers]) finish();
     try {
-      onRequest(rq, remote);
+      this.stack.destroy();
     } catch (err) {
-      // `sip` would answer 500 and log; say it here.
-      log.error({ err: String(err), method: rq.method }, 'sip: request handler failed');
-      throw err;
-    }
-  }, log, {
-    udp(socket) {
-      // `sip` writes every message through send(); logger.send said just before whether to drop this one.
-      const send = socket.send.bind(socket) as (...args: unknown[]) => void;
-      rawUdpSend = (buf, port, address) => send(buf, 0, buf.length, port, address);
-      (socket as unknown as { send: (...args: unknown[]) => void }).send = (...args) => {
-        if (gate.drop) gate.drop = false;
-        else send(...args);
-      };
-      socket.on('message', checkDatagram);
-    },
-    tcp(server) {
-      server.on('connection', guardStream);
-    },
-  });
-
-  /** A TCP connection of `sip`'s: it writes every message through write(); logger.send said just before whether to drop this one. */
-  function guardStream(stream: net.Socket): net.Socket {
-    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
-    (stream as unknown as { write: (...args: unknown[]) => boolean }).write = (...args) => {
-      if (!gate.drop) return write(...args);
-      gate.drop = false;
-      return true;
-    };
-    return stream;
-  }
-
-  /**
-   * `sip` opens its TCP connections in send(), synchronously when the target
-   * is an IP address: caught there as node:net hands them out, to be guarded
-   * too. (One it opens after a DNS look-up is not: see the header.)
-   */
-  function sendCatchingConnections(send: () => void): void {
-    const netModule = net as unknown as { connect: (...args: unknown[]) => net.Socket };
-    const connect = netModule.connect;
-    netModule.connect = (...args) => guardStream(connect.apply(net, args));
-    try {
-      send();
-    } finally {
-      netModule.connect = connect;
+      this.log.warn({ err: String(err) }, 'sip: destroy failed');
     }
   }
-  delete options.publicAddress;
-
-  try {
-    await listening;
-  } catch (err) {
-    try {
-      stack.destroy();
-    } catch {
-      // The socket that failed to bind may refuse to close: nothing to free.
-    }
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EADDRINUSE' ? 'the address is already in use' : (err as Error).message;
-    throw new SipListenError(`SIP stack cannot listen on ${host}:${port} (UDP and TCP): ${why}`, code, err);
-  }
-
-  return {
-    host,
-    port,
-    address: `${host}:${port}`,
-    request(m, onResponse, o) {
-      if (destroyed) return Promise.resolve();
-      if (o?.onUnreachable) unanswered.set(m, { sends: 0, onUnreachable: o.onUnreachable });
-      let finish!: () => void;
-      const p = new Promise<void>((resolve) => {
-        const timer = setTimeout(() => finish(), WIRE_TIMEOUT_MS);
-        finish = () => {
-          clearTimeout(timer);
-          onWire.delete(m);
-          finishers.delete(finish);
-          inFlight.delete(p);
-          resolve();
-        };
-      });
-      onWire.set(m, finish);
-      finishers.add(finish);
-      inFlight.add(p);
-      try {
-        sendCatchingConnections(() => stack.send(m, (rs) => {
-          finish(); // a local answer (no address, 503) also ends the wait
-          unanswered.delete(m);
-          if (destroyed || !onResponse) return;
-          if (rs.status === 503) {
-            const key = transactionKey(m);
-            rs = remote503.get(key) ?? rs;
-            remote503.delete(key);
-          }
-          try {
-            onResponse(rs);
-          } catch (err) {
-            log.error({ err: String(err), method: m.method }, 'sip: response handler failed');
-          }
-        }));
-      } catch (err) {
-        log.error({ err: String(err), method: m.method }, 'sip: send failed');
-        finish();
-      }
-      return p;
-    },
-    respond: stackRespond,
-    mute(m) {
-      muted.add(m);
-      unanswered.delete(m);
-    },
-    retained: () => onceByKey.size + weakBranches.size + remote503.size + unanswered.size,
-    async settle() {
-      while (inFlight.size > 0) await Promise.all([...inFlight]);
-    },
-    destroy() {
-      if (destroyed) return;
-      destroyed = true;
-      clearInterval(pruning);
-      weakBranches.clear();
-      onceByKey.clear();
-      remote503.clear();
-      unanswered.clear();
-      for (const p of probeSockets) {
-        try {
-          p.close();
-        } catch {
-          // Already closed.
-        }
-      }
-      probeSockets.clear();
-      for (const finish of [...finishers]) finish();
-      try {
-        stack.destroy();
-      } catch (err) {
-        log.warn({ err: String(err) }, 'sip: destroy failed');
-      }
-    },
-  };
 }
