@@ -7,11 +7,10 @@ import { timedEngine } from '../ops/metrics.ts';
 // failure that may pass; a failure counts against the engine's breaker; an
 // answer refused by the guard (translate/guard.ts) does not, and is not asked
 // again. What an engine could not do falls through to the next one that
-// covers it: the caller's loop, since what "covers" means differs by kind
-// (a language pair, through a pivot, for translation; a language for
-// recognition and speech). Translation (translate/chain.ts), recognition
-// (speech/recognizers.ts) and speech (speech/synthesizer.ts FirstThatSpeaks)
-// each keep their engines in one of these.
+// covers it (first()): a language for recognition (speech/recognizers.ts)
+// and speech (speech/synthesizer.ts FirstThatSpeaks); translation's chain
+// (translate/chain.ts) walks its engines itself, a pair being covered
+// directly or through a pivot, several targets at once, and calls call().
 
 export type EngineKind = 'translation' | 'recognizer' | 'speech';
 
@@ -32,6 +31,9 @@ export type CallOptions = {
 
 /** What one call came to: the answer, or the rejection (`refused`: the engine answered, and its answer was refused). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown; refused: boolean };
+
+/** What first() came to: the answer and its engine, or how many engines took the work and the last failure (null: none was tried). */
+export type FirstOutcome<T, E> = { ok: true; value: T; engine: E } | { ok: false; takers: number; error: unknown };
 
 const NEVER = new AbortController().signal;
 
@@ -92,5 +94,24 @@ export class Fallback<E extends { readonly name: string }> {
         clearTimeout(timer);
       }
     }
+  }
+
+  /**
+   * The work done by the first engine, in order, that takes it and answers:
+   * an engine whose breaker is open is passed over, a failure falls through
+   * to the next. Never rejects.
+   */
+  async first<T>(takes: (e: E) => boolean, run: (e: E, signal: AbortSignal) => Promise<T>, o: CallOptions = {}): Promise<FirstOutcome<T, E>> {
+    let takers = 0;
+    let error: unknown = null;
+    for (const e of this.engines) {
+      if (!takes(e)) continue;
+      takers++;
+      if (!this.allows(e)) continue;
+      const r = await this.call(e, (signal) => run(e, signal), o);
+      if (r.ok) return { ok: true, value: r.value, engine: e };
+      error = r.error;
+    }
+    return { ok: false, takers, error };
   }
 }

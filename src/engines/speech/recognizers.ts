@@ -44,13 +44,10 @@ export class RecognizerChain implements SpeechRecognizer {
   }
 
   async recognize(u: HeardUtterance): Promise<{ text: string | null; engine?: string | null }> {
-    for (const e of this.engines) {
-      if (!e.hears(u.lang) || !this.fallback.allows(e)) continue;
-      // Reading takes longer the longer the speech: the limit is the base one plus the utterance's length.
-      const limitMs = this.timeoutMs + Math.max(0, u.audioMs);
-      const r = await this.fallback.call(e, (signal) => e.recognize(u, signal), { limitMs, retries: this.retries });
-      if (r.ok) return { text: r.value.text, engine: e.name };
-    }
+    // Reading takes longer the longer the speech: the limit is the base one plus the utterance's length.
+    const limitMs = this.timeoutMs + Math.max(0, u.audioMs);
+    const r = await this.fallback.first((e) => e.hears(u.lang), (e, signal) => e.recognize(u, signal), { limitMs, retries: this.retries });
+    if (r.ok) return { text: r.value.text, engine: r.engine.name };
     return { text: null, engine: null };
   }
 

@@ -107,19 +107,12 @@ export class FirstThatSpeaks implements SpeechSynthesizer {
    * Nothing left: SpeechError (the line then stays silent for that phrase).
    */
   async synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
-    let last: unknown = null;
-    let speakers = 0;
-    for (const e of this.engines) {
-      if (!e.speaks(lang)) continue;
-      speakers++;
-      if (!this.fallback.allows(e)) continue;
-      // No limit of the chain's, nor retries: each engine has its own limit, and speech waits for no second try.
-      const r = await this.fallback.call(e, () => e.synthesize(text, lang, voice), { failureOf: speechFailure });
-      if (r.ok) return r.value;
-      last = r.error;
-    }
+    // No limit of the chain's, nor retries: each engine has its own limit, and speech waits for no second try.
+    const r = await this.fallback.first((e) => e.speaks(lang), (e) => e.synthesize(text, lang, voice), { failureOf: speechFailure });
+    if (r.ok) return r.value;
+    const last = r.error;
     if (last) throw last instanceof SpeechError ? last : new SpeechError(String((last as Error)?.message ?? last));
-    throw new SpeechError(speakers > 0 ? `every speech engine that speaks ${lang} is failing; retried after a pause` : `no speech engine speaks ${lang} (engines: ${this.name})`);
+    throw new SpeechError(r.takers > 0 ? `every speech engine that speaks ${lang} is failing; retried after a pause` : `no speech engine speaks ${lang} (engines: ${this.name})`);
   }
 
   async close(): Promise<void> {
