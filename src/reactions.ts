@@ -7,7 +7,7 @@ import { writeRoomTranscript } from './transcripts/transcripts.ts';
 import { publishSegment } from './sessions/publish.ts';
 import { CALLS_CHANNEL, encodeNotice, notifySay } from './calls/channel.ts';
 import { lockRobots, robotLangs, scheduleReply, startRobots, stopRobots } from './sim/robots.ts';
-import { queueMail } from './mail/mail.ts';
+import { mailFrom, queueMail } from './mail/mail.ts';
 import { phraseIn, renderAll } from './sessions/translations.ts';
 import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from './sessions/sessions.ts';
 import { planSegment } from './sessions/publish.ts';
@@ -126,6 +126,10 @@ export const REACTIONS: Reactions = {
   planCallEnded(w, session) {
     planSessionEnd(w, session as unknown as Locked<SessionRow>, 'CALL_ENDED');
   },
+  async queueMail(s, tx, message) {
+    await queueMail(s, tx, message);
+  },
+  mailFrom,
   async webhookEndpointDisabled(s, tx, notice) {
     // Through the mail outbox (the one invitations use): sent when the endpoint is a live-mode one and SMTP_URL is set.
     await queueMail(s, tx, notice);

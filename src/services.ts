@@ -142,6 +142,10 @@ export type Reactions = {
   planCallAnswered(w: Writes, s: Services, session: Locked<CallSessionRow>, disclosure: { text: string; lang: string; speaker: string; speakingUntil: Date }): Transition<CallSessionRow>;
   /** A call ended: its session ends with it, and what was said on the line becomes a transcript; planned in w. */
   planCallEnded(w: Writes, session: Locked<CallSessionRow>): void;
+  /** The mail outbox (mail/mail.ts): the message kept in tx, and for live mode with SMTP_URL set its sending queued. */
+  queueMail(s: Services, tx: Client, message: MailMessage): Promise<void>;
+  /** The From of every mail the service sends: TOLK_MAIL_FROM, else `Tolk <no-reply@HOST>` (mail/mail.ts). */
+  mailFrom(config: Pick<Config, 'mailFrom' | 'publicBaseUrl'>): string;
   /** A webhook endpoint was disabled for failing: its owner is told by mail (the message is the webhooks'). */
   webhookEndpointDisabled(s: Services, tx: Client, notice: { orgId: string; livemode: boolean; to: string; subject: string; text: string }): Promise<void>;
 };
@@ -152,6 +156,20 @@ export type CallSessionRow = Record<string, unknown> & { id: string };
 /** What a call's agent session is made of (calls/place.ts). */
 export type CallSessionPlan = {
   id: string; callId: string; orgId: string; livemode: boolean; credentialId: string; name: string; lang: string; voiceId: string | null; at: Date;
+};
+
+/** A mail as a capability writes it (mail/mail.ts MailInput). */
+export type MailMessage = {
+  /** The organization the mail is about (null for none). */
+  orgId: string | null;
+  /** Live-mode mail is sent (when SMTP_URL is set); test-mode mail is only kept. */
+  livemode: boolean;
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  /** A calendar file, sent as a text/calendar alternative with its METHOD and as invite.ics. */
+  ics?: { method: 'REQUEST' | 'CANCEL'; content: string };
 };
 
 /** A phrase of a room's (or call's) log, as transcripts keep it. */

@@ -1,9 +1,8 @@
 import type { Client, Queryable } from '../db/pool.ts';
 import { organizationOf } from '../db/organizations.ts';
 import type { Services } from '../services.ts';
-import { queueMail, mailFrom } from '../mail/mail.ts';
-import { meetingCalendar } from '../mail/calendar.ts';
-import { meetingMailText, type MeetingMailKind } from '../mail/meeting-texts.ts';
+import { meetingCalendar } from './calendar.ts';
+import { meetingMailText, type MeetingMailKind } from './mail-texts.ts';
 import { joinUrl, linkSigningKey } from '../rooms/join-links.ts';
 import { roomUrl, type RoomRow } from '../rooms/rooms.ts';
 
@@ -13,8 +12,8 @@ import { roomUrl, type RoomRow } from '../rooms/rooms.ts';
 // hours and 15 minutes before. One message per guest, each with the guest's
 // own join link (a private room needs one; it is prefilled with the guest's
 // name and languages when a booking gave them), written to the mail outbox
-// in the caller's transaction (mail/mail.ts: test-mode mail never leaves it).
-// Texts are in the guest's language where it is known (mail/meeting-texts.ts).
+// in the caller's transaction (through the mail port, reactions.ts: test-mode
+// mail never leaves it). Texts are in the guest's language where it is known (mail-texts.ts).
 
 export type { MeetingMailKind };
 
@@ -42,7 +41,7 @@ function addressOf(from: string): string {
 /** Who invites to an organization's meetings: its owner, else the service's own address. */
 export async function organizerOf(s: Services, db: Queryable, orgId: string): Promise<{ name: string; email: string }> {
   const org = await organizationOf(db, orgId);
-  return { name: org?.name ?? 'Tolk', email: org?.ownerEmail ?? addressOf(mailFrom(s.config)) };
+  return { name: org?.name ?? 'Tolk', email: org?.ownerEmail ?? addressOf(s.reactions.mailFrom(s.config)) };
 }
 
 export async function sendMeetingMail(s: Services, tx: Client, kind: MeetingMailKind, m: MeetingForMail): Promise<void> {
@@ -80,7 +79,7 @@ export async function sendMeetingMail(s: Services, tx: Client, kind: MeetingMail
           created: room.created_at,
         }),
       };
-    await queueMail(s, tx, {
+    await s.reactions.queueMail(s, tx, {
       orgId: m.orgId,
       livemode: room.livemode,
       to: g.email,

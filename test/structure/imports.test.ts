@@ -45,9 +45,8 @@ const NOT_YET = new Set<string>([
   'src/bookings/manage.ts -> src/rooms/rooms.ts',
   // A booking canceled by its guest writes its meeting's transcript.
   'src/bookings/manage.ts -> src/transcripts/transcripts.ts',
-  // The guest's calendar file.
-  'src/bookings/pages/invite.ts -> src/mail/calendar.ts',
   // A booking is a meeting: booking, rescheduling and its pages make and read the meeting.
+  'src/bookings/pages/invite.ts -> src/meetings/calendar.ts',
   'src/bookings/pages/invite.ts -> src/meetings/invitations.ts',
   // A booked meeting's room: its join link and state on the guest's pages.
   'src/bookings/pages/invite.ts -> src/rooms/rooms.ts',
@@ -75,10 +74,6 @@ const NOT_YET = new Set<string>([
   'src/catalog/routes/numbers.ts -> src/calls/schemas.ts',
   // The voice catalog in the voices' shape.
   'src/catalog/routes/voices-catalog.ts -> src/voices/schemas.ts',
-  // Meeting invitations go through the mail outbox.
-  'src/meetings/invitations.ts -> src/mail/calendar.ts',
-  'src/meetings/invitations.ts -> src/mail/mail.ts',
-  'src/meetings/invitations.ts -> src/mail/meeting-texts.ts',
   // A meeting is a room of kind meeting: made, read and shown as one.
   'src/meetings/invitations.ts -> src/rooms/join-links.ts',
   'src/meetings/invitations.ts -> src/rooms/rooms.ts',

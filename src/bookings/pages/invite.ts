@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { BOOKING } from '../../i18n/booking.ts';
-import { meetingCalendar } from '../../mail/calendar.ts';
+import { meetingCalendar } from '../../meetings/calendar.ts';
 import { meetingUid, organizerOf } from '../../meetings/invitations.ts';
 import { roomUrl } from '../../rooms/rooms.ts';
 import type { Services } from '../../services.ts';
