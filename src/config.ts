@@ -49,8 +49,7 @@ const Env = z.object({
     .optional(),
   // The assistant tools at /mcp: `off` answers 503 mcp_disabled (an operator's switch, e.g. during an incident).
   TOLK_MCP: z.enum(['on', 'off']).default('on'),
-  // The engines of TOLK_SPEECH_ENGINES, TOLK_RECOGNIZE and TOLK_TRANSLATE are the registry's
-  // (src/engines/registry.ts): a name it does not know stops the start, saying the ones it knows.
+  // Engine names are src/engines/registry.ts's: one it does not know stops the start, naming those it knows.
   // The speech engines (src/engines/speech), in order (operator.md, Engines): `pico` (embedded,
   // Apache-2.0), `espeak` (eSpeak NG, GPL-3.0, installed by the operator: Debian's espeak-ng
   // program, else the npm package), `openai=URL` (OpenAI-compatible /v1/audio/speech),
@@ -66,9 +65,9 @@ const Env = z.object({
         ctx.addIssue({ code: 'custom', message: `name at least one engine: ${knownEntries('speak')}` });
         return z.NEVER;
       }
-      const out = engineList('speak', list, /^https?:\/\/\S+$/, ctx);
-      // Kept as written (`openai=URL`): the synthesizers are made from these.
-      return out && list;
+      // Checked, and kept as written (`openai=URL`): the synthesizers are made from these.
+      engineList('speak', list, /^https?:\/\/\S+$/, ctx);
+      return list;
     }),
   // Speech recognizers, in order: `openai=URL`, `deepgram[=URL]`, `vosk=URL`, `pocketsphinx` (embedded,
   // Debian's). Unset: pocketsphinx when it is installed, else none; empty: none.
@@ -122,14 +121,12 @@ const Env = z.object({
   TOLK_DB_POOL: z.coerce.number().int().min(2).max(500).default(20),
 });
 
-/** An entry of TOLK_RECOGNIZE: a recognizer of the registry, and its URL. */
+/** An entry of TOLK_RECOGNIZE, TOLK_TRANSLATE: an engine of the registry, and its URL. */
 export type RecognizeEngine = EngineSpec;
+export type TranslateEngine = EngineSpec;
 
-/**
- * The entries of an engine list (`NAME` or `NAME=URL`, the URL matching
- * `scheme`), each an engine of the registry that does this kind of work,
- * with a URL where it needs one; null (an issue added) at the first that is not.
- */
+/** The entries (`NAME` or `NAME=URL`, the URL matching `scheme`) of an engine list, each checked against the
+ * registry; z.NEVER, an issue added, at the first that is not one of its engines of this kind or lacks its URL. */
 function engineList(kind: EngineKindName, list: string[], scheme: RegExp, ctx: z.RefinementCtx): EngineSpec[] {
   const out: EngineSpec[] = [];
   for (const item of list) {
@@ -169,9 +166,6 @@ function espeakNgInstalled(): boolean {
     return false;
   }
 }
-
-/** An entry of TOLK_TRANSLATE: a translation engine of the registry, and its URL. */
-export type TranslateEngine = EngineSpec;
 
 /** Whether apertium-apy is on PATH (TOLK_TRANSLATE's default). */
 function apyInstalled(): boolean {
