@@ -8,6 +8,7 @@ import { publishSegment } from './sessions/publish.ts';
 import { CALLS_CHANNEL, encodeNotice, notifySay } from './calls/channel.ts';
 import { lockRobots, robotLangs, scheduleReply, startRobots, stopRobots } from './sim/robots.ts';
 import { mailFrom, queueMail } from './mail/mail.ts';
+import { usableVoice, voiceInUse } from './voices/usable.ts';
 import { phraseIn, renderAll } from './sessions/translations.ts';
 import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from './sessions/sessions.ts';
 import { planSegment } from './sessions/publish.ts';
@@ -39,6 +40,10 @@ export const REACTIONS: Reactions = {
   async meetingCanceled(_s, tx, roomId) {
     await settleBookingOfRoom(tx, roomId, 'CANCEL');
     // Agents may have talked in it before it started: what was said becomes its transcript.
+    await writeRoomTranscript(tx, roomId);
+  },
+  async guestCanceledMeeting(_s, tx, roomId) {
+    // Agents may have talked in it before it started.
     await writeRoomTranscript(tx, roomId);
   },
   async callSessionLeft(s, tx, callId) {
@@ -126,6 +131,8 @@ export const REACTIONS: Reactions = {
   planCallEnded(w, session) {
     planSessionEnd(w, session as unknown as Locked<SessionRow>, 'CALL_ENDED');
   },
+  usableVoice,
+  voiceInUse,
   async queueMail(s, tx, message) {
     await queueMail(s, tx, message);
   },

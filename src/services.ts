@@ -1,5 +1,5 @@
 import type { Config } from './config.ts';
-import type { Client, Pool } from './db/pool.ts';
+import type { Client, Pool, Queryable } from './db/pool.ts';
 import type { PgBoss } from 'pg-boss';
 import type { Credential } from './credentials.ts';
 import type { Translation } from './engines/translate/index.ts';
@@ -82,6 +82,8 @@ export type Reactions = {
   roomEnded(s: Services, tx: Client, room: { id: string; kind: string; started: boolean }): Promise<void>;
   /** A scheduled meeting was canceled by its host: its booking is canceled and what was said in it becomes its transcript. */
   meetingCanceled(s: Services, tx: Client, roomId: string): Promise<void>;
+  /** A booked meeting was canceled by its guest (the manage page; the booking is canceled already): what was said in it becomes its transcript. */
+  guestCanceledMeeting(s: Services, tx: Client, roomId: string): Promise<void>;
   /** A call's session left (POST /v1/sessions/{id}/leave): the call hangs up, ending the session with it. */
   callSessionLeft(s: Services, tx: Client, callId: string): Promise<void>;
   /** An agent session joined a room: in test mode the room's robots start talking (or keep on). */
@@ -142,6 +144,14 @@ export type Reactions = {
   planCallAnswered(w: Writes, s: Services, session: Locked<CallSessionRow>, disclosure: { text: string; lang: string; speaker: string; speakingUntil: Date }): Transition<CallSessionRow>;
   /** A call ended: its session ends with it, and what was said on the line becomes a transcript; planned in w. */
   planCallEnded(w: Writes, session: Locked<CallSessionRow>): void;
+  /**
+   * The voice a session or call asks for, if the key may use it and it is
+   * usable (consented, not withdrawn), else 400 naming `field`; null for the
+   * default voice (voices/usable.ts).
+   */
+  usableVoice(db: Queryable, cred: Caller, field: string, voiceId: string | undefined | null): Promise<string | null>;
+  /** The voice still usable by its owner now (a withdrawal since stops it), else null: the default voice (voices/usable.ts). */
+  voiceInUse(db: Queryable, owner: { orgId: string; livemode: boolean }, voiceId: string | null): Promise<string | null>;
   /** The mail outbox (mail/mail.ts): the message kept in tx, and for live mode with SMTP_URL set its sending queued. */
   queueMail(s: Services, tx: Client, message: MailMessage): Promise<void>;
   /** The From of every mail the service sends: TOLK_MAIL_FROM, else `Tolk <no-reply@HOST>` (mail/mail.ts). */

@@ -6,7 +6,6 @@ import { now, type Services } from '../services.ts';
 import { takeQuotas, type Quota } from '../http/quotas.ts';
 import { armTimers, expiresAt, MEETING_COLUMNS, mailGuests, type MeetingRow } from '../meetings/meetings.ts';
 import { roomUrl, toRoom } from '../rooms/rooms.ts';
-import { writeRoomTranscript } from '../transcripts/transcripts.ts';
 import { ET_COLUMNS, type EventTypeRow } from './links.ts';
 import { checkOffered } from './busy.ts';
 import { BOOKING_COLUMNS, MANAGE_TOKEN, LOCK_TIMEOUT, bookingObject, copyToBooker, iso, isSlotTaken, lockHost, parseStart, unavailable, type BookingRow } from './rows.ts';
@@ -80,8 +79,8 @@ export async function cancelByToken(s: Services, token: string, limits?: LimitsO
     if (!room.changed) throw new ApiError('conflict', `The meeting has ${room.row.status === 'live' ? 'started' : room.row.status}; it can no longer be canceled`);
     const t = await transition<BookingRow>(tx, 'booking', b.id, { type: 'CANCEL' }, { returning: BOOKING_COLUMNS, objectFor: (x) => bookingObject(x) });
     await copyToBooker(tx, t.row, t.emitted);
-    // Agents may have talked in the meeting before it started: what was said becomes its transcript.
-    await writeRoomTranscript(tx, b.room_id);
+    // Agents may have talked in the meeting before it started: what was said becomes its transcript (reactions.ts).
+    await s.reactions.guestCanceledMeeting(s, tx, b.room_id);
     await mailGuests(s, tx, 'cancellation', room.row);
     return t.row;
   });

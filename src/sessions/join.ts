@@ -4,8 +4,7 @@ import { ApiError, notFound } from '../errors.ts';
 import { createPersistedActor, transition } from '../actors/store.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed, assertVoiceAllowed } from '../restrictions.ts';
-import { announcement } from '../sim/phrasebook.ts';
-import { usableVoice } from '../voices/usable.ts';
+import { announcement } from '../engines/sim/phrasebook.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertSessionsAvailable, toSession, type SessionRow } from './sessions.ts';
 import { assertLiveCoverage } from './coverage.ts';
@@ -38,7 +37,7 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
   if (room.status === 'canceled') throw new ApiError('conflict', `Meeting '${roomId}' was canceled; an agent cannot join it`);
   // A live session is translated by the engines alone: they must cover its languages and the room's (coverage.ts).
   if (cred.livemode) assertLiveCoverage(s, input.speak_lang, input.hear_lang, room.langs);
-  const voiceId = await usableVoice(tx, cred, 'voice_id', input.voice_id);
+  const voiceId = await s.reactions.usableVoice(tx, cred, 'voice_id', input.voice_id);
   // Simultaneous sessions in rooms per organization (a call's session is the
   // call's, not counted here): counted under a per-organization lock, so
   // parallel joins cannot all pass the limit.

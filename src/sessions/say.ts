@@ -9,7 +9,6 @@ import { ApiError } from '../errors.ts';
 import { loadSession, sessionEnded, unlessUnavailable } from './sessions.ts';
 import { publishSegment } from './publish.ts';
 import { hearLangs } from './translations.ts';
-import { voiceInUse } from '../voices/usable.ts';
 
 /** Distinct languages the room's other listeners hear in: the robots' (test mode, reactions.ts), the other open sessions' and the people's on the room page. */
 async function listenerLangs(s: Services, tx: Client, roomId: string, exclude: string): Promise<string[]> {
@@ -38,7 +37,7 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     const lang = input.lang ?? session.speak_lang;
     assertLanguagesAllowed(cred, 'lang', [lang]);
     // A voice withdrawn since the join is not used (voices.ts): the phrase is spoken with the default voice.
-    const voiceId = await voiceInUse(tx, { orgId: session.org_id, livemode: session.livemode }, session.voice_id ?? null);
+    const voiceId = await s.reactions.voiceInUse(tx, { orgId: session.org_id, livemode: session.livemode }, session.voice_id ?? null);
     const spoken = speechOf(s).spokenSeconds(input.text);
     const langs = await listenerLangs(s, tx, session.log_id, session.id);
     const onCall = session.call_id !== null;

@@ -4,7 +4,6 @@ import { prepared, withTx } from '../db/pool.ts';
 import { orgName } from '../db/organizations.ts';
 import { takeQuotas, type Quota } from '../http/quotas.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
-import { queueMail } from '../mail/mail.ts';
 import { now, type Services } from '../services.ts';
 import { codeMail } from './texts.ts';
 import { maskEmail, VOICE_COLUMNS, type VoiceRow } from './rows.ts';
@@ -115,7 +114,7 @@ export async function sendCode(s: Services, token: string, limits?: (personEmail
       [r.id, hashSecret(r.id, code), new Date(t.getTime() + CODE_TTL_MS), t],
     ));
     const mail = codeMail({ code, org: await orgName(tx, r.org_id), minutes: CODE_TTL_MS / 60_000, language: r.language });
-    await queueMail(s, tx, { orgId: r.org_id, livemode: r.livemode, to: r.person_email, ...mail });
+    await s.reactions.queueMail(s, tx, { orgId: r.org_id, livemode: r.livemode, to: r.person_email, ...mail });
     return { sent_to: maskEmail(r.person_email), expires_in: CODE_TTL_MS / 1000, codes_left: MAX_CODES - r.codes_sent - 1 };
   });
 }

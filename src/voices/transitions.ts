@@ -3,7 +3,6 @@ import type { Client, Queryable } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
 import { orgName } from '../db/organizations.ts';
 import { transition, type Transition } from '../actors/store.ts';
-import { queueMail } from '../mail/mail.ts';
 import { now, type Services } from '../services.ts';
 import { confirmationMail, consentSentence, revokedMail } from './texts.ts';
 import { queueClone, queueProviderDelete } from './cloning.ts';
@@ -52,7 +51,7 @@ export async function consentLocked(s: Services, tx: Client, id: string, proof: 
     person: t.row.person_name, org: await orgName(tx, t.row.org_id), voice: t.row.name, sentence: proof.sentence, at,
     revokeUrl: revokeUrl(s.config.publicBaseUrl, revokeToken), language: t.row.language,
   });
-  await queueMail(s, tx, { orgId: t.row.org_id, livemode: t.row.livemode, to: t.row.person_email, ...mail });
+  await s.reactions.queueMail(s, tx, { orgId: t.row.org_id, livemode: t.row.livemode, to: t.row.person_email, ...mail });
   return t;
 }
 
@@ -77,7 +76,7 @@ export async function revokeLocked(s: Services, tx: Client, id: string, by: Revo
   }
   if (t.row.consented_at) {
     const mail = revokedMail({ person: t.row.person_name, org: await orgName(tx, t.row.org_id), voice: t.row.name, byPerson: by === 'person', language: t.row.language });
-    await queueMail(s, tx, { orgId: t.row.org_id, livemode: t.row.livemode, to: t.row.person_email, ...mail });
+    await s.reactions.queueMail(s, tx, { orgId: t.row.org_id, livemode: t.row.livemode, to: t.row.person_email, ...mail });
   }
   return t;
 }

@@ -5,7 +5,6 @@ import { orgName } from '../db/organizations.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { createPersistedActor } from '../actors/store.ts';
-import { queueMail } from '../mail/mail.ts';
 import { now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { requestMail } from './texts.ts';
@@ -72,7 +71,7 @@ export async function requestVoice(s: Services, tx: Client, cred: Caller, input:
   await armTimer(s, tx, { voiceId: id, kind: 'expire' }, row.link_expires_at);
   const url = consentUrl(s.config.publicBaseUrl, row.consent_token);
   const mail = requestMail({ person: row.person_name, org: await orgName(tx, cred.orgId), voice: row.name, purpose: row.purpose, url, expiresAt: row.link_expires_at, language: row.language });
-  await queueMail(s, tx, { orgId: cred.orgId, livemode: cred.livemode, to: row.person_email, ...mail });
+  await s.reactions.queueMail(s, tx, { orgId: cred.orgId, livemode: cred.livemode, to: row.person_email, ...mail });
   return toVoice(s.config.publicBaseUrl, row);
 }
 

@@ -43,8 +43,6 @@ const NOT_YET = new Set<string>([
   'src/bookings/manage.ts -> src/meetings/meetings.ts',
   // A booked meeting's room: its join link and state on the guest's pages.
   'src/bookings/manage.ts -> src/rooms/rooms.ts',
-  // A booking canceled by its guest writes its meeting's transcript.
-  'src/bookings/manage.ts -> src/transcripts/transcripts.ts',
   // A booking is a meeting: booking, rescheduling and its pages make and read the meeting.
   'src/bookings/pages/invite.ts -> src/meetings/calendar.ts',
   'src/bookings/pages/invite.ts -> src/meetings/invitations.ts',
@@ -95,19 +93,9 @@ const NOT_YET = new Set<string>([
   'src/rooms/stream.ts -> src/sessions/bus.ts',
   'src/rooms/stream.ts -> src/sessions/translations.ts',
   // The announcement's wording and the simulated translator (test mode).
-  'src/sessions/join.ts -> src/sim/phrasebook.ts',
-  // A session speaks with a usable (consented) voice.
-  'src/sessions/join.ts -> src/voices/usable.ts',
-  'src/sessions/say.ts -> src/voices/usable.ts',
-  // The announcement's wording and the simulated translator (test mode).
   'src/sessions/translations.ts -> src/sim/phrasebook.ts',
-  // Consent requests and withdrawals go through the mail outbox.
-  'src/voices/consent.ts -> src/mail/mail.ts',
   // The voice catalog's generic voices.
   'src/voices/rows.ts -> src/catalog/data.ts',
-  // Consent requests and withdrawals go through the mail outbox.
-  'src/voices/transitions.ts -> src/mail/mail.ts',
-  'src/voices/voices.ts -> src/mail/mail.ts',
 ]);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
