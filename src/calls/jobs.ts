@@ -37,7 +37,7 @@ export const callJobs: CapabilityJobs = {
       // Worked in batches, one claim statement each.
       work: { batchSize: 200, pollingIntervalSeconds: 0.5, notifyPollingIntervalSeconds: 1 },
       handle: async (s, jobs) => {
-        // Every worker process runs a gateway (jobs/workers.ts); without one the job is retried elsewhere.
+        // Every worker process runs a gateway (jobs-registry.ts startWorkers); without one the job is retried elsewhere.
         if (!s.gateway) throw new Error('no call gateway in this process');
         await s.gateway.dial(...jobs.map((j) => j.data.callId as string));
       },
