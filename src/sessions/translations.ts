@@ -2,7 +2,7 @@ import { prepared, type Queryable } from '../db/pool.ts';
 import { baseLang } from '../engines/translate/engine.ts';
 import type { Translated, TranslationChain } from '../engines/translate/chain.ts';
 import type { Services } from '../services.ts';
-import { announcement } from '../sim/phrasebook.ts';
+import { announcement } from '../engines/sim/phrasebook.ts';
 import { fixedDisclosure } from '../i18n/disclosure.ts';
 import { chainFor, untranslatedText } from '../engines/translate/index.ts';
 import { SESSION_CHANNEL } from './bus.ts';

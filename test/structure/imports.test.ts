@@ -92,8 +92,6 @@ const NOT_YET = new Set<string>([
   // The room's pages read and publish the room's log and its bus.
   'src/rooms/stream.ts -> src/sessions/bus.ts',
   'src/rooms/stream.ts -> src/sessions/translations.ts',
-  // The announcement's wording and the simulated translator (test mode).
-  'src/sessions/translations.ts -> src/sim/phrasebook.ts',
   // The voice catalog's generic voices.
   'src/voices/rows.ts -> src/catalog/data.ts',
 ]);
