@@ -7,11 +7,17 @@ import { prepared } from '../db/pool.ts';
 import { Sql, Writes } from '../db/writes.ts';
 import { newId } from '../ids.ts';
 import { ApiError } from '../errors.ts';
+import { lockObjects, type Locked } from './lock.ts';
+import { IDENT, OBJECT_TABLES } from './tables.ts';
 
 // The actor store: each lifecycle object is an XState actor whose persisted
 // snapshot lives in `actors`, with a version for optimistic concurrency and one
 // `actor_history` row per transition. Emitted domain events go to `outbox` in
 // the caller's transaction, so a transition and its events commit together.
+// Locking an object with its actor (lock.ts) and reading an actor's history
+// (history.ts) live beside it, exported from here too.
+export { lockObjects, type Locked } from './lock.ts';
+export { loadActor, type ActorRecord } from './history.ts';
 
 export type Owner = { orgId: string; livemode: boolean };
 export type ActorEvent = EventObject & Record<string, unknown>;
@@ -93,19 +99,6 @@ export async function writeEvent(tx: Client, owner: Owner, type: EventTypeName, 
   ));
 }
 
-/**
- * The row each machine's object lives in, whose `status` column the store
- * writes from the machine's state (the top-level state name is the status
- * api.md shows) and whose `ended_at` it sets when the machine reaches its
- * final state. Table names are code, never input.
- */
-const OBJECT_TABLES: Record<MachineName, { table: string }> = {
-  room: { table: 'rooms' },
-  session: { table: 'agent_sessions' },
-  call: { table: 'calls' },
-  booking: { table: 'bookings' },
-  voice: { table: 'voices' },
-};
 
 type CreateArgs = {
   id: string;
@@ -173,84 +166,6 @@ function outboxPart(w: Writes, owner: () => [org: string, livemode: string], eve
       ORDER BY e.n`);
 }
 
-/** An object's row and its actor, locked for the rest of the transaction (lockObjects). */
-export type Locked<Row> = {
-  machine: MachineName;
-  id: string;
-  row: Row;
-  actor: { org_id: string; livemode: boolean; snapshot: unknown; version: number };
-  /** The transaction's now(), the time PostgreSQL stamps ended_at with. */
-  now: Date;
-};
-
-type Lookup = { machine: MachineName; returning: string };
-
-const IDENT = /^[a-z_][a-z0-9_]*$/;
-
-/** The column names of a `returning` list ('id, status, ended_at'). */
-function columnsOf(returning: string): string[] {
-  const cols = returning.split(',').map((c) => c.trim());
-  for (const c of cols) if (!IDENT.test(c)) throw new Error(`lockObjects: '${c}' is not a plain column name`);
-  return cols;
-}
-
-const ACTOR_COLUMNS = ['machine', 'org_id', 'livemode', 'snapshot', 'version'] as const;
-
-/**
- * Locks and reads, in one statement (one round trip), an object's row and
- * then its actor, and, when `second` is given, the object its row names in
- * column `second.via` (a call's session): that one's row, then its actor.
- * Every transition locks an object's row before its actor, so holding the
- * row is what guards the actor. null for an object that does not exist (or
- * whose actor is another machine's).
- */
-export async function lockObjects<A extends Record<string, unknown>, B extends Record<string, unknown> = Record<string, unknown>>(
-  tx: Client,
-  first: Lookup & { id: string },
-  second?: Lookup & { via: string },
-): Promise<{ first: Locked<A> | null; second: Locked<B> | null }> {
-  const actorCols = (alias: string, prefix: string) => ACTOR_COLUMNS.map((c) => `${alias}.${c} AS ${prefix}${c}`).join(', ');
-  const select = [`r.*`, actorCols('a', '__a_')];
-  const joins = [`LEFT JOIN LATERAL (SELECT ${ACTOR_COLUMNS.join(', ')} FROM actors WHERE actors.id = r.id FOR UPDATE) a ON true`];
-  let cols2: string[] = [];
-  if (second) {
-    if (!IDENT.test(second.via)) throw new Error(`lockObjects: '${second.via}' is not a plain column name`);
-    cols2 = columnsOf(second.returning);
-    select.push(cols2.map((c) => `s.__s_${c}`).join(', '), actorCols('b', '__b_'));
-    joins.push(
-      `LEFT JOIN LATERAL (SELECT ${cols2.map((c) => `${c} AS __s_${c}`).join(', ')} FROM ${OBJECT_TABLES[second.machine].table} t
-        WHERE t.id = r.${second.via} FOR UPDATE) s ON true`,
-      `LEFT JOIN LATERAL (SELECT ${ACTOR_COLUMNS.join(', ')} FROM actors WHERE actors.id = s.__s_id FOR UPDATE) b ON true`,
-    );
-  }
-  const returning = second && !columnsOf(first.returning).includes(second.via) ? `${first.returning}, ${second.via}` : first.returning;
-  const { rows } = await tx.query(prepared(
-    `WITH r AS MATERIALIZED (SELECT ${returning}, now() AS __now FROM ${OBJECT_TABLES[first.machine].table} WHERE id = $1 FOR UPDATE)
-     SELECT ${select.join(', ')} FROM r ${joins.join(' ')}`,
-    [first.id],
-  ));
-  const found = rows[0] as Record<string, unknown> | undefined;
-  if (!found) return { first: null, second: null };
-  const take = (prefix: string, machine: MachineName, row: Record<string, unknown>, now: Date) => {
-    const a = Object.fromEntries(ACTOR_COLUMNS.map((c) => [c, found[`${prefix}${c}`]])) as Record<string, unknown>;
-    if (a.machine !== machine) return null;
-    return {
-      machine, id: row.id as string, row, now,
-      actor: { org_id: a.org_id as string, livemode: a.livemode as boolean, snapshot: a.snapshot, version: a.version as number },
-    };
-  };
-  const now = found.__now as Date;
-  const row1: Record<string, unknown> = {};
-  const row2: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(found)) {
-    if (k.startsWith('__s_')) row2[k.slice(4)] = v;
-    else if (!k.startsWith('__')) row1[k] = v;
-  }
-  return {
-    first: take('__a_', first.machine, row1, now) as Locked<A> | null,
-    second: second && row2.id != null ? (take('__b_', second.machine, row2, now) as Locked<B> | null) : null,
-  };
-}
 
 export type Transition<Row> = TransitionResult & {
   /** The object's row after the transition (as it was, when the event was refused). */
@@ -360,46 +275,4 @@ export function planTransition<Row extends Record<string, unknown>>(
  */
 export function lockedAfter<Row>(locked: Locked<Row>, t: Transition<Row>, now: Date): Locked<Row> {
   return { ...locked, row: t.row, actor: { ...locked.actor, snapshot: t.snapshot, version: t.version }, now };
-}
-
-export type ActorRecord = {
-  id: string;
-  machine: string;
-  state: string;
-  context: unknown;
-  version: number;
-  livemode: boolean;
-  org_id: string;
-  created_at: string;
-  updated_at: string;
-  history: Array<{ version: number; event: unknown; from: string | null; to: string; emitted: string[]; at: string }>;
-};
-
-export async function loadActor(db: Pick<Client, 'query'>, id: string): Promise<ActorRecord | null> {
-  const { rows } = await db.query(`SELECT * FROM actors WHERE id = $1`, [id]);
-  const a = rows[0];
-  if (!a) return null;
-  const h = await db.query(
-    `SELECT version, event, from_state, to_state, emitted, at FROM actor_history WHERE actor_id = $1 ORDER BY version`,
-    [id],
-  );
-  return {
-    id: a.id,
-    machine: a.machine,
-    state: a.state,
-    context: a.snapshot?.context ?? null,
-    version: a.version,
-    livemode: a.livemode,
-    org_id: a.org_id,
-    created_at: a.created_at.toISOString(),
-    updated_at: a.updated_at.toISOString(),
-    history: h.rows.map((r) => ({
-      version: r.version,
-      event: r.event,
-      from: r.from_state,
-      to: r.to_state,
-      emitted: r.emitted,
-      at: r.at.toISOString(),
-    })),
-  };
 }
