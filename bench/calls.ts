@@ -848,7 +848,7 @@ export async function runCallsBench(databaseUrl: string, log: (m: string) => voi
     const pgWaits = waits ? await waits.stop() : null;
     const { rows: backlog } = await pool.query(
       `SELECT (SELECT count(*)::int FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active')) AS jobs,
-              (SELECT count(*)::int FROM outbox WHERE processed_at IS NULL) AS outbox`, [DIAL_QUEUE]);
+              (SELECT count(*)::int FROM outbox_queue) AS outbox`, [DIAL_QUEUE]);
     const { notes } = await (async () => {
       child.send({ cmd: 'notes', ids: allIds } satisfies ToClient);
       return next((m): m is { notes: Record<string, number> } => 'notes' in m);

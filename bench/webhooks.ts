@@ -192,7 +192,7 @@ export async function runWebhookBench(databaseUrl: string, log: (m: string) => v
 
     // Rows left in the outbox (the HTTP targets' rooms) are dispatched first, unmeasured.
     await until('the outbox to be dispatched', async () => {
-      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM outbox WHERE processed_at IS NULL`);
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM outbox_queue`);
       return rows[0].n === 0;
     }, { timeoutMs: 60_000, intervalMs: 200, retryErrors: false }).catch(ignoreTimeout);
     await pool.query('CHECKPOINT').catch(() => {}); // as before the HTTP POST targets

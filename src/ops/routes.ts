@@ -75,8 +75,8 @@ export default function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   const sources: Sources = {
     pool: deps.pool,
     callsInProgress: deps.gateway ? () => deps.gateway!.active().length : undefined,
-    // The outbox's partial index of unprocessed events (outbox_unprocessed): one index scan.
-    outboxBacklog: async () => (await deps.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox WHERE processed_at IS NULL')).rows[0]?.n ?? 0,
+    // The events not dispatched yet: the outbox's queue, a small table.
+    outboxBacklog: async () => (await deps.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_queue')).rows[0]?.n ?? 0,
     queueDepths: async () => (await deps.boss.getQueues()).map((q) => ({ name: q.name, queued: q.queuedCount })),
     connections: () => {
       const a = app as unknown as { sessionBus?: { size: number }; roomHub?: { size: number }; roomPages?: { openSockets: () => number } };

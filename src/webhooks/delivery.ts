@@ -1,6 +1,5 @@
-import type { QueryResult } from 'pg';
 import type { Client } from '../db/pool.ts';
-import { commitWith, withTx } from '../db/pool.ts';
+import { commitWith, prepared, withTx } from '../db/pool.ts';
 import { newId } from '../ids.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { now, type Services } from '../services.ts';
@@ -36,20 +35,16 @@ export type Trigger = 'schedule' | 'resend' | 'test';
 
 /** Moves up to `limit` outbox rows to the delivery queue. Returns how many it took. */
 export async function dispatchOutbox(s: Services, limit = 500): Promise<number> {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`dispatchOutbox: limit ${limit}`);
   return withTx(s.pool, async (tx) => {
-    // An index scan of outbox_unprocessed, never a bitmap scan: the index
-    // keeps an entry for every row processed since the table's last vacuum
-    // (thousands under load), and only an index scan marks those dead as it
-    // passes them, so that the next pass skips them without visiting the rows
-    // (a bitmap scan visited every one of them, each pass: 0.7 ms and 300
-    // pages per pass in the calls benchmark). One round trip: the setting and
-    // the SELECT in one message (the limit is ours, an integer).
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`dispatchOutbox: limit ${limit}`);
-    const [, { rows }] = (await tx.query(
-      `SET LOCAL enable_bitmapscan = off;
-       SELECT id, event_id, org_id, livemode, type, object_id, data, created_at FROM outbox
-        WHERE processed_at IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
-    )) as unknown as [QueryResult, QueryResult];
+    // The queue holds only the ids of events not dispatched yet (the event
+    // log's rows are never updated): its rows are locked, the log's are read.
+    const { rows } = await tx.query(prepared(
+      `SELECT o.id, o.event_id, o.org_id, o.livemode, o.type, o.object_id, o.data, o.created_at
+         FROM outbox_queue q JOIN outbox o ON o.id = q.id
+        ORDER BY q.id LIMIT $1 FOR UPDATE OF q SKIP LOCKED`,
+      [limit],
+    ));
     if (rows.length === 0) return 0;
     const events = rows.map((r) => ({
       row: r,
@@ -85,7 +80,7 @@ export async function dispatchOutbox(s: Services, limit = 500): Promise<number> 
       const jobs = ins.rows.map((r) => ({ data: { deliveryId: r.id as string, n: 1 } satisfies DeliveryJob }));
       if (jobs.length > 0) await s.boss.insert(WEBHOOK_DELIVER_QUEUE, jobs, inTx(tx));
     }
-    await commitWith(tx, { text: `UPDATE outbox SET processed_at = now() WHERE id = ANY($1)`, values: [rows.map((r) => r.id)] });
+    await commitWith(tx, { text: `DELETE FROM outbox_queue WHERE id = ANY($1)`, values: [rows.map((r) => r.id)] });
     return rows.length;
   });
 }

@@ -22,7 +22,8 @@ export const webhookJobs: CapabilityJobs = {
   // The event log (the outbox) and deliveries are kept 30 days; a row not
   // dispatched yet, or a delivery still pending, is kept whatever its age.
   retention: [
-    deleteWhere('events', `DELETE FROM outbox WHERE created_at < now() - interval '30 days' AND processed_at IS NOT NULL`),
+    deleteWhere('events', `DELETE FROM outbox o WHERE created_at < now() - interval '30 days'
+      AND NOT EXISTS (SELECT 1 FROM outbox_queue q WHERE q.id = o.id)`),
     deleteWhere('deliveries', `DELETE FROM webhook_deliveries WHERE created_at < now() - interval '30 days' AND status <> 'pending'`),
   ],
 };

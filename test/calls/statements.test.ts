@@ -21,7 +21,7 @@ const scenario = (name: string) => new URL(`../../gateway/sipp/${name}.xml`, imp
 
 /** What the service's background loops send on their own (job polling, the outbox, the simulator, heartbeats, batched counters, trunk pings): not the call's. */
 const BACKGROUND = [
-  /pgboss\./, /\bsim_rooms\b/, /\bsim_replies\b/, /\boutbox\b.*processed_at/, /enable_bitmapscan/, /\bwebhook_endpoints\b/,
+  /pgboss\./, /\bsim_rooms\b/, /\bsim_replies\b/, /\boutbox_queue\b/, /\bwebhook_endpoints\b/,
   /UPDATE gateways/, /FROM calls c LEFT JOIN gateways/, /status = 'queued' AND gateway_id IS NULL/, /\brate_limit_counters\b/,
   /\brequest_counts\b/, /\broom_streams\b/, /pg_stat_activity/, /\/\* probe \*\//, /^LISTEN\b/, /pg_advisory_unlock/, /\bquota_counters\b/,
   // The trunks' health loop (src/trunks/ping.ts): pings claimed, addresses refreshed.

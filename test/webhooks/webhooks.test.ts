@@ -228,7 +228,7 @@ describe('delivery', () => {
     // environment, an event not subscribed to) is in rx.received by then.
     await until('every delivery of both rooms\' events to be attempted', async () => {
       const { rows } = await t.pool.query(
-        `SELECT (SELECT count(*) FROM outbox WHERE object_id = ANY($1) AND processed_at IS NULL)
+        `SELECT (SELECT count(*) FROM outbox o JOIN outbox_queue q ON q.id = o.id WHERE o.object_id = ANY($1))
               + (SELECT count(*) FROM webhook_deliveries d JOIN outbox o ON o.event_id = d.event_id
                   WHERE o.object_id = ANY($1) AND d.status = 'pending' AND d.attempts = 0) AS waiting`,
         [[testRoom.id, liveRoom.id]],
