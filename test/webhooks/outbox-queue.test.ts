@@ -11,7 +11,8 @@ import { LOCAL_ADMIN_URL, adminQuery, withDatabase } from '../helpers/pg.ts';
 
 // The outbox's queue of events not dispatched yet (migration outbox_queue):
 // an event written before the upgrade and not dispatched then is still
-// dispatched after it; one dispatched before is not dispatched again.
+// dispatched after it; one dispatched before is not dispatched again. An
+// actor's history, keyed since by the actor and its version, keeps its rows.
 
 const QUEUE_MIGRATION = '1734200000000_outbox_queue.sql';
 const MIGRATIONS = path.resolve('src/db/migrations');
@@ -38,11 +39,18 @@ describe('outbox queue migration', () => {
         VALUES ($1, 'org_x', false, 'room.started', 'room_x', '{"object":{"id":"room_x"}}', $2)`;
       await pool.query(insert, ['evt_done', new Date()]);
       await pool.query(insert, ['evt_owed', null]);
+      await pool.query(`INSERT INTO actors (id, org_id, livemode, machine, state, snapshot, version) VALUES ('room_x', 'org_x', false, 'room', 'open', '{}', 2)`);
+      await pool.query(`INSERT INTO actor_history (actor_id, version, event, from_state, to_state) VALUES
+        ('room_x', 1, '{"type":"CREATE"}', 'idle', 'open'), ('room_x', 2, '{"type":"JOIN"}', 'open', 'open')`);
 
       await migrate(MIGRATIONS, 'up');
       const queued = async () =>
         (await pool.query(`SELECT o.event_id FROM outbox_queue q JOIN outbox o ON o.id = q.id ORDER BY q.id`)).rows.map((r) => r.event_id);
       expect(await queued()).toEqual(['evt_owed']);
+      const history = await pool.query(`SELECT version, event->>'type' AS type FROM actor_history WHERE actor_id = 'room_x' ORDER BY version`);
+      expect(history.rows).toEqual([{ version: 1, type: 'CREATE' }, { version: 2, type: 'JOIN' }]);
+      // A version is still recorded once.
+      await expect(pool.query(`INSERT INTO actor_history (actor_id, version, event, to_state) VALUES ('room_x', 2, '{}', 'open')`)).rejects.toThrow(/duplicate key/);
       // A new event is queued by the statement that writes it; one written as processed is not.
       await pool.query(insert, ['evt_new', null]);
       await pool.query(insert, ['evt_imported', new Date()]);
@@ -55,7 +63,7 @@ describe('outbox queue migration', () => {
 
       // Down again: what the queue no longer holds reads as processed.
       await pool.query(insert, ['evt_owed_again', null]);
-      await migrate(MIGRATIONS, 'down', 1);
+      await migrate(MIGRATIONS, 'down', 2);
       const { rows } = await pool.query(`SELECT event_id FROM outbox WHERE processed_at IS NULL`);
       expect(rows.map((r) => r.event_id)).toEqual(['evt_owed_again']);
     } finally {
