@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runner } from 'node-pg-migrate';
 import { createPool } from '../../src/db/pool.ts';
 import { dispatchOutbox } from '../../src/webhooks/delivery.ts';
 import type { Services } from '../../src/services.ts';
-import { LOCAL_ADMIN_URL, adminQuery, withDatabase } from '../helpers/pg.ts';
+import { adminQuery, withDatabase } from '../helpers/pg.ts';
 
 // The outbox's queue of events not dispatched yet (migration outbox_queue):
 // an event written before the upgrade and not dispatched then is still
@@ -16,8 +16,10 @@ import { LOCAL_ADMIN_URL, adminQuery, withDatabase } from '../helpers/pg.ts';
 
 const QUEUE_MIGRATION = '1734200000000_outbox_queue.sql';
 const MIGRATIONS = path.resolve('src/db/migrations');
+// The run's PostgreSQL (global-setup.ts): the embedded one on a machine without one at the default address.
+const ADMIN_URL = inject('adminUrl');
 const name = `tolk_oq_${crypto.randomBytes(4).toString('hex')}`;
-const url = withDatabase(LOCAL_ADMIN_URL, name);
+const url = withDatabase(ADMIN_URL, name);
 const before = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-migrations-'));
 
 const migrate = (dir: string, direction: 'up' | 'down', count?: number) =>
@@ -25,12 +27,12 @@ const migrate = (dir: string, direction: 'up' | 'down', count?: number) =>
 
 afterAll(async () => {
   fs.rmSync(before, { recursive: true, force: true });
-  await adminQuery(LOCAL_ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 });
 
 describe('outbox queue migration', () => {
   it('queues the events not dispatched before the upgrade, and the dispatcher takes them', async () => {
-    await adminQuery(LOCAL_ADMIN_URL, `CREATE DATABASE ${name}`);
+    await adminQuery(ADMIN_URL, `CREATE DATABASE ${name}`);
     for (const f of fs.readdirSync(MIGRATIONS)) if (f < QUEUE_MIGRATION) fs.copyFileSync(path.join(MIGRATIONS, f), path.join(before, f));
     await migrate(before, 'up');
     const pool = createPool(url, 2);
