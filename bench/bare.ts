@@ -1,8 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import pg from 'pg';
+import { forkServer, serveWhenAsked, type Forked } from './forked.ts';
 
 // The baseline of npm run bench (bench/run.ts): plain Fastify and pg in a
 // process of its own (this file, forked), on a pool of 10 and on tables of
@@ -15,27 +15,11 @@ import pg from 'pg';
 
 const COLUMNS = 'id, title, visibility, status, created_at, expires_at, starts_at, duration_min, invitees, langs, livemode';
 
-export type Bare = { url: string; pid: number; close: () => Promise<void> };
+export type Bare = Forked;
 
 /** Forks the bare server on databaseUrl; resolves once it listens. */
 export function startBare(databaseUrl: string): Promise<Bare> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const close = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`bare server exited (${code}) before listening`));
-    child.once('exit', onExit);
-    child.once('message', (m: { url?: string; error?: string }) => {
-      child.off('exit', onExit);
-      if (m.url) resolve({ url: m.url, pid: child.pid!, close });
-      else void close().then(() => reject(new Error(`bare server: ${m.error}`)));
-    });
-    child.send({ databaseUrl });
-  });
+  return forkServer(fileURLToPath(import.meta.url), 'bare server', databaseUrl);
 }
 
 async function serve(databaseUrl: string): Promise<string> {
@@ -86,13 +70,4 @@ async function serve(databaseUrl: string): Promise<string> {
   return app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-if (process.argv[2] === '--serve') {
-  process.once('message', (m: { databaseUrl: string }) => {
-    serve(m.databaseUrl).then(
-      (url) => process.send!({ url }),
-      (err: unknown) => process.send!({ error: String((err as Error)?.stack ?? err) }, () => process.exit(1)),
-    );
-  });
-  // The bench gone (killed), this server goes too.
-  process.once('disconnect', () => process.exit(0));
-}
+serveWhenAsked(serve);

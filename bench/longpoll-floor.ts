@@ -1,7 +1,7 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyReply } from 'fastify';
 import pg from 'pg';
+import { forkServer, serveWhenAsked } from './forked.ts';
 
 // The floor of the long-poll fan-out (bench/longpoll.ts): a bare Fastify + pg
 // server in a process of its own (this file, forked; pool of 10) that parks
@@ -13,26 +13,10 @@ import pg from 'pg';
 
 export type Floor = { url: string; pid: number; parked: () => Promise<number>; close: () => Promise<void> };
 
-export function startFloor(databaseUrl: string): Promise<Floor> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const close = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`long-poll floor exited (${code}) before listening`));
-    child.once('exit', onExit);
-    child.once('message', (m: { url?: string; error?: string }) => {
-      child.off('exit', onExit);
-      if (!m.url) return void close().then(() => reject(new Error(`long-poll floor: ${m.error}`)));
-      const url = m.url;
-      const parked = () => fetch(`${url}/bare/parked`).then((r) => r.json() as Promise<{ n: number }>).then((b) => b.n);
-      resolve({ url, pid: child.pid!, parked, close });
-    });
-    child.send({ databaseUrl });
-  });
+export async function startFloor(databaseUrl: string): Promise<Floor> {
+  const f = await forkServer(fileURLToPath(import.meta.url), 'long-poll floor', databaseUrl);
+  const parked = () => fetch(`${f.url}/bare/parked`).then((r) => r.json() as Promise<{ n: number }>).then((b) => b.n);
+  return { ...f, parked };
 }
 
 async function serve(databaseUrl: string): Promise<string> {
@@ -71,12 +55,4 @@ async function serve(databaseUrl: string): Promise<string> {
   return app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-if (process.argv[2] === '--serve') {
-  process.once('message', (m: { databaseUrl: string }) => {
-    serve(m.databaseUrl).then(
-      (url) => process.send!({ url }),
-      (err: unknown) => process.send!({ error: String((err as Error)?.stack ?? err) }, () => process.exit(1)),
-    );
-  });
-  process.once('disconnect', () => process.exit(0));
-}
+serveWhenAsked(serve);

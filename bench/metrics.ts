@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +10,7 @@ import { createKey, createOrg } from '../src/cli/admin.ts';
 import { metricsEnabled, setMetricsEnabled } from '../src/ops/metrics.ts';
 import { runCallsBench, type CallsResult } from './calls.ts';
 import type { LoadJob, LoadResult } from './load.ts';
+import { runJob } from './http.ts';
 
 // The cost of the Prometheus metrics on the hot paths (src/ops/metrics.ts), in
 // one run: GET /v1/rooms/{id} on two apps of this process, identical but for
@@ -49,19 +50,6 @@ export type MetricsResult = {
   met: { get: boolean; calls: boolean | null };
   failures: number;
 };
-
-function runJob(child: ChildProcess, job: LoadJob): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`load generator exited (${code}) during ${job.name}`));
-    child.once('exit', onExit);
-    child.once('message', (m: { ok: boolean; result?: LoadResult; error?: string }) => {
-      child.off('exit', onExit);
-      if (m.ok) resolve(m.result!);
-      else reject(new Error(`load generator failed during ${job.name}: ${m.error}`));
-    });
-    child.send(job);
-  });
-}
 
 async function platform(databaseUrl: string, metricsToken: string | undefined): Promise<{ app: FastifyInstance; url: string; pool: Pool; boss: Boss; close: () => Promise<void> }> {
   const config = loadConfig({ LOG_LEVEL: 'silent', PORT: '0' }, { databaseUrl, workers: false, metricsToken });
