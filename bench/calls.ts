@@ -14,9 +14,8 @@ import { startCallGateway } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { TEST_DAILY_LIMIT } from '../src/http/auth.ts';
-import { SESSION_CHANNEL } from '../src/sessions/bus.ts';
 import { DIAL_QUEUE } from '../src/calls/jobs.ts';
-import type { Services } from '../src/services.ts';
+import { LOG_CHANNEL, type Services } from '../src/services.ts';
 import { REACTIONS } from '../src/reactions.ts';
 import { createSipSignaling, freeUdpPort } from '../gateway/sip-stack.ts';
 import type { DialogEvent } from '../gateway/signaling.ts';
@@ -395,7 +394,7 @@ async function runClient(): Promise<void> {
     if (n.payload && !notified.has(n.payload)) notified.set(n.payload, at);
   });
   await listener.connect();
-  await listener.query(`LISTEN ${SESSION_CHANNEL}`);
+  await listener.query(`LISTEN ${LOG_CHANNEL}`);
 
   // node:http with a keep-alive agent: fetch (undici) costs this process
   // several times the CPU per request, on the machine the platform runs on.

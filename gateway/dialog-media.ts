@@ -88,7 +88,7 @@ export class DialogMedia {
   }
 
   /** Speaks on the stream once it is connected; rejects when there is none. */
-  async play(utterance: string, pcm: Int16Array, o: { more?: boolean } = {}): Promise<{ queuedMs: number }> {
+  async play(utterance: string, pcm: Int16Array, o: { more?: boolean; interruptible?: boolean } = {}): Promise<{ queuedMs: number }> {
     const plane = this.o.plane;
     if (!this.playable || !plane) throw new Error(`play: dialog ${this.o.key} has no media`);
     await this.connecting;

@@ -135,7 +135,7 @@ class DrachtioSignaling implements SipSignaling, CallOwner {
     return this.calls.get(key)?.media.playable ?? false;
   }
 
-  async play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean } = {}): Promise<{ queuedMs: number }> {
+  async play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean; interruptible?: boolean } = {}): Promise<{ queuedMs: number }> {
     const c = this.calls.get(key);
     if (!c) throw new Error(`play: dialog ${key} has no media`);
     return c.media.play(utterance, pcm, o);

@@ -68,7 +68,7 @@ export interface SipSignaling {
    * given a media plane); answers how long it waits behind what is queued.
    * Rejects when the dialog has no media (not answered, no plane, no usable SDP).
    */
-  play(key: string, utterance: string, pcm: Int16Array, o?: { more?: boolean }): Promise<{ queuedMs: number }>;
+  play(key: string, utterance: string, pcm: Int16Array, o?: { more?: boolean; interruptible?: boolean }): Promise<{ queuedMs: number }>;
   /**
    * Sends OPTIONS out of any dialog to `uri` (through `proxy` when given) and
    * says whether a SIP server answered it within `timeoutMs`: any final

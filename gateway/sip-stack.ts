@@ -240,7 +240,7 @@ class EmbeddedSipSignaling implements SipSignaling {
     return this.stack.active.get(key)?.media.playable ?? false;
   }
 
-  async play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean } = {}): Promise<{ queuedMs: number }> {
+  async play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean; interruptible?: boolean } = {}): Promise<{ queuedMs: number }> {
     const d = this.stack.active.get(key);
     if (!d) throw new Error(`play: dialog ${key} has no media`);
     return d.media.play(utterance, pcm, o);

@@ -50,6 +50,8 @@ cleanup() {
   done
   sleep 0.5
   for m in dev/shm dev/pts dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
+  # Anything else a run mounted inside (deepest first), so that the root can be removed.
+  awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   if [ "${FRESH_KEEP:-}" = 1 ]; then echo "kept: $root"; else rm -rf --one-file-system "$work"; fi
   exit $rc
 }

@@ -12,10 +12,12 @@ export const ROOTS = ['src', 'machines', 'gateway', 'policies'];
 
 /**
  * The capabilities, each a folder of src/ and a unit of its own. sim/ is the test mode's
- * robots and phrasebook, which speak in rooms and on calls through the reactions.
+ * robots and phrasebook, which speak in rooms and on calls through the reactions. Meetings
+ * are no capability of their own: a meeting is a room of kind meeting (one table, one
+ * machine, one Room shape), so they live in rooms/meetings/.
  */
 export const CAPABILITIES = [
-  'account', 'bookings', 'calls', 'catalog', 'mail', 'meetings', 'rooms', 'sessions', 'sim',
+  'account', 'bookings', 'calls', 'catalog', 'mail', 'rooms', 'sessions', 'sim',
   'transcripts', 'trunks', 'voices', 'webhooks',
 ] as const;
 
@@ -32,7 +34,8 @@ export const LAYERS: ReadonlyArray<{ name: string; prefixes: string[] }> = [
     prefixes: [
       'src/config.ts', 'src/db/', 'src/providers/', 'src/engines/', 'src/startup.ts',
       'src/credentials.ts', 'src/permissions.ts', 'src/restrictions.ts', 'src/ops/',
-      'gateway/',
+      // The media server rooms' voices go through (Janus), as the gateway is calls'.
+      'gateway/', 'src/media/',
     ],
   },
   {

@@ -28,8 +28,13 @@ export const NEEDS: Need[] = [
   { pkg: 'pocketsphinx', why: 'real speech recognition (the embedded recognizer)' },
   { pkg: 'pocketsphinx-en-us', why: 'PocketSphinx\'s US English model' },
   { pkg: 'pocketsphinx-testdata', why: 'real recorded English speech the recognizer is tested with' },
+  { pkg: 'asterisk-core-sounds-es-wav', why: 'real recorded Spanish telephone prompts voice activity detection is tested with' },
+  { pkg: 'asterisk-core-sounds-fr-wav', why: 'real recorded French telephone prompts voice activity detection is tested with' },
+  { pkg: 'asterisk-core-sounds-it-wav', why: 'real recorded Italian telephone prompts voice activity detection is tested with' },
   { pkg: 'curl', why: 'the README\'s examples are run as written, and they call the API with curl' },
   { pkg: 'sox', why: 'the softphone recipe for a server (docs/calling.md) makes its silence with sox' },
+  { pkg: 'janus', why: 'rooms\' live voices go through Janus (Meetecho\'s WebRTC server), which the service runs itself' },
+  { pkg: 'iproute2', why: 'the live-voice tests run the service, its Janus and the browsers in a network namespace of their own (ip netns)' },
   { pkg: 'espeak-ng', why: 'the voice of the languages Pico does not speak (Portuguese among them)' },
 ];
 

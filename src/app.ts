@@ -69,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const services: Services = { ...given, reactions: given.reactions ?? REACTIONS, logBus: bus };
   const reader = new EventReader(services);
   for (const register of V1_ROUTES) register(app, { ...services, stats, bus, reader });
-  registerPages(app, services, bus);
+  registerPages(app, services);
   mcpServer(app, { ...services, stats, bus, reader });
   await app.register(reference, { publicBaseUrl: () => config.publicBaseUrl });
   return app;

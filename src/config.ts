@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { parseIceServers, parseMediaServer, type IceServer, type MediaServer } from './media/settings.ts';
 import { z } from 'zod';
 import type { EngineKindName, EngineSpec, SpeechKeys, TranslateKeys } from './engines/descriptor.ts';
 import { engineOf, knownEntries } from './engines/registry.ts';
@@ -75,6 +76,12 @@ const Env = z.object({
     .string()
     .optional()
     .transform((v, ctx) => engineList('recognize', (v ?? (pocketsphinxInstalled() ? 'pocketsphinx' : '')).split(',').map((x) => x.trim()).filter(Boolean), /^(?:https?|wss?):\/\/\S+$/, ctx)),
+  // Rooms' live voices (operator.md, Media server): `janus` (run by the service; the default where
+  // Debian's janus is installed), `janus=ws://HOST:8188[,ws://...]` (run by the operator), `off`.
+  TOLK_MEDIA_SERVER: z.string().optional().transform((v, ctx) => parseMediaServer(v ?? (present(['/usr/bin/janus', fs.constants.X_OK]) ? 'janus' : 'off'), ctx)),
+  TOLK_JANUS_API_SECRET: z.string().optional(),
+  TOLK_ICE_SERVERS: z.string().optional().transform((v, ctx) => parseIceServers(v ?? '', ctx)),
+  TOLK_MEDIA_PUBLIC_IP: z.union([z.ipv4(), z.ipv6()]).optional(),
   TOLK_RECOGNIZE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   DEEPGRAM_API_KEY: z.string().optional(),
   ELEVENLABS_API_KEY: z.string().optional(),
@@ -146,37 +153,29 @@ function engineList(kind: EngineKindName, list: string[], scheme: RegExp, ctx: z
   return out;
 }
 
-/** Whether Debian's pocketsphinx and its US English model are installed (TOLK_RECOGNIZE's default). */
-function pocketsphinxInstalled(): boolean {
+/** Whether every file is there with its access (X_OK: a program; R_OK: data). */
+function present(...files: Array<[string, number]>): boolean {
   try {
-    fs.accessSync('/usr/bin/pocketsphinx_batch', fs.constants.X_OK);
-    fs.accessSync('/usr/share/pocketsphinx/model/en-us/en-us/mdef', fs.constants.R_OK);
+    for (const [file, mode] of files) fs.accessSync(file, mode);
     return true;
   } catch {
     return false;
   }
+}
+
+/** Whether Debian's pocketsphinx and its US English model are installed (TOLK_RECOGNIZE's default). */
+function pocketsphinxInstalled(): boolean {
+  return present(['/usr/bin/pocketsphinx_batch', fs.constants.X_OK], ['/usr/share/pocketsphinx/model/en-us/en-us/mdef', fs.constants.R_OK]);
 }
 
 /** Whether Debian's espeak-ng program is installed (TOLK_SPEECH_ENGINES's default). */
 function espeakNgInstalled(): boolean {
-  try {
-    fs.accessSync('/usr/bin/espeak-ng', fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  return present(['/usr/bin/espeak-ng', fs.constants.X_OK]);
 }
 
 /** Whether apertium-apy is on PATH (TOLK_TRANSLATE's default). */
 function apyInstalled(): boolean {
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
-    try {
-      if (dir) { fs.accessSync(path.join(dir, 'apertium-apy'), fs.constants.X_OK); return true; }
-    } catch {
-      // Not in this folder.
-    }
-  }
-  return false;
+  return (process.env.PATH ?? '/usr/bin:/bin').split(':').some((dir) => dir && present([path.join(dir, 'apertium-apy'), fs.constants.X_OK]));
 }
 
 function isAddressOrCidr(v: string): boolean {
@@ -321,6 +320,8 @@ export type Config = {
   drainSeconds: number;
   /** TOLK_DB_POOL: the most connections the process's pool opens. */
   dbPool: number;
+  /** Rooms' live voices: TOLK_MEDIA_SERVER, its api secret, the pages' ICE servers, Janus's public address. */
+  media: { server: MediaServer; apiSecret: string | undefined; iceServers: IceServer[]; publicIp: string | undefined };
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -351,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     simSipPeer: e.TOLK_SIM_SIP_PEER || undefined,
     ringTimeoutSeconds: e.TOLK_RING_TIMEOUT_SECONDS,
     speechEngines: e.TOLK_SPEECH_ENGINES,
+    media: { server: e.TOLK_MEDIA_SERVER, apiSecret: e.TOLK_JANUS_API_SECRET || undefined, iceServers: e.TOLK_ICE_SERVERS, publicIp: e.TOLK_MEDIA_PUBLIC_IP || undefined },
     drachtio: e.DRACHTIO_HOST ? { host: e.DRACHTIO_HOST, port: e.DRACHTIO_PORT, secret: e.DRACHTIO_SECRET } : undefined,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
     secretKey: e.TOLK_SECRET_KEY ? Buffer.from(e.TOLK_SECRET_KEY, 'hex') : undefined,

@@ -3,7 +3,7 @@ import type { Services } from './services.ts';
 import { callJobs } from './calls/jobs.ts';
 import { httpJobs } from './http/jobs.ts';
 import { mailJobs } from './mail/jobs.ts';
-import { meetingJobs } from './meetings/jobs.ts';
+import { meetingJobs } from './rooms/meetings/jobs.ts';
 import { roomJobs } from './rooms/jobs.ts';
 import { sessionJobs } from './sessions/jobs.ts';
 import { voiceJobs } from './voices/jobs.ts';

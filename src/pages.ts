@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import { pageErrorHandler } from './http/pages.ts';
 import type { Services } from './services.ts';
-import type { SessionBus } from './sessions/bus.ts';
 import { MAX_MESSAGE_BYTES } from './rooms/audio.ts';
 import { roomPages, type RoomPageDeps } from './rooms/pages/live.ts';
 import assets from './http/assets.ts';
@@ -28,6 +27,7 @@ import streamRoom from './rooms/pages/stream.ts';
 import sayRoom from './rooms/pages/say.ts';
 import leaveRoom from './rooms/pages/leave.ts';
 import audioRoom from './rooms/pages/audio.ts';
+import voicesRoom from './rooms/pages/voices.ts';
 import speechRoom from './rooms/pages/speech.ts';
 import audioInfoRoom from './rooms/pages/audio-info.ts';
 
@@ -63,13 +63,14 @@ export const PAGE_ROUTES: Array<(app: FastifyInstance, deps: PageDeps) => void> 
   sayRoom,
   leaveRoom,
   audioRoom,
+  voicesRoom,
   speechRoom,
   audioInfoRoom,
 ];
 
 /** The pages in a context of their own: their errors (http/pages.ts), and WebSockets for the room's microphone. */
-export function registerPages(app: FastifyInstance, s: Services, bus: SessionBus) {
-  const deps: PageDeps = { ...s, rooms: roomPages(app, s, bus) };
+export function registerPages(app: FastifyInstance, s: Services) {
+  const deps: PageDeps = { ...s, rooms: roomPages(app, s) };
   app.register(async (pages) => {
     pages.setErrorHandler(pageErrorHandler(`${s.config.publicBaseUrl}/docs/errors`));
     await pages.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES + 1024 } });

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { Config } from './config.ts';
 import { LOG_REDACTION } from './http/redact.ts';
+import { startMedia, type MediaServers } from './media/servers.ts';
 import { startTranslation, type Translation } from './engines/translate/index.ts';
 import { startRecognizers } from './engines/speech/index.ts';
 import { setEngineLog } from './engines/supervisor.ts';
@@ -104,6 +105,8 @@ export type Platform = {
   translation: Translation;
   /** The speech recognizers (TOLK_RECOGNIZE). */
   recognizer: RecognizerChain;
+  /** The media server of rooms' voices (TOLK_MEDIA_SERVER). */
+  media: MediaServers;
   close: () => Promise<void>;
 };
 
@@ -147,6 +150,8 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     await db.stop().catch(() => {});
     throw new StartupError(`speech recognition: ${(err as Error).message}`);
   }
+  // Janus, where the service runs it: one that does not start leaves rooms without voices, said in the log and on the pages.
+  const media = await startMedia(config, log);
   const pool = createPool(db.url, config.dbPool);
   const quiet = quietOutages(log);
   let boss: Boss;
@@ -159,10 +164,11 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
   } catch (err) {
     await pool.end().catch(() => {});
     await translation.close().catch(() => {});
+    await media.close().catch(() => {});
     throw await fail(err);
   }
   let workers: Awaited<ReturnType<typeof startWorkers>> | null = null;
-  const services: Services = { config, pool, boss, reactions: REACTIONS, translation, recognizer };
+  const services: Services = { config, pool, boss, reactions: REACTIONS, translation, recognizer, media };
   const workerLog = { ...quiet, warn: (o: object, m: string) => log.warn(o, m), info: (o: object, m: string) => log.info(o, m) };
   try {
     // The gateway first: the call queues the workers take need it in the services.
@@ -173,6 +179,7 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     await boss.stop({ graceful: false }).catch(() => {});
     await pool.end().catch(() => {});
     await translation.close().catch(() => {});
+    await media.close().catch(() => {});
     await db.stop().catch(() => {});
     throw new StartupError(`the SIP gateway cannot start on ${config.sipListen} (TOLK_SIP_LISTEN): ${(err as Error).message}`);
   }
@@ -186,7 +193,9 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     gateway: services.gateway,
     translation,
     recognizer,
+    media,
     close: async () => {
+      await media.close().catch(() => {});
       await services.gateway?.stop().catch(() => {});
       await workers?.stop().catch(() => {});
       await translation.close().catch(() => {});

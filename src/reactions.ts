@@ -16,7 +16,16 @@ import { planSessionEnd } from './sessions/leave.ts';
 import { planCreate, planTransition, type Locked, type Transition } from './actors/store.ts';
 import type { CallSessionRow } from './services.ts';
 import { disclosure } from './i18n/disclosure.ts';
+import { roomHead } from './sessions/publish.ts';
+import { renderPhrases } from './sessions/translations.ts';
+import { chosenVoice } from './sessions/sessions.ts';
+import { speechVoice } from './voices/cloning.ts';
 import { ANNOUNCEMENT, fillName, normaliseLang } from './sim/phrasebook.ts';
+import { BOOKED_MEETINGS } from './rooms/meetings/booked.ts';
+import { callerNumber } from './catalog/numbers.ts';
+import { TrunkDialer } from './trunks/dial.ts';
+import { planStopRobots, startCallee } from './sim/robots.ts';
+import { partialHeard, sayProgress, speechActivity } from './sessions/signals.ts';
 
 /**
  * The one place where a capability reacts to another's event (services.ts
@@ -56,7 +65,12 @@ export const REACTIONS: Reactions = {
   },
   async phraseSaid(s, tx, phrase) {
     // Said on a call's session: spoken on the call's line (calls/channel.ts).
-    if (phrase.call) await notifySay(tx, { callId: phrase.call.id, utterance: phrase.call.utterance, livemode: phrase.livemode, seq: phrase.call.seq, text: phrase.call.text, lang: phrase.lang });
+    if (phrase.call) {
+      await notifySay(tx, {
+        callId: phrase.call.id, utterance: phrase.call.utterance, livemode: phrase.livemode, seq: phrase.call.seq, text: phrase.call.text, lang: phrase.lang,
+        interruptible: phrase.call.interruptible,
+      });
+    }
     if (!phrase.livemode) await scheduleReply(s, tx, phrase.logId, phrase.lang);
   },
   async sessionLeaving(_s, tx, logId) {
@@ -97,7 +111,7 @@ export const REACTIONS: Reactions = {
     // The callee's words (or digit) in the call's log, heard by the call's session like any phrase.
     await publishSegment(s, tx, {
       roomId: heard.callId, kind: heard.kind, speaker: heard.speaker, participantId: 'callee', srcLang: heard.lang, text: heard.text,
-      audioMs: heard.audioMs, metered: false,
+      audioMs: heard.audioMs, segmentId: heard.segmentId ?? null, metered: false,
     });
   },
   phraseIn: (s, logId, livemode, phrase, lang) => phraseIn(s, logId, livemode, phrase, lang),
@@ -141,4 +155,33 @@ export const REACTIONS: Reactions = {
     // Through the mail outbox (the one invitations use): sent when the endpoint is a live-mode one and SMTP_URL is set.
     await queueMail(s, tx, notice);
   },
+  async personSaid(s, tx, phrase) {
+    // A person's phrase goes into the room's log as an agent's does, so the room's sessions hear it and its pages show it.
+    return publishSegment(s, tx, {
+      roomId: phrase.logId, kind: 'person', speaker: phrase.speaker, participantId: phrase.participantId, srcLang: phrase.lang, text: phrase.text,
+      ...(phrase.audioMs !== undefined ? { audioMs: phrase.audioMs } : {}),
+      segmentId: phrase.segmentId ?? null,
+    });
+  },
+  logHead: (tx, logId) => roomHead(tx, logId),
+  phrasesInEach: (s, logId, livemode, phrases, langs) => renderPhrases(s, logId, livemode, phrases, langs),
+  async sessionVoice(db, sessionId) {
+    // The voice chosen at join, spoken when it is a ready clone the engines can speak.
+    const v = await chosenVoice(db, sessionId);
+    return v?.voiceId ? speechVoice(db, v.owner, v.voiceId) : undefined;
+  },
+  // A booking's meeting is a room: the bookings make and change it through the rooms' own port.
+  bookedMeetings: BOOKED_MEETINGS,
+  // What a call reads of the numbers, the voices, the trunks and the simulator.
+  callerNumber,
+  spokenVoice: speechVoice,
+  trunkDialer: (pool, secretKey) => new TrunkDialer(pool, secretKey),
+  // A call's log is its own: the simulator keeps its callee under the call's id, as a room's robots under the room's.
+  lockSimulatedCallee: (tx, callId) => lockRobots(tx, callId),
+  startSimulatedCallee: (s, tx, callee) => startCallee(s, tx, callee.callId, callee.name, callee.lang),
+  planSimulatedCalleeStop: (w, callId) => planStopRobots(w, callId),
+  // What happens while phrases are said, in the log like them: a say's progress, who talks, a phrase so far (sessions/signals.ts).
+  sayProgress,
+  speechActivity,
+  partialHeard,
 };

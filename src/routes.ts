@@ -9,10 +9,17 @@ import createRooms from './rooms/routes/create.ts';
 import getRooms from './rooms/routes/get.ts';
 import deleteRooms from './rooms/routes/delete.ts';
 import joinLinksRooms from './rooms/routes/join-links.ts';
-import eventTypesCatalog from './catalog/routes/event-types.ts';
+import eventTypesBookings from './bookings/routes/event-types.ts';
+// The document's components are listed in the order their schemas load: the
+// calls' (Call, CallQuote) before the catalog's (PhoneNumber, Avatar).
+import quoteCalls from './calls/routes/quote.ts';
+import createCalls from './calls/routes/create.ts';
+import listCalls from './calls/routes/list.ts';
+import getCalls from './calls/routes/get.ts';
+import hangupCalls from './calls/routes/hangup.ts';
 import numbersCatalog from './catalog/routes/numbers.ts';
 import avatarsCatalog from './catalog/routes/avatars.ts';
-import voicesCatalogCatalog from './catalog/routes/voices-catalog.ts';
+import catalogVoices from './voices/routes/catalog.ts';
 import listEndpointsWebhooks from './webhooks/routes/list-endpoints.ts';
 import createEndpointWebhooks from './webhooks/routes/create-endpoint.ts';
 import deleteEndpointWebhooks from './webhooks/routes/delete-endpoint.ts';
@@ -28,9 +35,9 @@ import eventsSessions from './sessions/routes/events.ts';
 import leaveSessions from './sessions/routes/leave.ts';
 import listTranscripts from './transcripts/routes/list.ts';
 import getTranscripts from './transcripts/routes/get.ts';
-import listMeetings from './meetings/routes/list.ts';
-import createMeetings from './meetings/routes/create.ts';
-import cancelMeetings from './meetings/routes/cancel.ts';
+import listMeetings from './rooms/meetings/routes/list.ts';
+import createMeetings from './rooms/meetings/routes/create.ts';
+import cancelMeetings from './rooms/meetings/routes/cancel.ts';
 import slotsBookings from './bookings/routes/slots.ts';
 import createBookings from './bookings/routes/create.ts';
 import listVoices from './voices/routes/list.ts';
@@ -39,11 +46,6 @@ import addGenericVoices from './voices/routes/add-generic.ts';
 import getVoices from './voices/routes/get.ts';
 import deleteVoices from './voices/routes/delete.ts';
 import completeConsentVoices from './voices/routes/complete-consent.ts';
-import quoteCalls from './calls/routes/quote.ts';
-import createCalls from './calls/routes/create.ts';
-import listCalls from './calls/routes/list.ts';
-import getCalls from './calls/routes/get.ts';
-import hangupCalls from './calls/routes/hangup.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,10 +67,10 @@ export const V1_ROUTES: Array<(app: FastifyInstance, deps: V1Deps) => void> = [
   getRooms,
   deleteRooms,
   joinLinksRooms,
-  eventTypesCatalog,
+  eventTypesBookings,
   numbersCatalog,
   avatarsCatalog,
-  voicesCatalogCatalog,
+  catalogVoices,
   listEndpointsWebhooks,
   createEndpointWebhooks,
   deleteEndpointWebhooks,

@@ -98,8 +98,8 @@ function translationLine(t: Translation): string {
   return `  translation: ${parts.join(', then ')}`;
 }
 
-function banner(base: string, database: string, first: FirstStart | null, org: { id: string; why: string } | null, translation: Translation): string {
-  const lines = [``, `Tolk is listening on ${base}`, `  API reference: ${base}/docs`, `  database: ${database}`, translationLine(translation)];
+function banner(base: string, database: string, first: FirstStart | null, org: { id: string; why: string } | null, translation: Translation, voices: string): string {
+  const lines = [``, `Tolk is listening on ${base}`, `  API reference: ${base}/docs`, `  database: ${database}`, translationLine(translation), `  live voices in rooms: ${voices}`];
   if (first) {
     const { seeded, kept } = first;
     // The live key spends real money: the banner (terminal scrollback, CI logs) shows only its
@@ -166,7 +166,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 try {
-  app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl, gateway: platform.gateway, translation: platform.translation, recognizer: platform.recognizer });
+  app = await buildApp({ config, pool: platform.pool, boss: platform.boss, databaseUrl: platform.databaseUrl, gateway: platform.gateway, translation: platform.translation, recognizer: platform.recognizer, media: platform.media });
   const seeded = await seedIfEmpty(platform.pool, config);
   const first = seeded && { seeded, kept: keepFirstKeys(config.dataDir, seeded) };
   try {
@@ -177,7 +177,7 @@ try {
   const { port } = app.server.address() as AddressInfo;
   const base = config.port === port ? config.publicBaseUrl : config.publicBaseUrl.replace(/:\d+$/, `:${port}`);
   await recordBaseUrl(platform.pool, base);
-  process.stderr.write(banner(base, platform.database, first, first ? null : await bannerOrg(platform.pool, config.dataDir), platform.translation));
+  process.stderr.write(banner(base, platform.database, first, first ? null : await bannerOrg(platform.pool, config.dataDir), platform.translation, platform.media.describe()));
 } catch (err) {
   closing = true;
   await app?.close().catch(() => {});

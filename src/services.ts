@@ -1,3 +1,4 @@
+import type { MediaServers } from './media/servers.ts';
 import type { Config } from './config.ts';
 import type { Client, Pool, Queryable } from './db/pool.ts';
 import type { PgBoss } from 'pg-boss';
@@ -7,6 +8,7 @@ import type { RecognizerChain } from './engines/speech/recognizers.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
 import type { MediaPlane } from '../gateway/media/plane.ts';
+import type { TrunkRoute } from '../gateway/signaling.ts';
 import type { Writes } from './db/writes.ts';
 import type { Locked, Transition, TransitionResult } from './actors/store.ts';
 
@@ -34,19 +36,42 @@ export type Services = {
   reactions: Reactions;
   /** This process's call gateway bound to the calls (calls/dialer.ts), when it runs one (the platform starts it). */
   gateway?: CallGateway;
+  /** The media server rooms' live voices go through (TOLK_MEDIA_SERVER; media/servers.ts); none: no voices. */
+  media?: MediaServers;
   /** Wakes whoever waits for a log's next events (sessions/bus.ts SessionBus); the app and the gateway give it. */
   logBus?: LogBus;
 };
 
 /**
  * The one way a reader waits for what is written in a log (a phrase, its
- * translation): a mark taken before reading, then a wait that ends at the
- * log's next notification after it, or after ms.
+ * translation, who came or went): a mark taken before reading, then a wait
+ * that ends at the log's next notification after it, after ms, or when
+ * `gone` closes (the request or socket the wait is for went away).
  */
 export type LogBus = {
   mark(): number;
-  waitFor(logId: string, ms: number, since: number): Promise<void>;
+  waitFor(logId: string, ms: number, since: number, gone?: Gone): Promise<void>;
 };
+
+/** What a wait watches to stop waiting when its reader goes away (a request's IncomingMessage, a WebSocket, an emitter). */
+export type Gone = { once(event: 'close', fn: () => void): unknown; off(event: 'close', fn: () => void): unknown; readonly destroyed?: boolean };
+
+/**
+ * The channel a log's writers NOTIFY with the log's id (a room's or a
+ * call's) in their transaction, and the LogBus listens on: declared with the
+ * port so that every capability that changes what a log's readers see (the
+ * sessions' phrases, the rooms' people) wakes them the same way.
+ */
+export const LOG_CHANNEL = 'tolk_session_events';
+
+/**
+ * Kinds of a log's entries that are not phrases but what happens while they
+ * are said (sayProgress, speechActivity, partialHeard), each delivered as the
+ * session event of the same name: what counts or renders phrases
+ * (transcripts, the room page's feed, translations) leaves them out.
+ */
+export const LOG_SIGNALS = ['segment.partial', 'say.started', 'say.finished', 'say.interrupted', 'speech.started', 'speech.stopped'] as const;
+export type LogSignal = (typeof LOG_SIGNALS)[number];
 
 /** A gateway bound to the calls: it dials the calls this process claims (calls/dialer.ts bindGateway). */
 export type CallGateway = {
@@ -93,7 +118,11 @@ export type Reactions = {
    * answers it; said on a call's session (`call`), the gateway holding the
    * call speaks it on the line once committed.
    */
-  phraseSaid(s: Services, tx: Client, phrase: { logId: string; lang: string; livemode: boolean; call?: { id: string; utterance: string; seq: number; text: string } }): Promise<void>;
+  phraseSaid(s: Services, tx: Client, phrase: {
+    logId: string; lang: string; livemode: boolean;
+    /** interruptible: a callee who talks over it stops it (the say's `interruptible`). */
+    call?: { id: string; utterance: string; seq: number; text: string; interruptible: boolean };
+  }): Promise<void>;
   /**
    * A session of the log is about to end (it leaves): what reacts to its end
    * takes its row locks here, before the session's row is locked, in the
@@ -122,7 +151,11 @@ export type Reactions = {
    */
   ownWording(kind: string | null, announced: string | null, lang: string): string | null;
   /** The far end of a call said something or keyed a digit (calls/call-line.ts): a phrase of the call's log, heard by its session. */
-  heardOnCall(s: Services, tx: Client, heard: { callId: string; kind: 'person' | 'dtmf'; speaker: string; lang: string; text: string | null; audioMs: number }): Promise<void>;
+  heardOnCall(s: Services, tx: Client, heard: {
+    callId: string; kind: 'person' | 'dtmf'; speaker: string; lang: string; text: string | null; audioMs: number;
+    /** The id its partials carried (partialHeard): the final's meta.segment_id. */
+    segmentId?: string;
+  }): Promise<void>;
   /**
    * A phrase of a log in lang, translated once whoever reads it, waiting (up
    * to the engines' time limit, on Services.logBus) while another reader
@@ -158,7 +191,131 @@ export type Reactions = {
   mailFrom(config: Pick<Config, 'mailFrom' | 'publicBaseUrl'>): string;
   /** A webhook endpoint was disabled for failing: its owner is told by mail (the message is the webhooks'). */
   webhookEndpointDisabled(s: Services, tx: Client, notice: { orgId: string; livemode: boolean; to: string; subject: string; text: string }): Promise<void>;
+  // What a call reads of other capabilities, each named by what the call needs.
+  /**
+   * A call's caller id: one of the organization's numbers by id, or its
+   * default (the shared number when it has none); else 400 naming `from`
+   * (catalog/numbers.ts).
+   */
+  callerNumber(db: Queryable, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }>;
+  /**
+   * The voice the speech engines say a call's voice with: a ready live
+   * clone's provider voice, else undefined (the engines' own voice); pass the
+   * id voiceInUse answered (voices/cloning.ts speechVoice).
+   */
+  spokenVoice(db: Queryable, owner: { orgId: string; livemode: boolean }, voiceId: string | null | undefined): Promise<string | undefined>;
+  /** How a gateway's live calls go out through their trunks (trunks/dial.ts): one per gateway, keeping what it read of a trunk for a few seconds. */
+  trunkDialer(pool: Pool, secretKey: Buffer | undefined): TrunkDialer;
+  /**
+   * The simulated callee of a test call's line (sim/robots.ts): its row is
+   * locked before the call's (the order the simulator takes them in), it
+   * starts talking at the answer, and stops with the call's end (planned in w).
+   */
+  lockSimulatedCallee(tx: Client, callId: string): Promise<void>;
+  startSimulatedCallee(s: Services, tx: Client, callee: { callId: string; name: string; lang: string }): Promise<void>;
+  planSimulatedCalleeStop(w: Writes, callId: string): void;
+  /**
+   * A person in a room said a phrase (typed on the room's page, or heard from
+   * its microphone with its length): a phrase of the room's log, heard by its
+   * sessions as any other, metered like one; answers its number (sessions/publish.ts).
+   */
+  personSaid(s: Services, tx: Client, phrase: { logId: string; participantId: string; speaker: string; lang: string; text: string; audioMs?: number; segmentId?: string }): Promise<number>;
+  /** The log's last number (0 before its first phrase): who joins now reads what comes after it (sessions/publish.ts roomHead). */
+  logHead(tx: Client, logId: string): Promise<number>;
+  /**
+   * A log's phrases in each of langs as far as they are ready, without
+   * waiting: stored translations read, missing ones made now; undefined for
+   * one another reader is making (its storing notifies the log, LogBus):
+   * what a room page's live feed holds back (sessions/translations.ts renderPhrases).
+   */
+  phrasesInEach(s: Services, logId: string, livemode: boolean, phrases: readonly LoggedPhrase[], langs: readonly string[]): Promise<{ get(seq: number, lang: string): { text: string | null; untranslated: boolean } | undefined }>;
+  /**
+   * The voice the speech engines speak an agent session's phrases with: its
+   * ready cloned voice, else undefined (the engines' own voice) (voices/cloning.ts speechVoice).
+   */
+  sessionVoice(db: Queryable, sessionId: string): Promise<string | undefined>;
+  /** What a booking does with its meeting (rooms/meetings/booked.ts): the bookings never touch a room themselves. */
+  bookedMeetings: BookedMeetings;
+  // What happens while a log's phrases are said (operator.md, "Session events beyond segment.final"):
+  // entries of the log numbered like its phrases, never billed, never in a transcript (sessions/signals.ts).
+  /** A session's utterance started, finished or was interrupted after spokenMs of it: say.* to that session only. */
+  sayProgress(s: Services, tx: Client, p: { logId: string; sessionId: string; utteranceId: string; kind: 'started' | 'finished' | 'interrupted'; spokenMs: number }): Promise<void>;
+  /** A participant of the log (a person, a callee) started or stopped talking: speech.* to the log's other sessions. */
+  speechActivity(s: Services, tx: Client, p: { logId: string; speaker: string | null; participantId: string; kind: 'started' | 'stopped' }): Promise<void>;
+  /** A phrase so far, its speaker still talking: segment.partial, replaced by a later one or by the final that carries the same segmentId. */
+  partialHeard(s: Services, tx: Client, p: { logId: string; speaker: string | null; participantId: string; srcLang: string; segmentId: string; text: string }): Promise<void>;
 };
+
+/**
+ * A booking's meeting, a room of kind meeting (rooms/meetings/), as the
+ * bookings make, read, move and cancel it; each call in the booking's
+ * transaction (or read on its own).
+ */
+export type BookedMeetings = {
+  /**
+   * Schedules a new booking's meeting in the host's organization: a private
+   * room, its timers, and one invitation per guest (the booking's guest
+   * first, then the host), each guest an invitee.
+   */
+  schedule(
+    s: Services, tx: Client, host: { credentialId: string; orgId: string; livemode: boolean },
+    meeting: { title: string; start: Date; durationMin: number; langs: string[]; tz: string }, guests: MeetingGuest[],
+  ): Promise<BookedMeeting>;
+  /** The meeting as it is now, locked for the transaction's change with `lock` (FOR UPDATE); undefined when there is none. */
+  read(s: Services, db: Queryable, roomId: string, opts?: { lock?: boolean }): Promise<BookedMeeting | undefined>;
+  /**
+   * Its guest cancels it: CANCEL (meeting.canceled) with a higher calendar
+   * sequence, and the cancellation mailed (METHOD:CANCEL); `changed` false,
+   * nothing done, when it is no longer scheduled.
+   */
+  cancel(s: Services, tx: Client, roomId: string): Promise<{ changed: boolean; meeting: BookedMeeting }>;
+  /**
+   * Its guest moves it to start: the room's new times and a higher calendar
+   * sequence (meeting.updated), new timers (the old ones do nothing), the
+   * updated invitations (same UID).
+   */
+  move(s: Services, tx: Client, roomId: string, start: Date, durationMin: number): Promise<void>;
+  /** The guest's own join link (name and languages prefilled, as in the invitation) while it is ahead or live, else the room's address. */
+  guestLink(s: Services, db: Queryable, meeting: BookedMeeting, guest: { name: string; speak: string; hear?: string | null }): Promise<string>;
+  /** Its calendar file as it is now, the same UID and sequence as its mails: REQUEST, or CANCEL once canceled. */
+  calendar(
+    s: Services, db: Queryable, meeting: BookedMeeting,
+    file: { method: 'REQUEST' | 'CANCEL'; link: string; start: Date; durationMin: number; tz: string; guest: { email: string; name: string } },
+  ): Promise<string>;
+};
+
+/** A booked meeting as its booking reads it. */
+export type BookedMeeting = {
+  id: string;
+  orgId: string;
+  status: 'scheduled' | 'live' | 'ended' | 'canceled';
+  title: string;
+  startsAt: Date | null;
+  durationMin: number | null;
+  tz: string | null;
+  /** Its calendar sequence, raised by each change its invitees are told of. */
+  sequence: number;
+  invitees: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  /** The room's own address (a private room lets in only who has a join link). */
+  url: string;
+};
+
+/** Who a meeting's mails go to; locale: the language of the guest's mails (a booking guest's), when known. */
+export type MeetingGuest = { email: string; name?: string; speak?: string; hear?: string; tz?: string; locale?: string };
+
+/** Where a live call goes out through its trunk, after its calls-per-second slot (waitMs); or why it does not. */
+export type TrunkDial =
+  | { ok: true; target: string; route: TrunkRoute; waitMs: number }
+  | { ok: false; reason: 'trunk_down' | 'trunk_busy' | 'trunk_missing'; detail: string };
+
+/**
+ * A gateway's way out through the trunks (Reactions.trunkDialer). prepare
+ * throws an Error named SecretKeyError when the trunk's stored password cannot
+ * be read with TOLK_SECRET_KEY; its message says what to do.
+ */
+export type TrunkDialer = { prepare(trunkId: string, e164: string): Promise<TrunkDial> };
 
 /** A call's agent session as the calls keep it: the sessions' row (sessions/sessions.ts), of which the calls read only the id. */
 export type CallSessionRow = Record<string, unknown> & { id: string };

@@ -64,4 +64,30 @@ describe('hearing the line', () => {
     expect(heard.length).toBeGreaterThanOrEqual(2);
     expect(heard[0]!.audioMs).toBeLessThanOrEqual(1000);
   });
+
+  it('tells when speech starts (once it has lasted minVoiceMs) and stops (after the hangover), and a click is neither', async () => {
+    const s = (await pico.synthesize('Good morning, I would like to book a table for four.', 'en')).pcm;
+    const said: Array<[string, number, number]> = [];
+    let frame = 0;
+    const h = new Hearing({ onSpeech: (kind, ms) => said.push([kind, ms, frame * 20]) });
+    const click = new Int16Array(160).fill(9000);
+    const pcm = concat(silence(500), click, silence(1000), s, silence(1500));
+    for (let at = 0; at + 160 <= pcm.length; at += 160, frame++) h.push(pcm.subarray(at, at + 160));
+    expect(said.map(([k]) => k)).toEqual(['onset', 'offset']);
+    const [[, voiced, onAt], [, spanned, offAt]] = said as [[string, number, number], [string, number, number]];
+    expect(voiced).toBe(120);
+    // The onset comes soon after the speech starts (1520 ms in, plus the engine's own leading quiet).
+    expect(onAt).toBeGreaterThan(1520);
+    expect(onAt).toBeLessThan(1520 + 600);
+    expect(spanned).toBeGreaterThan((s.length / 8) * 0.7);
+    expect(offAt).toBeGreaterThanOrEqual(1520 + s.length / 8);
+  });
+
+  it('an utterance cut at maxMs while the voice goes on is neither an offset nor a new onset', async () => {
+    const s = (await pico.synthesize('This is a long announcement that keeps going.', 'en')).pcm;
+    const said: string[] = [];
+    const heard = hear(concat(silence(300), s, silence(1500)), new Hearing({ maxMs: 1000, onSpeech: (kind) => said.push(kind) }));
+    expect(heard.length).toBeGreaterThanOrEqual(2);
+    expect(said).toEqual(['onset', 'offset']);
+  });
 });

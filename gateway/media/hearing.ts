@@ -5,9 +5,21 @@
 // shorter). Each finished utterance is handed to a speech recognizer with the
 // milliseconds of audio it spans. Fed one frame per tick, silence included:
 // a peer that suppresses silence sends nothing, and that is silence too.
+// Which frames are voiced is the VoiceDetector's call (vad.ts): Silero's
+// neural model by default, the energy threshold where it cannot load.
+// Besides utterances, `onSpeech` tells when someone starts talking (onset,
+// once the voice has lasted minVoiceMs, so a click or a cough never counts)
+// and when they stopped (offset, once the closing silence has lasted
+// hangoverMs): what speech events and barge-in are made of.
+
+import { voiceDetector, type VoiceDetector } from './vad.ts';
+import { isMainThread } from 'node:worker_threads';
+import { ThreadedDetector } from './vad-thread.ts';
+
+export type SpeechChange = 'onset' | 'offset';
 
 export type HearingOptions = {
-  /** RMS above which a frame holds voice (as answering-machine detection uses). */
+  /** RMS above which a frame holds voice, for the energy detector (the fallback when Silero cannot load). */
   voiceRms: number;
   /** Silence that ends an utterance. */
   hangoverMs: number;
@@ -17,6 +29,18 @@ export type HearingOptions = {
   minVoiceMs: number;
   /** An utterance longer than this is cut here (and the rest is a new one). */
   maxMs: number;
+  /**
+   * What decides whether a frame is voiced; default Silero in this thread on the main thread (the
+   * energy rule at voiceRms if it cannot load), in the voice process on any other. 'thread': Silero in a voice process of its own (vad-thread.ts), a frame late,
+   * for a thread that must keep time (the media plane's).
+   */
+  detector?: VoiceDetector | 'thread';
+  /**
+   * Speech started (onset: `ms` is the voiced audio heard so far) or stopped
+   * (offset: `ms` is the audio the speech spanned, from its first voiced frame
+   * to its last). An utterance cut at maxMs while the voice goes on is neither.
+   */
+  onSpeech?: (kind: SpeechChange, ms: number) => void;
 };
 
 export const HEARING_DEFAULTS: HearingOptions = { voiceRms: 400, hangoverMs: 700, prerollMs: 200, minVoiceMs: 120, maxMs: 30_000 };
@@ -35,6 +59,11 @@ const SILENCE = new Int16Array(FRAME);
 
 export class Hearing {
   private readonly o: HearingOptions;
+  private readonly detector: VoiceDetector;
+  /** An onset was reported and its offset not yet. */
+  private talking = false;
+  /** Milliseconds from the talk's first voiced frame to its last, across maxMs cuts. */
+  private talkMs = 0;
   private readonly preroll: Int16Array[] = [];
   private frames: Int16Array[] = [];
   /** Frames of `frames` up to the last voiced one. */
@@ -46,20 +75,29 @@ export class Hearing {
 
   constructor(o: Partial<HearingOptions> = {}) {
     this.o = { ...HEARING_DEFAULTS, ...o };
+    // Off the main thread, Silero runs in the voice process unless told otherwise: its runtime aborts
+    // the process when a worker thread is terminated in the middle of a call into it (vad-thread.ts).
+    const threaded = o.detector === 'thread' || (o.detector === undefined && !isMainThread);
+    this.detector = threaded ? new ThreadedDetector() : o.detector && o.detector !== 'thread' ? o.detector : voiceDetector({ energyRms: this.o.voiceRms });
+  }
+
+  /** 'silero' or 'energy': which detector this hears with. */
+  get detectorKind(): VoiceDetector['kind'] {
+    return this.detector.kind;
   }
 
   /** One 20 ms frame (160 samples; null: nothing arrived, silence); the utterance it ended, if any. */
   push(frame: Int16Array | null): Utterance | null {
     // A frame that never came is silence (one shared, never written: frames are only read and copied out).
     const f = frame ?? SILENCE;
-    let voiced = false;
-    if (frame) {
-      let sum = 0;
-      for (let i = 0; i < f.length; i++) sum += f[i]! * f[i]!;
-      voiced = f.length > 0 && Math.sqrt(sum / f.length) > this.o.voiceRms;
-    }
+    const voiced = this.detector.push(frame).speech;
     if (!this.inVoice) {
       if (!voiced) {
+        // After an utterance cut at maxMs, the talk ends once its silence is as long as a hangover.
+        if (this.talking) {
+          this.silenceMs += 20;
+          if (this.silenceMs >= this.o.hangoverMs) this.change('offset', this.talkMs);
+        }
         this.preroll.push(f);
         if (this.preroll.length > this.o.prerollMs / 20) this.preroll.shift();
         return null;
@@ -75,12 +113,16 @@ export class Hearing {
       this.voicedMs += 20;
       this.silenceMs = 0;
       this.upToVoice = this.frames.length;
+      if (!this.talking && this.voicedMs >= this.o.minVoiceMs) {
+        this.talkMs = 0;
+        this.change('onset', this.voicedMs);
+      }
     } else {
       this.silenceMs += 20;
     }
     const tooLong = (this.frames.length - this.prerollFrames) * 20 >= this.o.maxMs;
     if (this.silenceMs < this.o.hangoverMs && !tooLong) return null;
-    return this.end();
+    return this.end(!tooLong);
   }
 
   /** Whether an utterance is under way (voice heard, its closing silence not yet long enough). */
@@ -95,22 +137,35 @@ export class Hearing {
 
   /** Ends the utterance under way now (the speaker let go of push-to-talk, or left): it, if long enough to be one. */
   flush(): Utterance | null {
+    // What comes next is a new stretch of audio (and Silero's model goes back to its thread's idle ones).
+    this.detector.reset();
     if (!this.inVoice) {
       this.preroll.length = 0;
+      if (this.talking) this.change('offset', this.talkMs);
       return null;
     }
-    return this.end();
+    return this.end(true);
   }
 
-  private end(): Utterance | null {
+  /** The utterance under way ends; `stopped`: because the voice did (not a cut at maxMs). */
+  private end(stopped: boolean): Utterance | null {
     this.inVoice = false;
     const kept = this.frames.slice(0, this.upToVoice);
     const voicedMs = this.voicedMs;
     const audioMs = (this.upToVoice - this.prerollFrames) * 20;
+    if (this.talking) {
+      this.talkMs += audioMs;
+      if (stopped) this.change('offset', this.talkMs);
+    }
     this.frames = [];
     this.upToVoice = 0;
     if (voicedMs < this.o.minVoiceMs) return null;
     return { pcm: concat(kept), audioMs, voicedMs };
+  }
+
+  private change(kind: SpeechChange, ms: number): void {
+    this.talking = kind === 'onset';
+    this.o.onSpeech?.(kind, ms);
   }
 }
 

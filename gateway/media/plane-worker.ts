@@ -6,6 +6,9 @@ import { decodeG711, encodeG711, FRAME_SAMPLES, parseDtmf, parseRtp, RtpSender }
 import type { Negotiated } from './sdp.ts';
 import type { PlaneCommand, PlaneEvent, StreamStats } from './plane.ts';
 import { Hearing } from './hearing.ts';
+import { ENERGY_RMS, type VoiceDetector } from './vad.ts';
+import { ThreadedDetector } from './vad-thread.ts';
+import { BargeIn, type Barge } from './barge-in.ts';
 import { AnsweringMachineDetector, type AmdVerdict } from './amd.ts';
 
 // The media plane's thread: every RTP stream of the process, paced by one
@@ -19,6 +22,12 @@ const TICK_MS = 20;
 /** A frame that never came, to answering-machine detection (only read). */
 const SILENT_FRAME = new Int16Array(FRAME_SAMPLES);
 const SR_EVERY_MS = 5000;
+/**
+ * An utterance's audio goes to the main thread while it is said (for a streaming recognizer's
+ * partials) in parts of this many frames (100 ms): fewer messages than a frame each, later by
+ * at most a part.
+ */
+const AUDIO_EVERY = 5;
 
 type Stream = {
   key: string;
@@ -30,15 +39,25 @@ type Stream = {
   to: { address: string; port: number } | null;
   latched: boolean;
   sender: RtpSender | null;
-  /** Frames waiting to be sent, each with the utterance it belongs to. */
-  queue: Array<{ frame: Uint8Array; utterance: string; last: boolean }>;
+  /** Frames waiting to be sent, each with the utterance it belongs to, its loudness (RMS) and whether talking over it stops it. */
+  queue: Array<{ frame: Uint8Array; utterance: string; last: boolean; rms: number; interruptible: boolean }>;
   playing: string | null;
+  /** Frames sent of each utterance started and not yet finished or dropped (spoken_ms = frames × 20). */
+  spoken: Map<string, number>;
+  /** Utterances dropped by a barge-in: their later parts (`more`) are not queued. */
+  dropped: Set<string>;
+  /** The callee talking over the agent (streams opened to hear): pauses, resumes or drops what is queued (barge-in.ts). */
+  barge: BargeIn | null;
+  /** The detector's decision on the last frame heard (what barge-in reads, frame by frame). */
+  voiced: boolean;
   jitter: JitterBuffer;
   lastDtmf: { ts: number; digit: string } | null;
   stats: StreamStats;
   lastSr: number;
   /** Cuts what the peer says into utterances (streams opened to hear). */
   hearing: Hearing | null;
+  /** The utterance under way's audio not yet posted (`audio` events, every AUDIO_EVERY frames), and whether its first part was. */
+  audio: { frames: Int16Array[]; started: boolean } | null;
   /** Answering-machine detection under way: the command to answer with its verdict, then the beep watch. */
   amd: { detector: AnsweringMachineDetector; replyTo: number | null; ms: number; noMediaMs: number; receivedAtStart: number } | null;
 };
@@ -103,8 +122,31 @@ function tick(): void {
   ticks++;
   if (lateness.length > 200_000) lateness = lateness.slice(-100_000);
   for (const s of streams.values()) {
+    // In: one frame of what the peer says, in order.
+    const f = s.jitter.pop();
+    let heard: Int16Array | null = null;
+    let heardRms = 0;
+    let echoed = false;
+    if (f && s.remote) {
+      echoed = s.barge?.isOwnEcho(f.payload) ?? false;
+      const pcm = decodeG711(s.remote.codec, f.payload);
+      heard = pcm;
+      let sum = 0;
+      for (const x of pcm) sum += x * x;
+      s.stats.played++;
+      heardRms = Math.sqrt(sum / pcm.length);
+      s.stats.energy.push(Math.round(heardRms));
+      if (s.stats.energy.length > 3000) s.stats.energy.shift();
+    }
+    if (s.remote) listen(s, heard);
+    // Heard before this tick's frame goes out: a voice that pauses the agent stops this very frame.
+    if (s.barge && s.remote) {
+      const b = s.barge.hear({ speech: s.voiced, loud: heardRms > ENERGY_RMS, rms: heardRms, echoed, interruptible: s.queue[0]?.interruptible === true });
+      act(s, b);
+    }
     // Out: one frame of the current utterance.
-    const item = s.queue.shift();
+    // Paused by the callee's voice (barge-in.ts): nothing leaves, the queue waits where it stopped.
+    const item = s.barge?.paused ? undefined : s.queue.shift();
     if (item && s.to && s.sender) {
       if (s.playing !== item.utterance) {
         s.playing = item.utterance;
@@ -113,6 +155,8 @@ function tick(): void {
       // On hold (the far end's SDP says sendonly or inactive: it takes no audio), the frame is
       // played out in time, and not sent.
       const held = s.remote?.direction === 'sendonly' || s.remote?.direction === 'inactive';
+      s.spoken.set(item.utterance, (s.spoken.get(item.utterance) ?? 0) + 1);
+      s.barge?.sent(item.frame, item.rms);
       if (!held) {
         s.rtp.send(s.sender.packet(item.frame), s.to.port, s.to.address);
         lateness.push(performance.now() - due);
@@ -120,24 +164,12 @@ function tick(): void {
       }
       if (item.last) {
         s.playing = null;
-        post({ type: 'finished', key: s.key, utterance: item.utterance });
+        post({ type: 'finished', key: s.key, utterance: item.utterance, spokenMs: (s.spoken.get(item.utterance) ?? 0) * TICK_MS });
+        s.spoken.delete(item.utterance);
       }
     } else if (s.sender && !item) {
       s.sender.skip(FRAME_SAMPLES);
     }
-    // In: one frame of what the peer says, in order.
-    const f = s.jitter.pop();
-    let heard: Int16Array | null = null;
-    if (f && s.remote) {
-      const pcm = decodeG711(s.remote.codec, f.payload);
-      heard = pcm;
-      let sum = 0;
-      for (const x of pcm) sum += x * x;
-      s.stats.played++;
-      s.stats.energy.push(Math.round(Math.sqrt(sum / pcm.length)));
-      if (s.stats.energy.length > 3000) s.stats.energy.shift();
-    }
-    if (s.remote) listen(s, heard);
     // RTCP sender reports, to the RTCP port beside the peer's RTP port.
     if (s.sender && s.to && now - s.lastSr >= SR_EVERY_MS && s.stats.sent > 0) {
       s.lastSr = now;
@@ -150,10 +182,59 @@ function tick(): void {
   tickTimer = setTimeout(tick, Math.max(0, nextTick - performance.now()));
 }
 
+/**
+ * What barge-in decided on this tick: `interrupt` drops the rest of the utterance under way and
+ * every queued utterance the callee may talk over (the others, the disclosure, stay in order),
+ * each reported `interrupted` with what of it was sent.
+ */
+function act(s: Stream, b: Barge): void {
+  if (b !== 'interrupt') return;
+  const gone = new Set<string>();
+  s.queue = s.queue.filter((q) => {
+    if (!q.interruptible) return true;
+    gone.add(q.utterance);
+    return false;
+  });
+  for (const u of gone) {
+    s.dropped.add(u);
+    if (s.playing === u) s.playing = null;
+    post({ type: 'interrupted', key: s.key, utterance: u, spokenMs: (s.spoken.get(u) ?? 0) * TICK_MS });
+    s.spoken.delete(u);
+  }
+  // A long call says many things: only the recent drops can still get parts.
+  if (s.dropped.size > 64) s.dropped.delete(s.dropped.values().next().value!);
+}
+
+/** The utterance under way's audio not yet posted, as one part. */
+function postAudio(s: Stream): void {
+  const a = s.audio!;
+  if (a.frames.length === 0) return;
+  let n = 0;
+  for (const f of a.frames) n += f.length;
+  const pcm = new Int16Array(n);
+  let at = 0;
+  for (const f of a.frames) { pcm.set(f, at); at += f.length; }
+  post({ type: 'audio', key: s.key, pcm, start: !a.started }, [pcm.buffer as ArrayBuffer]);
+  a.started = true;
+  a.frames = [];
+}
+
 /** A tick's frame of the peer's audio (null: none arrived) to the stream's hearing and answering-machine detection. */
 function listen(s: Stream, frame: Int16Array | null): void {
   if (s.hearing) {
+    const was = s.hearing.speaking;
     const u = s.hearing.push(frame);
+    if (s.hearing.speaking) {
+      // Under way: its start (the preroll and the first voiced frame), then each frame as it comes.
+      if (!was) s.audio = { frames: [s.hearing.current()!], started: false };
+      else s.audio?.frames.push(frame ? frame.slice() : new Int16Array(FRAME_SAMPLES));
+      if (s.audio && s.audio.frames.length >= AUDIO_EVERY) postAudio(s);
+    } else if (was) {
+      // Ended: what is left of it goes first, then the utterance (or, too short to be one, its end).
+      if (u && s.audio) postAudio(s);
+      s.audio = null;
+      if (!u) post({ type: 'unheard', key: s.key });
+    }
     if (u) post({ type: 'heard', key: s.key, pcm: u.pcm, audioMs: u.audioMs, voicedMs: u.voicedMs, at: Date.now() }, [u.pcm.buffer as ArrayBuffer]);
   }
   const a = s.amd;
@@ -185,6 +266,23 @@ function ensureClock(): void {
   tickTimer = setTimeout(tick, TICK_MS);
 }
 
+/** The RMS of the frame of `pcm` from `at` (what we send, for telling our own echo). */
+function rmsOf(pcm: Int16Array, at: number): number {
+  const end = Math.min(pcm.length, at + FRAME_SAMPLES);
+  let sum = 0;
+  for (let i = at; i < end; i++) sum += pcm[i]! * pcm[i]!;
+  return end > at ? Math.sqrt(sum / (end - at)) : 0;
+}
+
+/** The detector, its every decision told to `seen` too. */
+function watched(d: VoiceDetector, seen: (voiced: boolean) => void): VoiceDetector {
+  return {
+    kind: d.kind,
+    push: (frame) => { const r = d.push(frame); seen(r.speech); return r; },
+    reset: () => d.reset(),
+  };
+}
+
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return 0;
   const v = [...values].sort((a, b) => a - b);
@@ -197,10 +295,22 @@ async function handle(c: PlaneCommand): Promise<void> {
       const { rtp, rtcp, port: p } = await bindPair(c.host);
       const s: Stream = {
         key: c.key, rtp, rtcp, port: p, remote: null, to: null, latched: false, sender: null, queue: [], playing: null,
+        spoken: new Map(), dropped: new Set(), barge: c.hear ? new BargeIn() : null, voiced: false,
         jitter: new JitterBuffer({ depth: 3 }), lastDtmf: null, lastSr: 0,
         stats: { sent: 0, received: 0, played: 0, energy: [], heardAt: null, openedAt: Date.now() },
-        hearing: c.hear ? new Hearing() : null, amd: null,
+        hearing: null, audio: null, amd: null,
       };
+      if (c.hear) {
+        // Silero in the voice thread (vad-thread.ts): run in this thread, its model's first load
+        // and its windows would hold up every stream's 20 ms tick (a second's stall measured at a
+        // call's first words). Its frame-by-frame decision is kept for barge-in (barge-in.ts:
+        // Hearing's onset waits minVoiceMs); onset and offset become speech events.
+        const detector = watched(new ThreadedDetector(), (v) => { s.voiced = v; });
+        s.hearing = new Hearing({
+          detector,
+          onSpeech: (kind, ms) => post({ type: 'speech', key: s.key, kind, ms, at: Date.now() }),
+        });
+      }
       rtp.on('message', (buf, from) => onPacket(s, buf, from));
       rtp.on('error', () => {});
       // RTCP alone keeps a call alive too (a far end on hold sends reports, no audio).
@@ -223,6 +333,9 @@ async function handle(c: PlaneCommand): Promise<void> {
       const s = streams.get(c.key);
       if (!s || !s.remote) return post({ type: 'reply', id: c.id, error: `stream ${c.key} is not connected` });
       const queuedMs = s.queue.length * TICK_MS;
+      // The rest of an utterance the callee talked over: dropped with it.
+      if (s.dropped.has(c.utterance)) return post({ type: 'reply', id: c.id, queuedMs, dropped: true });
+      const interruptible = c.interruptible === true;
       const bytes = encodeG711(s.remote.codec, c.pcm);
       const frames = Math.ceil(bytes.length / FRAME_SAMPLES);
       // Whole frames, the last one padded with G.711 silence; each frame a view of one buffer.
@@ -230,7 +343,10 @@ async function handle(c: PlaneCommand): Promise<void> {
       all.set(bytes);
       for (let i = 0; i < frames; i++) {
         // `more`: the utterance goes on in the next play (a long phrase spoken part by part): no `finished` yet.
-        s.queue.push({ frame: all.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES), utterance: c.utterance, last: !c.more && i === frames - 1 });
+        s.queue.push({
+          frame: all.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES), utterance: c.utterance, last: !c.more && i === frames - 1,
+          rms: rmsOf(c.pcm, i * FRAME_SAMPLES), interruptible,
+        });
       }
       return post({ type: 'reply', id: c.id, queuedMs });
     }

@@ -4,6 +4,7 @@ import { Batcher } from './batch.ts';
 import type { JitterStats } from './jitter.ts';
 import type { Negotiated } from './sdp.ts';
 import type { AmdOptions, AmdVerdict } from './amd.ts';
+import type { SpeechChange } from './hearing.ts';
 import { addRtpSource, countRtp, type RtpCounts } from '../../src/ops/metrics.ts';
 
 // The media plane of a gateway process: RTP streams run in a worker thread
@@ -29,7 +30,7 @@ export type PlaneCommand =
   | { op: 'open'; id: number; key: string; host: string; hear?: boolean }
   | { op: 'amd'; id: number; key: string; options?: Partial<AmdOptions>; noMediaMs: number }
   | { op: 'connect'; id: number; key: string; remote: Negotiated }
-  | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array; more?: boolean }
+  | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array; more?: boolean; interruptible?: boolean }
   | { op: 'close'; id: number; key: string }
   | { op: 'stats'; id: number; key: string }
   | { op: 'lateness'; id: number; reset: boolean };
@@ -38,8 +39,12 @@ export type PlaneEvent =
   | { type: 'reply'; id: number; error?: string; [k: string]: unknown }
   | { type: 'dtmf'; key: string; digit: string; durationMs: number }
   | { type: 'started'; key: string; utterance: string }
-  | { type: 'finished'; key: string; utterance: string }
+  | { type: 'finished'; key: string; utterance: string; spokenMs: number }
+  | { type: 'interrupted'; key: string; utterance: string; spokenMs: number }
+  | { type: 'speech'; key: string; kind: SpeechChange; ms: number; at: number }
   | { type: 'heard'; key: string; pcm: Int16Array; audioMs: number; voicedMs: number; at: number }
+  | { type: 'audio'; key: string; pcm: Int16Array; start: boolean }
+  | { type: 'unheard'; key: string }
   | { type: 'beep'; key: string; hz: number; atMs: number };
 
 /** A command without its id (the plane numbers them). */
@@ -51,9 +56,21 @@ export type Lateness = { p50: number; p99: number; max: number; packets: number;
 export class MediaPlane extends EventEmitter<{
   dtmf: [key: string, digit: string, durationMs: number];
   started: [key: string, utterance: string];
-  finished: [key: string, utterance: string];
+  /** Its last frame sent; spokenMs: the frames sent of it × 20. */
+  finished: [key: string, utterance: string, spokenMs: number];
+  /** Dropped, the callee talking over it (barge-in.ts), after spokenMs of it were sent. */
+  interrupted: [key: string, utterance: string, spokenMs: number];
+  /** The peer started (onset) or stopped (offset) talking (streams opened with `hear`); `at`: when the plane heard it (epoch ms). */
+  speech: [key: string, kind: SpeechChange, at: number];
   /** An utterance of the peer's (streams opened with `hear`), when its silence has ended it; `at`: then (epoch ms). */
   heard: [key: string, utterance: { pcm: Int16Array; audioMs: number; voicedMs: number; at: number }];
+  /**
+   * The audio of the peer's utterance under way as it is said (streams opened with `hear`), in
+   * parts of 100 ms; `start`: the first part of an utterance (its preroll and first voiced frame).
+   * The utterance then ends with `heard`, or, too short to be one, with `unheard`.
+   */
+  audio: [key: string, pcm: Int16Array, start: boolean];
+  unheard: [key: string];
   /** A beep heard after answering-machine detection began. */
   beep: [key: string, hz: number];
 }> {
@@ -107,8 +124,12 @@ export class MediaPlane extends EventEmitter<{
       else p?.ok(e);
     } else if (e.type === 'dtmf') this.emit('dtmf', e.key, e.digit, e.durationMs);
     else if (e.type === 'started') this.emit('started', e.key, e.utterance);
-    else if (e.type === 'finished') this.emit('finished', e.key, e.utterance);
+    else if (e.type === 'finished') this.emit('finished', e.key, e.utterance, e.spokenMs);
+    else if (e.type === 'interrupted') this.emit('interrupted', e.key, e.utterance, e.spokenMs);
+    else if (e.type === 'speech') this.emit('speech', e.key, e.kind, e.at);
     else if (e.type === 'heard') this.emit('heard', e.key, { pcm: e.pcm, audioMs: e.audioMs, voicedMs: e.voicedMs, at: e.at });
+    else if (e.type === 'audio') this.emit('audio', e.key, e.pcm, e.start);
+    else if (e.type === 'unheard') this.emit('unheard', e.key);
     else this.emit('beep', e.key, e.hz);
   }
 
@@ -154,11 +175,13 @@ export class MediaPlane extends EventEmitter<{
 
   /**
    * Queues 8 kHz 16-bit PCM to be spoken after what is already queued; answers
-   * how long it waits behind that (ms). `started` and `finished` follow.
+   * how long it waits behind that (ms). `started` and `finished` follow, or `interrupted`:
+   * an `interruptible` utterance stops when the peer talks over it (streams opened with
+   * `hear`; barge-in.ts), and a part of it played after that is dropped too.
    */
-  async play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean } = {}): Promise<{ queuedMs: number }> {
+  async play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean; interruptible?: boolean } = {}): Promise<{ queuedMs: number }> {
     const copy = pcm.slice();
-    const r = await this.send<{ queuedMs: number }>({ op: 'play', key, utterance, pcm: copy, more: o.more === true }, [copy.buffer]);
+    const r = await this.send<{ queuedMs: number }>({ op: 'play', key, utterance, pcm: copy, more: o.more === true, interruptible: o.interruptible === true }, [copy.buffer]);
     return { queuedMs: r.queuedMs };
   }
 

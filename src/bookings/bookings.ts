@@ -9,8 +9,6 @@ import { now, type Caller, type Services } from '../services.ts';
 import type { Once } from '../http/idempotency.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import { isValidZone } from './slots.ts';
-import { scheduleMeeting } from '../meetings/meetings.ts';
-import { joinUrl, linkSigningKey } from '../rooms/join-links.ts';
 import type { Booking as BookingSchema } from './schemas.ts';
 import { ownEventType, publicEventType, type EventTypeRow } from './links.ts';
 import { busyOf, checkOffered } from './busy.ts';
@@ -25,8 +23,8 @@ type Booking = z.infer<typeof BookingSchema>;
 // bookings table's exclusion constraint (bookings_no_overlap) makes two
 // active bookings of one host that overlap impossible, whatever races, so a
 // second booking of a slot fails at its INSERT and answers 409 slot_taken.
-// Its meeting is a room scheduled in the host's organization
-// (meetings/meetings.ts), created in the same transaction.
+// Its meeting is a room scheduled in the host's organization, created in the
+// same transaction through the port the rooms give (services.ts BookedMeetings).
 //
 // This file books; beside it: the links (links.ts), busy time and free slots
 // (busy.ts), a booking's row and what booking and changing one share (rows.ts),
@@ -133,21 +131,19 @@ export async function createBooking(s: Services, tx: Client, booker: Booker, inp
     }
     const host = await hostOf(tx, et.org_id);
     const langs = [...new Set([g.speak, g.hear ?? g.speak, et.lang])];
-    const invitees = [g.email, ...(host.email && host.email.toLowerCase() !== g.email.toLowerCase() ? [host.email] : [])];
+    const hostInvited = host.email && host.email.toLowerCase() !== g.email.toLowerCase() ? host.email : null;
     const title = `${et.title}: ${g.name}`.slice(0, 120);
-    const meeting = await scheduleMeeting(s, tx, { id: booker.id, orgId: et.org_id, livemode: booker.livemode }, {
-      title, starts_at: start.toISOString(), start, duration_min: et.duration_min, invitees, langs, visibility: 'private', tz: et.tz,
-    }, {
-      guests: [
-        { email: g.email, name: g.name, speak: g.speak, ...(g.hear ? { hear: g.hear } : {}), tz: g.tz, locale: g.locale },
-        ...(invitees[1] ? [{ email: invitees[1], name: host.name, speak: et.lang }] : []),
-      ],
-    });
+    const meeting = await s.reactions.bookedMeetings.schedule(s, tx, { credentialId: booker.id, orgId: et.org_id, livemode: booker.livemode }, {
+      title, start, durationMin: et.duration_min, langs, tz: et.tz,
+    }, [
+      { email: g.email, name: g.name, speak: g.speak, ...(g.hear ? { hear: g.hear } : {}), tz: g.tz, locale: g.locale },
+      ...(hostInvited ? [{ email: hostInvited, name: host.name, speak: et.lang }] : []),
+    ]);
     const id = newId('bk');
     const token = randomBytes(24).toString('base64url');
     const row: BookingRow = {
       id, event_type_id: et.id, host: et.page, org_id: et.org_id, booker_org_id: booker.orgId, livemode: booker.livemode,
-      room_id: meeting.room.id, status: 'confirmed', start_at: start, end_at: end, guest_name: g.name, guest_email: g.email,
+      room_id: meeting.id, status: 'confirmed', start_at: start, end_at: end, guest_name: g.name, guest_email: g.email,
       guest_speak: g.speak, guest_hear: g.hear ?? null, guest_tz: g.tz, guest_locale: g.locale, manage_token: token, created_at: now(s),
     };
     const { status: _status, ...insert } = row;
@@ -160,7 +156,7 @@ export async function createBooking(s: Services, tx: Client, booker: Booker, inp
       row: { ...insert, answers: JSON.stringify(input.answers ?? {}), credential_id: booker.id },
     });
     await copyToBooker(tx, row, ['booking.created']);
-    const link = joinUrl(s.config.publicBaseUrl, await linkSigningKey(tx), meeting.row, { name: g.name, speak: g.speak, ...(g.hear ? { hear: g.hear } : {}) });
+    const link = await s.reactions.bookedMeetings.guestLink(s, tx, meeting, { name: g.name, speak: g.speak, hear: g.hear });
     return toBooking(s.config.publicBaseUrl, row, link);
   } catch (err) {
     if (isSlotTaken(err)) throw new ApiError('slot_taken', `${iso(start)} was booked meanwhile; pick another slot`);

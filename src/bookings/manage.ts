@@ -1,26 +1,25 @@
 import type { Client, Queryable } from '../db/pool.ts';
 import { prepared, withTx } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
-import { transition, writeEvent } from '../actors/store.ts';
-import { now, type Services } from '../services.ts';
+import { transition } from '../actors/store.ts';
+import { now, type BookedMeeting, type Services } from '../services.ts';
 import { takeQuotas, type Quota } from '../http/quotas.ts';
-import { armTimers, expiresAt, MEETING_COLUMNS, mailGuests, type MeetingRow } from '../meetings/meetings.ts';
-import { roomUrl, toRoom } from '../rooms/rooms.ts';
 import { ET_COLUMNS, type EventTypeRow } from './links.ts';
 import { checkOffered } from './busy.ts';
 import { BOOKING_COLUMNS, MANAGE_TOKEN, LOCK_TIMEOUT, bookingObject, copyToBooker, iso, isSlotTaken, lockHost, parseStart, unavailable, type BookingRow } from './rows.ts';
 
 // A booking managed by its guest through the manage link's token (the manage
-// page): read, cancel, move to another free slot.
+// page): read, cancel, move to another free slot. Its meeting is read and
+// changed through the rooms' port (services.ts BookedMeetings).
 
 /** A booking by its manage token, with its link and meeting (the guest's manage page). */
-export async function bookingByToken(db: Queryable, token: string): Promise<{ booking: BookingRow; et: EventTypeRow; meeting: MeetingRow } | null> {
+export async function bookingByToken(s: Services, db: Queryable, token: string): Promise<{ booking: BookingRow; et: EventTypeRow; meeting: BookedMeeting } | null> {
   if (!MANAGE_TOKEN.test(token)) return null;
   const { rows } = await db.query<BookingRow>(prepared(`SELECT ${BOOKING_COLUMNS} FROM bookings WHERE manage_token = $1`, [token]));
   const booking = rows[0];
   if (!booking) return null;
   const et = (await db.query<EventTypeRow>(prepared(`SELECT ${ET_COLUMNS} FROM event_types WHERE id = $1`, [booking.event_type_id]))).rows[0]!;
-  const meeting = (await db.query<MeetingRow>(prepared(`SELECT ${MEETING_COLUMNS} FROM rooms WHERE id = $1`, [booking.room_id]))).rows[0]!;
+  const meeting = (await s.reactions.bookedMeetings.read(s, db, booking.room_id))!;
   return { booking, et, meeting };
 }
 
@@ -33,11 +32,11 @@ export async function bookingByToken(db: Queryable, token: string): Promise<{ bo
  * moment (40P01: one of them failed). A booking's room_id never changes, so
  * it is read before the locks.
  */
-async function lockByToken(tx: Client, token: string): Promise<BookingRow> {
+async function lockByToken(s: Services, tx: Client, token: string): Promise<BookingRow> {
   const room = MANAGE_TOKEN.test(token)
     ? (await tx.query<{ room_id: string }>(prepared(`SELECT room_id FROM bookings WHERE manage_token = $1`, [token]))).rows[0]
     : undefined;
-  if (room) await tx.query(prepared(`SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE`, [room.room_id]));
+  if (room) await s.reactions.bookedMeetings.read(s, tx, room.room_id, { lock: true });
   const found = room
     ? (await tx.query<BookingRow>(prepared(`SELECT ${BOOKING_COLUMNS} FROM bookings WHERE manage_token = $1 FOR UPDATE`, [token]))).rows[0]
     : undefined;
@@ -69,19 +68,16 @@ export async function cancelByToken(s: Services, token: string, limits?: LimitsO
   return withTx(s.pool, async (tx) => {
     await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
     await limitByToken(s, tx, token, limits).catch(unavailable);
-    const b = await lockByToken(tx, token).catch(unavailable);
+    const b = await lockByToken(s, tx, token).catch(unavailable);
     if (b.status === 'canceled') return b;
     if (b.status === 'completed') throw new ApiError('conflict', 'This meeting has already taken place');
-    const base = s.config.publicBaseUrl;
-    const room = await transition<MeetingRow>(tx, 'room', b.room_id, { type: 'CANCEL' }, {
-      returning: MEETING_COLUMNS, objectFor: (row) => toRoom(base, row), set: (_a, before) => ({ sequence: before.sequence + 1 }),
-    });
-    if (!room.changed) throw new ApiError('conflict', `The meeting has ${room.row.status === 'live' ? 'started' : room.row.status}; it can no longer be canceled`);
+    // Its meeting first (the cancellation mailed to guest and host with it), then the booking.
+    const room = await s.reactions.bookedMeetings.cancel(s, tx, b.room_id);
+    if (!room.changed) throw new ApiError('conflict', `The meeting has ${room.meeting.status === 'live' ? 'started' : room.meeting.status}; it can no longer be canceled`);
     const t = await transition<BookingRow>(tx, 'booking', b.id, { type: 'CANCEL' }, { returning: BOOKING_COLUMNS, objectFor: (x) => bookingObject(x) });
     await copyToBooker(tx, t.row, t.emitted);
     // Agents may have talked in the meeting before it started: what was said becomes its transcript (reactions.ts).
     await s.reactions.guestCanceledMeeting(s, tx, b.room_id);
-    await mailGuests(s, tx, 'cancellation', room.row);
     return t.row;
   });
 }
@@ -98,7 +94,7 @@ export async function rescheduleByToken(s: Services, token: string, startIso: st
     await tx.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
     try {
       await limitByToken(s, tx, token, limits);
-      const b = await lockByToken(tx, token);
+      const b = await lockByToken(s, tx, token);
       if (b.status !== 'confirmed' && b.status !== 'rescheduled') throw new ApiError('conflict', `This booking is ${b.status}; it can no longer be moved`);
       const et = (await tx.query<EventTypeRow>(prepared(`SELECT ${ET_COLUMNS} FROM event_types WHERE id = $1`, [b.event_type_id]))).rows[0]!;
       if (start.getTime() === b.start_at.getTime()) return b;
@@ -106,20 +102,13 @@ export async function rescheduleByToken(s: Services, token: string, startIso: st
       await lockHost(tx, b.host, b.livemode);
       await checkOffered(s, tx, et, b.livemode, 'start', start);
       const end = new Date(start.getTime() + et.duration_min * 60_000);
-      const { rows } = await tx.query<MeetingRow>(prepared(`SELECT ${MEETING_COLUMNS} FROM rooms WHERE id = $1 FOR UPDATE`, [b.room_id]));
-      const m = rows[0]!;
+      const m = (await s.reactions.bookedMeetings.read(s, tx, b.room_id, { lock: true }))!;
       if (m.status !== 'scheduled') throw new ApiError('conflict', `The meeting has ${m.status === 'live' ? 'started' : m.status}; it can no longer be moved`);
       const t = await transition<BookingRow>(tx, 'booking', b.id, { type: 'RESCHEDULE' }, {
         returning: BOOKING_COLUMNS, objectFor: (x) => bookingObject(x), set: () => ({ start_at: start, end_at: end }),
       });
-      const sequence = m.sequence + 1;
-      const expires = expiresAt(start, et.duration_min);
-      await tx.query(prepared(`UPDATE rooms SET starts_at = $2, expires_at = $3, sequence = $4 WHERE id = $1`, [m.id, start, expires, sequence]));
-      const moved: MeetingRow = { ...m, starts_at: start, expires_at: expires, sequence };
-      await writeEvent(tx, { orgId: m.org_id, livemode: m.livemode }, 'meeting.updated', toRoom(s.config.publicBaseUrl, moved));
+      await s.reactions.bookedMeetings.move(s, tx, m.id, start, et.duration_min);
       await copyToBooker(tx, t.row, t.emitted);
-      await armTimers(s, tx, { id: m.id, start, durationMin: m.duration_min ?? et.duration_min, sequence });
-      await mailGuests(s, tx, 'update', moved);
       return t.row;
     } catch (err) {
       if (isSlotTaken(err)) throw new ApiError('slot_taken', `${iso(start)} was booked meanwhile; pick another slot`);
@@ -129,7 +118,7 @@ export async function rescheduleByToken(s: Services, token: string, startIso: st
 }
 
 /** The guest's view of a booking: its link and times, for the manage page. */
-export function manageView(base: string, b: BookingRow, et: EventTypeRow, m: MeetingRow) {
+export function manageView(b: BookingRow, et: EventTypeRow, m: BookedMeeting) {
   return {
     id: b.id,
     status: b.status,
@@ -140,7 +129,7 @@ export function manageView(base: string, b: BookingRow, et: EventTypeRow, m: Mee
     duration_min: et.duration_min,
     host_tz: et.tz,
     guest: { name: b.guest_name, tz: b.guest_tz },
-    room_url: roomUrl(base, b.room_id),
+    room_url: m.url,
     meeting_status: m.status,
     event_type_id: et.id,
   };

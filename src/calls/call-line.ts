@@ -1,5 +1,4 @@
-import { speechVoice } from '../voices/cloning.ts';
-import { prepared, withTx } from '../db/pool.ts';
+import type { Client } from '../db/pool.ts';
 import { now, type Services } from '../services.ts';
 import type { Gateway } from '../../gateway/gateway.ts';
 import type { CallEvent } from '../../machines/call.ts';
@@ -7,18 +6,27 @@ import { CALLEE_NAME } from './calls.ts';
 import type { LineNotice } from './channel.ts';
 import type { CallState } from './events.ts';
 import { perKey } from './per-key.ts';
-import { whenDatabaseBack, type DatabaseBack } from './outage.ts';
-import { disclosureOnLine, partsOf, trimQuiet, type CallVoice } from './line.ts';
+import { HeardPhrase } from '../engines/speech/heard-phrase.ts';
+import type { StreamingRecognizer } from '../engines/speech/streaming.ts';
+import { writeOnLine, type DatabaseBack } from './outage.ts';
+import { disclosureOnLine, partsOf, phraseText, sessionOfCall, trimQuiet, type CallVoice } from './line.ts';
 
 // One call dialed by this process's gateway, from its dial to its end: what
 // is live about it lives here and goes with dispose().
 //
 // - What is said on it: the AI disclosure first (worded and synthesized while
 //   it rings, started at the pick-up), then the agent's says, in the callee's
-//   language, synthesized and played in the order asked for.
+//   language, played in the order asked for; a callee who talks over a say
+//   stops it (the media plane's barge-in), and each say's progress is reported.
 // - What is heard on it: the far end's utterances, read by the recognizer
-//   one after another (it keeps its place in the conversation), and its DTMF
-//   digits, published as phrases of the call's log in the order heard.
+//   in order (it keeps its place), its DTMF digits, and when it starts and
+//   stops talking, published in the call's log in the order heard. Once
+//   answered, with an engine that hears as the audio comes (Deepgram live,
+//   vosk-server, OpenAI realtime), an utterance is heard while it is said:
+//   its audio goes to the engine's stream as the media plane sends it (every
+//   100 ms), whose partials enter the log as segment.partial (at most one
+//   every 250 ms) and whose finals are the phrase (heard-phrase.ts); with any
+//   other (PocketSphinx) it is read whole at its end.
 // - Its chain of events: what SIP says about the call (and what is heard)
 //   is applied in the order it happened, and, while PostgreSQL is away, waits
 //   in that order to be written (outage.ts).
@@ -77,9 +85,15 @@ export class CallLine {
    */
   state: CallState | undefined;
   disposed = false;
-  /** Set once a person answered: what is heard is published and the agent's says are spoken. */
+  /** Set once a person answered: what is heard is published, the agent's says spoken. */
   private answeredIn: string | null = null;
   private disclosed = false;
+  /** The agent's says given to the line whose end (finished or interrupted) is not reported yet. */
+  private readonly says = new Set<string>();
+  /** The far end's utterance under way, heard by a recognizer stream (once answered). */
+  private phrase: HeardPhrase | null = null;
+  /** The call's agent session (its say progress goes to it), read once. */
+  private session: Promise<string | null> | undefined;
   private voiceName: Promise<string | undefined> | undefined;
   private wording: Promise<{ text: string; lang: string }> | undefined;
   private limit: NodeJS.Timeout | undefined;
@@ -145,16 +159,19 @@ export class CallLine {
     this.disclose();
   }
 
-  /**
-   * Says a phrase on the line, after what was asked for before it: `what` gives its text and
-   * language when its turn comes (null: nothing to say).
-   */
-  speak(utterance: string, what: () => Promise<{ text: string; lang: string } | null>): void {
+  /** Says a phrase on the line, after what was asked before it: `what` gives its text and language when its turn comes (null: none). */
+  speak(utterance: string, what: () => Promise<{ text: string; lang: string } | null>, interruptible = false, unspoken?: () => void): void {
     const { signaling } = this.d.gw;
     this.said.run(this.id, async () => {
-      if (!signaling.hasMedia(this.id)) return;
-      const w = await what();
-      if (w && this.up) await this.play(utterance, w.text, w.lang);
+      let played = false;
+      try {
+        if (!signaling.hasMedia(this.id)) return;
+        const w = await what();
+        if (w && this.up) played = await this.play(utterance, w.text, w.lang, interruptible);
+      } finally {
+        // Nothing of it reached the line (no text, no engine speaks its language, the line went, it failed): told all the same.
+        if (!played) unspoken?.();
+      }
     }, utterance);
   }
 
@@ -162,8 +179,9 @@ export class CallLine {
   say(n: Extract<LineNotice, { type: 'say' }>): void {
     const lang = this.answeredIn;
     if (lang === null || !this.up) return;
+    this.says.add(n.utterance);
     this.speak(n.utterance, async () => {
-      const text = n.phrase.text ?? (await this.textOf(n.phrase.seq));
+      const text = n.phrase.text ?? (await phraseText(this.d.s.pool, this.id, n.phrase.seq));
       if (text === null) return null;
       const p = { ...n.phrase, text, created_at: new Date(n.phrase.created_at) };
       // The say in the callee's language, translated once (the session's listeners read the same); what no
@@ -171,17 +189,91 @@ export class CallLine {
       const { s } = this.d;
       const t = await s.reactions.phraseIn(s, this.id, n.livemode, p, lang);
       return t.untranslated || t.text === null ? { text, lang: p.src_lang } : { text: t.text, lang };
+    }, n.interruptible, () => this.progress(n.utterance, 'finished', 0));
+  }
+
+  /**
+   * The media plane started, finished or dropped (the callee talked over it) an utterance: an agent's
+   * say's progress to its session (the sayProgress reaction), in the call's chain of events, so that
+   * with the database away it waits in order (outage.ts). The disclosure is no say: not reported.
+   */
+  progress(utterance: string, kind: 'started' | 'finished' | 'interrupted', spokenMs: number): void {
+    if (!this.says.has(utterance)) return;
+    if (kind !== 'started') this.says.delete(utterance);
+    const { s } = this.d;
+    this.write(`say.${kind}`, async (tx) => {
+      this.session ??= sessionOfCall(tx, this.id);
+      const sessionId = await this.session.catch((err: unknown) => { this.session = undefined; throw err; });
+      if (sessionId === null) return;
+      await s.reactions.sayProgress(s, tx, { logId: this.id, sessionId, utteranceId: utterance, kind, spokenMs });
     });
+  }
+
+  /** The callee started or stopped talking (the media plane's onset and offset): speech.started or speech.stopped, once answered. */
+  speech(kind: 'started' | 'stopped'): void {
+    if (this.answeredIn === null) return;
+    const { s } = this.d;
+    this.write(`speech.${kind}`, (tx) => s.reactions.speechActivity(s, tx, { logId: this.id, speaker: CALLEE_NAME, participantId: 'callee', kind }));
+  }
+
+  /** Who reads what the far end says: a real person's, the service's recognizers; the built-in callee's, its own. */
+  private get recognizer(): Gateway['recognizer'] & { open?: StreamingRecognizer['open']; streamsAsSpoken?: (lang: string) => boolean } {
+    const { s, gw } = this.d;
+    return this.live && s.recognizer ? s.recognizer : gw.recognizer;
+  }
+
+  /**
+   * The far end's utterance under way, as the media plane sends it (`start`: its first part). Once
+   * answered, it goes to a recognizer stream of its own, whose partials are published as it goes.
+   */
+  listen(pcm: Int16Array, start: boolean): void {
+    if (start) {
+      this.phrase?.abandon();
+      this.phrase = null;
+      const lang = this.answeredIn;
+      if (lang === null || this.disposed) return;
+      // Only an engine that hears as the audio comes (Deepgram live, vosk-server, OpenAI realtime): PocketSphinx's
+      // stream reads the growing audio again for its partials, three times the decoding, on the decoders every call
+      // shares, and its final waits behind a partial's read (a loaded 2-core machine missed its calls' time).
+      const recognizer = this.recognizer;
+      if (!recognizer.streamsAsSpoken?.(lang)) return;
+      const { s } = this.d;
+      const phrase = new HeardPhrase(recognizer, { lang, rate: 8000, key: this.id }, {
+        onPartial: (text, segmentId) => {
+          if (this.answeredIn === null) return;
+          const p = { logId: this.id, speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, segmentId, text };
+          this.write('segment.partial', (tx) => s.reactions.partialHeard(s, tx, p));
+        },
+        // Settled by the engine's endpointing before the plane's silence ended the utterance: published now, in order.
+        onFinal: (f) => this.publishHeard(async () => ({ callId: this.id, kind: 'person', speaker: CALLEE_NAME, lang, text: f.text, audioMs: f.audioMs, segmentId: f.segmentId })),
+      });
+      // A recognizer that does not stream reads the utterance whole at its end (hear()).
+      if (!phrase.stream) return;
+      this.phrase = phrase;
+    }
+    this.phrase?.write(pcm);
+  }
+
+  /** The utterance under way was too short to be one (a click, a cough): its stream stops. */
+  unheard(): void {
+    this.phrase?.abandon();
+    this.phrase = null;
   }
 
   /** What the far end said (an utterance of the media plane): recognized, then published as the callee's phrase. */
   hear(u: { pcm: Int16Array; audioMs: number; at: number }): void {
-    const { s, gw } = this.d;
-    const recognizer = this.live && s.recognizer ? s.recognizer : gw.recognizer;
+    const recognizer = this.recognizer;
+    // Heard as it was said: its stream settles it now (its last words), whatever waits before it.
+    const phrase = this.phrase;
+    this.phrase = null;
+    const streamed = phrase?.finish() ?? null;
     this.publishHeard(async (lang) => {
       // Recognized even when it will not be published: the recognizer keeps its place in the conversation.
-      const { text } = await recognizer.recognize({ key: this.id, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at });
-      return { callId: this.id, kind: 'person', speaker: CALLEE_NAME, lang, text, audioMs: u.audioMs };
+      const text = streamed ? (await streamed) || null : (await recognizer.recognize({ key: this.id, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at })).text;
+      // What its early finals (the engine's endpointing) already published is not said again.
+      if (text === null && phrase?.early) return null;
+      const audioMs = Math.max(0, u.audioMs - (phrase?.earlyMs ?? 0));
+      return { callId: this.id, kind: 'person', speaker: CALLEE_NAME, lang, text, audioMs, ...(phrase ? { segmentId: phrase.id } : {}) };
     });
   }
 
@@ -257,6 +349,7 @@ export class CallLine {
   /** The call ended: its timers stop, nothing more is heard or said; what is under way finishes (pending()). */
   dispose(): void {
     this.disposed = true;
+    this.unheard();
     this.clearTimers();
     this.answeredIn = null;
     this.state = undefined;
@@ -279,13 +372,13 @@ export class CallLine {
 
   /**
    * The voice the agent speaks with: the call's voice when it is a ready cloned voice the engines
-   * can speak (voices/cloning.ts), read once per call (only for a call with a voice_id: one without
-   * costs no statement); else the engine's own voice for the language.
+   * can speak (the voices' answer, through the reactions' spokenVoice), read once per call (only for
+   * a call with a voice_id: one without costs no statement); else the engine's own voice for the language.
    */
   private voiceOf(): Promise<string | undefined> {
     const v = this.voice;
     if (!v) return Promise.resolve(undefined);
-    this.voiceName ??= speechVoice(this.d.s.pool, { orgId: v.orgId, livemode: v.livemode }, v.id).catch((err) => {
+    this.voiceName ??= this.d.s.reactions.spokenVoice(this.d.s.pool, { orgId: v.orgId, livemode: v.livemode }, v.id).catch((err) => {
       this.d.log.warn({ err: String(err), callId: this.id }, 'the call\'s voice could not be read: the engine\'s own voice speaks');
       return undefined;
     });
@@ -304,13 +397,13 @@ export class CallLine {
     this.speak('disclosure', () => wording);
   }
 
-  /** Says `text` in `lang`; a language no engine speaks stays text (logged once per language). */
-  private async play(utterance: string, text: string, lang: string): Promise<void> {
+  /** Says `text` in `lang`; a language no engine speaks stays text (logged once per language): false. */
+  private async play(utterance: string, text: string, lang: string, interruptible: boolean): Promise<boolean> {
     const { speech, signaling } = this.d.gw;
     if (!speech.speaks(lang)) {
       if (!this.d.unspoken.has(lang)) this.d.log.warn({ lang, engine: speech.name }, 'no speech engine for this language: calls in it are silent on the line');
       this.d.unspoken.add(lang);
-      return;
+      return false;
     }
     const voice = await this.voiceOf();
     // Its first sentence, then the rest: the line starts speaking once the first is made, not the whole.
@@ -320,24 +413,19 @@ export class CallLine {
       const { pcm } = await p;
       // Joined as one phrase: the engine's quiet after the first part and before the next is cut to a sentence's pause.
       const joined = made.length === 1 ? pcm : trimQuiet(pcm, { start: i > 0, end: i < made.length - 1 });
-      await signaling.play(this.id, utterance, joined, { more: i < made.length - 1 });
+      await signaling.play(this.id, utterance, joined, { more: i < made.length - 1, interruptible });
     }
+    return true;
   }
 
-  /** The phrase's text when the notice could not carry it (too long for one): read from the call's log. */
-  private async textOf(seq: number): Promise<string | null> {
-    const { rows } = await this.d.s.pool.query<{ text: string | null }>(prepared(
-      `SELECT text FROM room_segments WHERE room_id = $1 AND seq = $2`, [this.id, seq]));
-    return rows[0]?.text ?? null;
+  /** A signal of the call's log (a say's progress, speech activity) written in the call's chain (outage.ts). */
+  private write(what: string, w: (tx: Client) => Promise<void>): void {
+    this.run(async () => { await writeOnLine(this.d, this.id, what, w); }, what);
   }
 
   private publish(seg: Heard): Promise<unknown> {
-    const { s, back, signal, log } = this.d;
-    return whenDatabaseBack(() => withTx(s.pool, (tx) => s.reactions.heardOnCall(s, tx, seg)), back, {
-      signal,
-      waiting: () => log.warn({ callId: this.id, kind: seg.kind }, 'the database is away: what was heard on the line waits to be published'),
-      written: (waitedMs) => log.info({ callId: this.id, kind: seg.kind, waitedMs }, 'what was heard on the line was published once the database came back'),
-    });
+    const { s } = this.d;
+    return writeOnLine(this.d, this.id, `heard ${seg.kind}`, (tx) => s.reactions.heardOnCall(s, tx, seg));
   }
 
   /**

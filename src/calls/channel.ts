@@ -29,7 +29,8 @@ const Phrase = z.object({
 
 const LineNotice = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hangup'), call: z.string() }),
-  z.object({ type: z.literal('say'), call: z.string(), utterance: z.string(), livemode: z.boolean(), phrase: Phrase }),
+  // interruptible: the say's (sessions/say.ts); absent from an older process's notice, a call's default.
+  z.object({ type: z.literal('say'), call: z.string(), utterance: z.string(), livemode: z.boolean(), phrase: Phrase, interruptible: z.boolean().default(true) }),
   z.object({ type: z.literal('callee'), call: z.string(), lang: z.string(), text: z.string() }),
 ]);
 
@@ -64,9 +65,11 @@ export function decodeNotice(payload: string): LineNotice | null {
  * transaction commits. The notice carries the phrase, so the line does not
  * read it back.
  */
-export async function notifySay(tx: Client, said: { callId: string; utterance: string; livemode: boolean; seq: number; text: string; lang: string }): Promise<void> {
+export async function notifySay(
+  tx: Client, said: { callId: string; utterance: string; livemode: boolean; seq: number; text: string; lang: string; interruptible: boolean },
+): Promise<void> {
   const notice = encodeNotice({
-    type: 'say', call: said.callId, utterance: said.utterance, livemode: said.livemode,
+    type: 'say', call: said.callId, utterance: said.utterance, livemode: said.livemode, interruptible: said.interruptible,
     phrase: { seq: said.seq, kind: 'agent', text: said.text, src_lang: said.lang, announced: null, created_at: new Date().toISOString() },
   });
   await tx.query(prepared(`SELECT pg_notify($1, $2)`, [CALLS_CHANNEL, notice]));

@@ -12,9 +12,7 @@ import { callEventOf, sipAnswerOf } from './dialog-events.ts';
 import { CallLines } from './lines.ts';
 import type { Log } from './call-line.ts';
 import { DatabaseBack, whenDatabaseBack } from './outage.ts';
-import { TrunkDialer } from './trunk-dial.ts';
 import { writeMaxDurationJob } from './jobs.ts';
-import { SecretKeyError } from '../trunks/secret.ts';
 
 // The calls' side of this process's SIP gateway (gateway/gateway.ts, which the
 // platform starts): which calls it dials, and what SIP's answers mean for them
@@ -72,7 +70,7 @@ export type Dialer = CallGateway & {
 export async function bindGateway(s: Services, gw: Gateway, log: Log): Promise<Dialer> {
   const id = `gw_${randomBase62(16)}`;
   const { signaling: sip, media } = gw;
-  const trunks = new TrunkDialer(s.pool, s.config.secretKey);
+  const trunks = s.reactions.trunkDialer(s.pool, s.config.secretKey);
   /** Live calls on their way to an INVITE, to wait for at stop. */
   const pacing = new Set<Promise<void>>();
   /** Aborts the calls-per-second waits at stop: those calls stay queued for another gateway (sweep.ts). */
@@ -162,7 +160,15 @@ export async function bindGateway(s: Services, gw: Gateway, log: Log): Promise<D
   gw.onDialog(onEvent);
   // What the far end says and keys goes to the line of its call (heard only while the dialog is here).
   media.on('heard', (callId, u) => { if (sip.active().includes(callId)) lines.get(callId)?.hear(u); });
+  // The utterance under way, as it is said: a streaming recognizer's partials (call-line.ts listen).
+  media.on('audio', (callId, pcm, start) => lines.get(callId)?.listen(pcm, start));
+  media.on('unheard', (callId) => lines.get(callId)?.unheard());
   media.on('dtmf', (callId, digit, durationMs) => { if (sip.active().includes(callId)) lines.get(callId)?.digit(digit, durationMs); });
+  // What is said on it, as it is sent (a say's progress), and when the far end starts and stops talking.
+  media.on('started', (callId, u) => lines.get(callId)?.progress(u, 'started', 0));
+  media.on('finished', (callId, u, spokenMs) => lines.get(callId)?.progress(u, 'finished', spokenMs));
+  media.on('interrupted', (callId, u, spokenMs) => lines.get(callId)?.progress(u, 'interrupted', spokenMs));
+  media.on('speech', (callId, kind) => { if (sip.active().includes(callId)) lines.get(callId)?.speech(kind === 'onset' ? 'started' : 'stopped'); });
   await s.pool.query(`INSERT INTO gateways (id, sip_address) VALUES ($1, $2)`, [id, sip.address]);
 
   /** `written`: the call as this process just wrote it (placed here), kept to apply its ringing and answer in one statement each. */
@@ -194,7 +200,7 @@ export async function bindGateway(s: Services, gw: Gateway, log: Log): Promise<D
     }
   };
   /**
-   * A live call (trunk-dial.ts): a trunk down, removed, or with its pacing
+   * A live call (trunks/dial.ts, through the trunkDialer port): a trunk down, removed, or with its pacing
    * queue full fails it at once; otherwise its INVITE leaves at its slot,
    * unless the call ended while it waited.
    */
@@ -219,7 +225,8 @@ export async function bindGateway(s: Services, gw: Gateway, log: Log): Promise<D
       }
       await sip.place({ key: call.id, target: d.target, from: call.from_e164, trunk: d.route });
     } catch (err) {
-      log.error({ err: err instanceof SecretKeyError ? err.message : err, callId: call.id, trunk: trunkId }, 'cannot place live call');
+      // A stored password the key cannot read (TrunkDialer): its message says what to do, the stack adds nothing.
+      log.error({ err: err instanceof Error && err.name === 'SecretKeyError' ? err.message : err, callId: call.id, trunk: trunkId }, 'cannot place live call');
       onEvent(call.id, { type: 'no_response' });
     } finally {
       if (line) line.preparing = false;

@@ -4,7 +4,6 @@ import { lockObjects, lockedAfter, planTransition, type Locked, type Transition 
 import { Writes, isConcurrentChange } from '../db/writes.ts';
 import { now, speechOf, type Caller, type CallSessionRow, type Services } from '../services.ts';
 import { afterUsage, planUsage } from '../billing/ledger.ts';
-import { startCallee, planStopRobots, lockRobots } from '../sim/robots.ts';
 import type { CallContext, CallEvent } from '../../machines/call.ts';
 import { disclosureOfRecord } from '../i18n/disclosure.ts';
 import { CALL_AGENT_NAME, CALLEE_NAME, CALL_COLUMNS, ENDED, eventObject, loadCall, toCall, type CallRow } from './calls.ts';
@@ -114,10 +113,10 @@ function timesOf(s: Services, opts: ApplyOpts): { at: Date; answeredAt: Date } {
  */
 export async function applyCallEvent(s: Services, tx: Client, id: string, event: CallEvent, opts: ApplyOpts = {}): Promise<Applied> {
   // The line's speaker row first, then the call's and the session's rows:
-  // the simulator locks in that order too (sim/robots.ts lockRobots). With
+  // the simulator locks in that order too (reactions.ts lockSimulatedCallee). With
   // TOLK_SIM_SIP_PEER nobody simulated speaks on calls' lines: no such row.
   const simulatedLine = !s.config.simSipPeer;
-  if (simulatedLine) await lockRobots(tx, id);
+  if (simulatedLine) await s.reactions.lockSimulatedCallee(tx, id);
   const { at, answeredAt } = timesOf(s, opts);
   // Two round trips whatever the event: the call's row and actor and its
   // session's, locked and read in one statement (ringing needs no session);
@@ -139,7 +138,7 @@ export async function applyCallEvent(s: Services, tx: Client, id: string, event:
     const callee = session !== null && opts.simulatedCallee === true && !row.livemode;
     const timer = row.max_answered_seconds !== null && opts.maxDurationJob !== undefined;
     await (opts.last && !callee && !timer ? w.runAndCommit(tx) : w.run(tx));
-    if (callee) await startCallee(s, tx, id, CALLEE_NAME, row.remote_lang);
+    if (callee) await s.reactions.startSimulatedCallee(s, tx, { callId: id, name: CALLEE_NAME, lang: row.remote_lang });
     // The per-call limit counts from the pick-up.
     if (timer) await opts.maxDurationJob!(tx, id, Number(row.max_answered_seconds) - (at.getTime() - answeredAt.getTime()) / 1000);
     return { row, changed: true, hangUp: false, state: state(call.now) };
@@ -152,7 +151,7 @@ export async function applyCallEvent(s: Services, tx: Client, id: string, event:
   const usage = billed > 0
     ? planUsage(w, { orgId: row.org_id, credentialId: row.credential_id, livemode: row.livemode, kind: 'call', seconds: billed, ref: row.id }, at)
     : null;
-  if (simulatedLine) planStopRobots(w, row.id);
+  if (simulatedLine) s.reactions.planSimulatedCalleeStop(w, row.id);
   // The call's session ends with it: what was said on the line becomes a transcript (room_id null).
   if (session) s.reactions.planCallEnded(w, session);
   // Ended by us (hangup, the per-call limit, the gateway lost) or answered by

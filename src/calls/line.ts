@@ -1,4 +1,5 @@
 import type { Services } from '../services.ts';
+import { prepared, type Client, type Queryable } from '../db/pool.ts';
 import { disclosureOfRecord } from '../i18n/disclosure.ts';
 import { CALL_AGENT_NAME } from './calls.ts';
 
@@ -46,4 +47,17 @@ export async function disclosureOnLine(s: Services, lang: string): Promise<{ tex
   if (kept.lang === lang) return kept;
   const t = s.translation?.chain.covers(kept.lang, lang) ? (await s.translation.chain.translate(kept.text, kept.lang, [lang]))[lang] : null;
   return t ? { text: t.text, lang } : kept;
+}
+
+/** The id of a call's agent session (a call has one), whose says the line reports the progress of; null: none. */
+export async function sessionOfCall(tx: Client, callId: string): Promise<string | null> {
+  const { rows } = await tx.query<{ id: string }>(prepared(`SELECT id FROM agent_sessions WHERE call_id = $1 LIMIT 1`, [callId]));
+  return rows[0]?.id ?? null;
+}
+
+/** A phrase's text when the say's notice could not carry it (too long for one): read from the call's log. */
+export async function phraseText(db: Queryable, callId: string, seq: number): Promise<string | null> {
+  const { rows } = await db.query<{ text: string | null }>(prepared(
+    `SELECT text FROM room_segments WHERE room_id = $1 AND seq = $2`, [callId, seq]));
+  return rows[0]?.text ?? null;
 }

@@ -1,4 +1,5 @@
-import { isDatabaseDown } from '../db/pool.ts';
+import { isDatabaseDown, withTx, type Client } from '../db/pool.ts';
+import type { Services } from '../services.ts';
 
 // What the gateway learns about a call while PostgreSQL is away (answered,
 // hung up, a digit, a phrase heard) is kept and written once it is back: each
@@ -67,4 +68,21 @@ export async function whenDatabaseBack<T>(write: () => Promise<T>, back: Databas
       waitMs = Math.min(LONGEST_WAIT_MS, waitMs * 2);
     }
   }
+}
+
+/** What a call's line needs to write what happens on it (call-line.ts LineDeps). */
+export type LineWriter = {
+  s: Services;
+  back: DatabaseBack;
+  signal: AbortSignal;
+  log: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void };
+};
+
+/** One transaction of a call's line (a phrase heard, a say's progress, speech activity), tried again while the database is away, logged as `what`. */
+export function writeOnLine<T>(d: LineWriter, callId: string, what: string, w: (tx: Client) => Promise<T>): Promise<T> {
+  return whenDatabaseBack(() => withTx(d.s.pool, w), d.back, {
+    signal: d.signal,
+    waiting: () => d.log.warn({ callId, what }, 'the database is away: what happened on the line waits to be written'),
+    written: (waitedMs) => d.log.info({ callId, what, waitedMs }, 'what happened on the line was written once the database came back'),
+  });
 }

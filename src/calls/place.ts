@@ -1,8 +1,7 @@
 import type { z } from 'zod';
-import { prepared, type Client, type Queryable } from '../db/pool.ts';
+import type { Client, Queryable } from '../db/pool.ts';
 import type { Once } from '../http/idempotency.ts';
-import { ID_PATTERN, newId } from '../ids.ts';
-import { usableVoice } from '../voices/usable.ts';
+import { newId } from '../ids.ts';
 import { invalid } from '../errors.ts';
 import { planCreate, type TransitionResult } from '../actors/store.ts';
 import { Writes } from '../db/writes.ts';
@@ -12,7 +11,6 @@ import { assertCanSpend, spendableSeconds } from '../billing/limits.ts';
 import { liveTrunk } from './live.ts';
 import { attemptCaps, destinationOf, evaluate, type Destination } from '../../policies/evaluate.ts';
 import type { AttemptCap, ConsentKind, Purpose } from '../../policies/types.ts';
-import { SHARED_NUMBER } from '../catalog/numbers.ts';
 import { CALL_AGENT_NAME, eventObject, toCall, type CallRow } from './calls.ts';
 import type { CallState } from './events.ts';
 import { writeDialJob } from './jobs.ts';
@@ -36,22 +34,6 @@ export type PlaceInput = {
   to: string; from?: string; purpose: Purpose; consent?: { kind: ConsentKind; ref?: string };
   agent_lang: string; remote_lang?: string; voice_id?: string;
 };
-
-/** The caller id: one of the organization's numbers by id, or its default (the shared number when it has none). */
-export async function callerId(tx: Queryable, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }> {
-  if (from === undefined || from === '') {
-    const { rows } = await tx.query<{ id: string; e164: string }>(prepared(
-      `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND is_default LIMIT 1`, [cred.orgId]));
-    return rows[0] ?? { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
-  }
-  if (from === SHARED_NUMBER.id) return { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
-  if (ID_PATTERN.test(from)) {
-    const { rows } = await tx.query<{ id: string; e164: string }>(
-      `SELECT id, e164 FROM phone_numbers WHERE id = $1 AND org_id = $2`, [from, cred.orgId]);
-    if (rows[0]) return rows[0];
-  }
-  throw invalid('from', `'${from.slice(0, 40)}' is not one of your numbers; send the id of a number GET /v1/numbers lists, or omit it for your default`);
-}
 
 /**
  * This organization's calls of `purpose` to the number (not blocked) within
@@ -131,8 +113,9 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   assertLanguagesAllowed(cred, 'agent_lang', [input.agent_lang]);
   assertLanguagesAllowed(cred, 'remote_lang', [remoteLang]);
   assertVoiceAllowed(cred, 'voice_id', input.voice_id);
-  const voiceId = await usableVoice(tx, cred, 'voice_id', input.voice_id);
-  const from = await callerId(tx, cred, input.from);
+  // The voice and the caller id are the voices' and the numbers' (read through the reactions' ports).
+  const voiceId = await s.reactions.usableVoice(tx, cred, 'voice_id', input.voice_id);
+  const from = await s.reactions.callerNumber(tx, cred, input.from);
   // The default number (the organization's, or the shared one) is a caller id too: a key limited to some numbers uses no other.
   if (!input.from) assertNumberAllowed(cred, 'from', from.id);
   // Live: a real call through the trunk of its number, when there is one and the engines cover the conversation; else 501.

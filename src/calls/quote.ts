@@ -1,5 +1,5 @@
 import { attemptCaps, destinationOf, evaluate, maskNumber } from '../../policies/evaluate.ts';
-import { callerId, countAttempts } from './place.ts';
+import { countAttempts } from './place.ts';
 import type { ConsentKind, Purpose } from '../../policies/types.ts';
 import { invalid } from '../errors.ts';
 import { assertDestinationAllowed, assertNumberAllowed } from '../restrictions.ts';
@@ -36,7 +36,7 @@ export async function quoteCall(s: Services, cred: Caller, q: { to: string; purp
   // lock: a call placed meanwhile may still make the next one too many).
   let v;
   if (q.purpose) {
-    const from = await callerId(s.pool, cred, q.from);
+    const from = await s.reactions.callerNumber(s.pool, cred, q.from);
     const attempts = await countAttempts(s.pool, cred, dest, q.purpose, attemptCaps(dest, q.purpose, at), at);
     v = evaluate(dest, q.purpose, q.consent ?? null, at, { attempts, from: from.e164 });
   } else {

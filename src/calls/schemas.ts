@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Lang } from '../http/schemas.ts';
 
-// Shapes of phone calls (api.md: Call, Call quote, Phone number).
+// Shapes of phone calls (api.md: Call, Call quote; a phone number is the catalog's, catalog/schemas.ts).
 
 export const CallPurpose = z.enum(['transactional', 'scheduling', 'support', 'marketing']);
 
@@ -73,14 +73,3 @@ export const CallQuote = z
     simulator: z.string().nullable(),
   })
   .meta({ id: 'CallQuote' });
-
-export const PhoneNumber = z
-  .object({
-    id: z.string(),
-    e164: z.string(),
-    label: z.string().nullable(),
-    status: z.literal('active'),
-    shared: z.boolean(),
-    default: z.boolean(),
-  })
-  .meta({ id: 'PhoneNumber' });

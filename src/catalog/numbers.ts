@@ -1,3 +1,6 @@
+import { prepared, type Queryable } from '../db/pool.ts';
+import { invalid } from '../errors.ts';
+import { ID_PATTERN } from '../ids.ts';
 import type { Caller, Services } from '../services.ts';
 
 /** The service's shared caller id, used by organizations without a number of their own. */
@@ -12,4 +15,24 @@ export async function listNumbers(s: Services, cred: Caller, limit: number) {
   const hasDefault = own.some((n) => n.default);
   const shared = { ...SHARED_NUMBER, status: 'active' as const, shared: true, default: !hasDefault };
   return own.length < limit ? [...own, shared] : own;
+}
+
+/**
+ * A call's caller id: one of the organization's numbers by id, or its default
+ * (the shared number when it has none); else 400 naming `from`. The calls read
+ * it through the reactions' callerNumber port (calls/place.ts, quote.ts).
+ */
+export async function callerNumber(db: Queryable, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }> {
+  if (from === undefined || from === '') {
+    const { rows } = await db.query<{ id: string; e164: string }>(prepared(
+      `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND is_default LIMIT 1`, [cred.orgId]));
+    return rows[0] ?? { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
+  }
+  if (from === SHARED_NUMBER.id) return { id: SHARED_NUMBER.id, e164: SHARED_NUMBER.e164 };
+  if (ID_PATTERN.test(from)) {
+    const { rows } = await db.query<{ id: string; e164: string }>(
+      `SELECT id, e164 FROM phone_numbers WHERE id = $1 AND org_id = $2`, [from, cred.orgId]);
+    if (rows[0]) return rows[0];
+  }
+  throw invalid('from', `'${from.slice(0, 40)}' is not one of your numbers; send the id of a number GET /v1/numbers lists, or omit it for your default`);
 }

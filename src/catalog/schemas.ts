@@ -1,6 +1,18 @@
 import { z } from 'zod';
 
-// Shapes of the catalogs (api.md: Avatar; voices and numbers have their own).
+// Shapes of the catalogs (api.md: Phone number, Avatar; the voice catalog's is the voices').
+
+/** A number usable as caller id (GET /v1/numbers); a call's `from` is one by id. */
+export const PhoneNumber = z
+  .object({
+    id: z.string(),
+    e164: z.string(),
+    label: z.string().nullable(),
+    status: z.literal('active'),
+    shared: z.boolean(),
+    default: z.boolean(),
+  })
+  .meta({ id: 'PhoneNumber' });
 
 const VideoType = z.enum(['talk-neutral', 'talk-agree', 'idle-aside', 'idle-monitor', 'talk-explain', 'talk-question']);
 

@@ -16,8 +16,8 @@ export type EngineSpec = { name: string; url?: string };
 export type TranslateKeys = { libretranslate?: string; deepl?: string; openai?: string; openaiTranslateModel: string };
 export type SpeechKeys = { deepgram?: string; elevenlabs?: string; openai?: string; openaiSttModel: string; openaiTtsModel: string; voskLangs: string[] };
 
-/** What a translation engine is made with: the keys, and (apertium without a URL) the address of the apertium-apy this process runs. */
-export type TranslateSettings = { engineKeys: TranslateKeys; apyUrl?: string | (() => string) };
+/** What a translation engine is made with: the keys, and (an entry without a URL of an engine with an ownServer) where the server this process runs for it answers now. */
+export type TranslateSettings = { engineKeys: TranslateKeys; ownUrl?: () => string };
 /** What a recognizer or a synthesizer is made with. */
 export type SpeechSettings = { speechKeys: SpeechKeys };
 
@@ -30,6 +30,34 @@ type Kind<E, S> = {
   create(spec: EngineSpec, s: S): E;
 };
 
+/** A server an engine's folder runs (ownServer), as started: where it answers now (a restarted one may move), and its stop. */
+export type RunningServer = { url: () => string; stop(): Promise<void> };
+
+/**
+ * A translation engine that, listed without a URL, runs its own server on
+ * this machine (apertium: Debian's apertium-apy), as the embedded PostgreSQL
+ * is run. The start runs it before making the engine, which it gives the
+ * server's address (TranslateSettings.ownUrl); one that cannot start leaves
+ * the engine out, with the rejection's sentence in the log.
+ */
+export type OwnServer = {
+  /** What runs, as the log and `npx tolk engines` name it (`apertium-apy`). */
+  what: string;
+  /**
+   * Starts it for the service, kept running: one that dies is logged and
+   * started again (supervisor.ts); onDown and onUp (once it is back) tell
+   * the engine that uses it. Never on one of avoidPorts.
+   */
+  supervise(o: {
+    avoidPorts: readonly number[];
+    log: { warn: (o: object, m: string) => void; info: (o: object, m: string) => void };
+    onDown: () => void;
+    onUp: () => void | Promise<void>;
+  }): Promise<RunningServer>;
+  /** Starts it once, for a question (`npx tolk engines`): nothing starts it again. */
+  start(): Promise<RunningServer>;
+};
+
 export type EngineDescriptor = {
   /** Its name in the environment's lists. */
   name: string;
@@ -39,7 +67,7 @@ export type EngineDescriptor = {
   settings: readonly string[];
   /** Test mode's own: made by the service, never named in a list. */
   testModeOnly?: boolean;
-  translate?: Kind<TranslationEngine, TranslateSettings>;
+  translate?: Kind<TranslationEngine, TranslateSettings> & { ownServer?: OwnServer };
   recognize?: Kind<SpeechRecognizer, SpeechSettings>;
   speak?: Kind<SpeechSynthesizer, SpeechSettings>;
 };

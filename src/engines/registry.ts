@@ -1,7 +1,7 @@
 import { apertium } from './apertium/index.ts';
 import { deepgram } from './deepgram/index.ts';
 import { deepl } from './deepl/index.ts';
-import type { EngineDescriptor, EngineKindName, EngineSpec, SpeechSettings, TranslateSettings } from './descriptor.ts';
+import type { EngineDescriptor, EngineKindName, EngineSpec, OwnServer, SpeechSettings, TranslateSettings } from './descriptor.ts';
 import { elevenlabs } from './elevenlabs/index.ts';
 import { espeak } from './espeak/index.ts';
 import { libretranslate } from './libretranslate/index.ts';
@@ -56,6 +56,11 @@ function known(kind: EngineKindName, spec: EngineSpec): EngineDescriptor {
 /** The translation engine of a TOLK_TRANSLATE entry, made by its folder. */
 export function createTranslationEngine(spec: EngineSpec, s: TranslateSettings): TranslationEngine {
   return known('translate', spec).translate!.create(spec, s);
+}
+
+/** The server a TOLK_TRANSLATE entry without a URL has this process run for its engine (descriptor.ts, ownServer), or undefined. */
+export function ownServerOf(spec: EngineSpec): OwnServer | undefined {
+  return spec.url ? undefined : known('translate', spec).translate!.ownServer;
 }
 
 /** The recognizer of a TOLK_RECOGNIZE entry, made by its folder. */

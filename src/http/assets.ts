@@ -23,6 +23,7 @@ const FILES = {
   'room.css': { file: 'rooms/assets/room.css', before: '/r/assets/' },
   'room.js': { file: 'rooms/assets/room.js', before: '/r/assets/' },
   'room-audio.js': { file: 'rooms/assets/room-audio.js', before: '/r/assets/' },
+  'room-voices.js': { file: 'rooms/assets/room-voices.js', before: '/r/assets/' },
   // An AudioWorklet module: loaded by room-audio.js, by the address the page gives it (data-worklet).
   'mic-worklet.js': { file: 'rooms/assets/mic-worklet.js', before: '/r/assets/' },
 } as const;

@@ -33,7 +33,7 @@ export type MailInput = {
   subject: string;
   text: string;
   html?: string;
-  /** A calendar file (meetings/calendar.ts), sent as a text/calendar alternative with its METHOD and as invite.ics. */
+  /** A calendar file (rooms/meetings/calendar.ts), sent as a text/calendar alternative with its METHOD and as invite.ics. */
   ics?: { method: 'REQUEST' | 'CANCEL'; content: string };
 };
 

@@ -1,10 +1,12 @@
-import type { WebSocket, RawData } from 'ws';
+import type { RawData } from 'ws';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { Hearing } from '../../gateway/media/hearing.ts';
 import { sayAloudAsPerson, type ParticipantRow } from './participants.ts';
 import { audioBudgetOf, type AudioBudget } from './audio-budget.ts';
 import { fairQueueOf } from '../engines/speech/fair-queue.ts';
+import { withTx, type Client } from '../db/pool.ts';
+import { HeardPhrase } from '../engines/speech/heard-phrase.ts';
 
 // A person speaking in a room (GET /r/{id}/audio, a WebSocket opened by the
 // room page's microphone button). The page sends its microphone as 16 kHz
@@ -20,13 +22,19 @@ import { fairQueueOf } from '../engines/speech/fair-queue.ts';
 //     hears the person's "I speak" language, and enters the room's log as a
 //     typed phrase does (participants.ts sayAloudAsPerson): every page, agent
 //     session and transcript gets it;
-//   - while a phrase goes on, what it says so far is read again about every
-//     second and sent to the speaker's page as a partial result, replaced by
-//     the final phrase;
+//   - everyone in the room hears it as it is said: its onset and offset enter
+//     the log as speech.started and speech.stopped, and while the phrase goes
+//     on its audio feeds a recognizer stream (Services.recognizer open(): an
+//     engine that only reads whole utterances is read at the phrase's end),
+//     whose partials enter the log as segment.partial (at most one every
+//     PARTIAL_EVERY_MS, and only a changed text) and go to the speaker's page;
+//     the final carries the partials' segment id;
 //   - the audio is kept only until it is read, never stored.
 // Client messages: binary PCM; text `{"type":"end"}` ends the phrase under
 // way (push-to-talk released). Server messages (text JSON): `ready`,
-// `partial`, `final`, `error` (then the socket closes).
+// `partial` and `final` (with the phrase's segment_id), `error` (then the
+// socket closes). The stream is settled in the person's turn of the
+// recognizer's fair queue (fair-queue.ts), as a whole phrase was read.
 //
 // Limits: a message must be whole samples and at most MAX_MESSAGE_BYTES
 // (one second); a person may send PublicLimits.audioSecondsPerParticipantMinute
@@ -41,28 +49,40 @@ export const AUDIO_RATE = 16_000;
 export const MAX_MESSAGE_BYTES = AUDIO_RATE * 2;
 const FRAME_SAMPLES = AUDIO_RATE / 50;
 const FRAME_BYTES = FRAME_SAMPLES * 2;
-/** How often a phrase under way is read again for its partial result. */
-const PARTIAL_EVERY_MS = 1000;
-/** Phrases longer than this get no more partial results (reading them again costs more than it shows). */
-const PARTIAL_UP_TO_MS = 15_000;
 
 /** Close codes: RFC 6455's, and ours in the 4000s. */
 export const CLOSE = { done: 1000, goingAway: 1001, unsupported: 1003, policy: 1008, tooBig: 1009, replaced: 4001, noRecognizer: 4003, idle: 4008, left: 4009, limited: 4029 } as const;
 
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void };
 
+/**
+ * Where a person's audio comes from and their captions go: the page's WebSocket, or their voice
+ * forwarded by the media server (media/voice-link.ts), which speaks the same messages.
+ */
+export type MicSocket = {
+  readonly readyState: number;
+  readonly OPEN: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  on(event: 'message', fn: (data: RawData, isBinary: boolean) => void): unknown;
+  on(event: 'close' | 'error', fn: () => void): unknown;
+};
+
 /** What one open socket costs in memory is this object, its Hearing (at most 30 s of a phrase) and its remainder. */
 export class AudioSocket {
-  private readonly hearing = new Hearing({ voiceRms: 300, maxMs: 30_000 });
+  private readonly hearing = new Hearing({ voiceRms: 300, maxMs: 30_000, onSpeech: (kind) => this.onSpeech(kind) });
   private remainder: Buffer = Buffer.alloc(0);
   /** The person's audio budget, shared by their sockets on every process; messages wait in `held` until it is read. */
   private readonly budget: AudioBudget;
   private held: Array<[RawData, boolean]> | null = [];
   /** Phrases are read and published one after another, in the order they were said. */
   private chain: Promise<void> = Promise.resolve();
-  private partialAt = 0;
-  private partialBusy = false;
-  private lastPartial = '';
+  /** The phrase under way, heard by its recognizer stream. */
+  private phrase: HeardPhrase | null = null;
+  /** Speech activity and partials enter the log one after another, as they happened, and before the phrase's final. */
+  private signals: Promise<void> = Promise.resolve();
+  /** speech.started was published and speech.stopped not yet. */
+  private talking = false;
   private closed = false;
   private ended = false;
   /** What it was saying is not to be recognized nor published (its person left, or it went quiet: drop()). */
@@ -70,12 +90,12 @@ export class AudioSocket {
   readonly opened = Date.now();
 
   private readonly s: Services;
-  private readonly ws: WebSocket;
+  private readonly ws: MicSocket;
   private readonly roomId: string;
   private readonly p: ParticipantRow;
   private readonly log: Log;
 
-  constructor(s: Services, ws: WebSocket, roomId: string, p: ParticipantRow, log: Log) {
+  constructor(s: Services, ws: MicSocket, roomId: string, p: ParticipantRow, log: Log) {
     this.s = s;
     this.ws = ws;
     this.roomId = roomId;
@@ -115,6 +135,7 @@ export class AudioSocket {
   drop(code: number, error: string, message: string): void {
     if (this.closed) return;
     this.dropped = true;
+    this.abandon();
     this.fail(code, error, message);
   }
 
@@ -149,8 +170,16 @@ export class AudioSocket {
       const frame = new Int16Array(FRAME_SAMPLES);
       for (let i = 0; i < FRAME_SAMPLES; i++) frame[i] = this.remainder.readInt16LE(at + i * 2);
       const u = this.hearing.push(frame);
-      if (u) this.finish(u.pcm, u.audioMs);
-      else this.maybePartial();
+      if (u) {
+        this.phrase?.write(frame);
+        this.finish(u.pcm, u.audioMs);
+      } else if (this.hearing.speaking) {
+        if (this.phrase) this.phrase.write(frame);
+        else this.begin();
+      } else if (this.phrase) {
+        // Voice too short to be a phrase (a click, a cough): nothing to read.
+        this.abandon();
+      }
     }
     this.remainder = Buffer.from(this.remainder.subarray(at));
   }
@@ -177,60 +206,94 @@ export class AudioSocket {
     this.fail(CLOSE.unsupported, 'bad_message', 'text messages are {"type":"end"} or {"type":"ping"}; audio goes in binary messages');
   }
 
-  /** About every second of a phrase under way, what it says so far goes to the speaker's page. */
-  private maybePartial(): void {
-    if (!this.hearing.speaking || this.partialBusy) return;
-    const t = Date.now();
-    if (t - this.partialAt < PARTIAL_EVERY_MS) return;
+  /** Speech started or stopped (Hearing): every session and page of the room is told, in the order it happened. */
+  private onSpeech(kind: 'onset' | 'offset'): void {
+    if (kind === 'onset' === this.talking) return;
+    this.talking = kind === 'onset';
+    const p = { logId: this.roomId, speaker: this.p.name, participantId: this.p.id, kind: kind === 'onset' ? 'started' as const : 'stopped' as const };
+    this.signal((tx) => this.s.reactions.speechActivity(this.s, tx, p));
+  }
+
+  private signal(write: (tx: Client) => Promise<void>): void {
+    this.signals = this.signals
+      .then(() => withTx(this.s.pool, write))
+      .catch((err) => this.log.warn({ err: String(err), participant: this.p.id }, 'a speech signal was not published'));
+  }
+
+  /** A phrase starts: its audio so far (the preroll and its first voiced frame) goes to a recognizer stream of its own (heard-phrase.ts). */
+  private begin(): void {
+    const phrase = new HeardPhrase(this.s.recognizer!, { lang: this.p.speak_lang, rate: AUDIO_RATE, key: this.p.id }, {
+      onPartial: (text, segmentId) => {
+        // What the phrase says so far, to the speaker's page and the room's log.
+        this.send({ type: 'partial', text, segment_id: segmentId });
+        const p = { logId: this.roomId, speaker: this.p.name, participantId: this.p.id, srcLang: this.p.speak_lang, segmentId, text };
+        this.signal((tx) => this.s.reactions.partialHeard(this.s, tx, p));
+      },
+      // Settled by the engine's endpointing before our silence ended the phrase: published now, in order.
+      onFinal: (f) => {
+        this.chain = this.chain.then(async () => {
+          if (!this.dropped) await this.publish(f.text, f.audioMs, 0, f.segmentId);
+        }).catch((err) => this.log.warn({ err: String(err), participant: this.p.id }, 'a phrase said aloud was not published'));
+      },
+    });
     const pcm = this.hearing.current();
-    if (!pcm || pcm.length < AUDIO_RATE / 2 || (pcm.length / AUDIO_RATE) * 1000 > PARTIAL_UP_TO_MS) return;
-    this.partialAt = t;
-    this.partialBusy = true;
-    const recognizer = this.s.recognizer!;
-    // Partials are skipped, not queued, while the person has a phrase with the recognizer (fair-queue.ts).
-    const job = fairQueueOf(recognizer).pending(this.p.id) > 0 ? null
-      : fairQueueOf(recognizer).run(this.p.id, () => recognizer.recognize({ key: `${this.p.id}:partial`, pcm, rate: AUDIO_RATE, audioMs: (pcm.length / AUDIO_RATE) * 1000, lang: this.p.speak_lang, at: t }));
-    if (!job) { this.partialBusy = false; return; }
-    job
-      .then(({ text }) => {
-        // A partial that comes after its phrase ended would replace the final one on the page: dropped.
-        if (text && text !== this.lastPartial && this.hearing.speaking) {
-          this.lastPartial = text;
-          this.send({ type: 'partial', text });
-        }
-      }, () => {})
-      .finally(() => { this.partialBusy = false; });
+    if (pcm) phrase.write(pcm);
+    this.phrase = phrase;
+  }
+
+  /** The phrase under way ends with no final (too short, dropped, the socket closed on a fault): its stream stops. */
+  private abandon(): void {
+    this.phrase?.abandon();
+    this.phrase = null;
   }
 
   /** A phrase ended: read it, publish it, tell the speaker. */
   private finish(pcm: Int16Array, audioMs: number): void {
     const endedAt = Date.now();
-    this.lastPartial = '';
+    const phrase = this.phrase;
+    this.phrase = null;
+    // No more partials of it; its stream is settled in the person's turn below.
+    phrase?.hush();
     this.chain = this.chain.then(async () => {
-      if (this.dropped) return;
+      if (this.dropped) return phrase?.abandon();
       const started = Date.now();
-      // One phrase per person with the recognizer at a time, whatever sockets they opened (fair-queue.ts).
+      // One phrase per person with the recognizer at a time, whatever sockets they opened (fair-queue.ts): its
+      // stream is settled in the person's turn, or the phrase read whole where there is no stream.
       const recognizer = this.s.recognizer!;
-      const { text } = await fairQueueOf(recognizer).run(this.p.id, () => recognizer.recognize({ key: this.p.id, pcm, rate: AUDIO_RATE, audioMs, lang: this.p.speak_lang, at: endedAt }))!;
+      const text = await fairQueueOf(recognizer).run(this.p.id, async () => {
+        const heard = phrase?.finish();
+        if (heard) return heard;
+        return (await recognizer.recognize({ key: this.p.id, pcm, rate: AUDIO_RATE, audioMs, lang: this.p.speak_lang, at: endedAt })).text;
+      })!;
       const recognizeMs = Date.now() - started;
       // Dropped while the recognizer read it (its person left): not published.
       if (this.dropped) return;
+      // What its early finals (the engine's endpointing) did not already publish.
+      const rest = Math.max(0, audioMs - (phrase?.earlyMs ?? 0));
       if (!text || !text.trim()) {
-        this.send({ type: 'final', seq: null, text: null, audio_ms: audioMs, recognize_ms: recognizeMs, reason: 'no words were recognized' });
+        if (phrase?.early) return;
+        this.send({ type: 'final', seq: null, text: null, audio_ms: audioMs, recognize_ms: recognizeMs, reason: 'no words were recognized', ...(phrase ? { segment_id: phrase.id } : {}) });
         return;
       }
-      try {
-        const { seq } = await sayAloudAsPerson(this.s, this.roomId, this.p.id, text, audioMs);
-        this.send({ type: 'final', seq, text, audio_ms: audioMs, recognize_ms: recognizeMs });
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'conflict') return this.fail(CLOSE.left, 'conflict', err.message.replace(/^\w+: /, ''));
-        if (err instanceof ApiError && err.code === 'rate_limited') return this.send({ type: 'error', code: 'rate_limited', message: err.message });
-        throw err;
-      }
+      await this.publish(text, rest, recognizeMs, phrase?.id);
     }).catch((err) => {
       this.log.warn({ err: String(err), participant: this.p.id }, 'a phrase said aloud was not published');
       this.send({ type: 'final', seq: null, text: null, audio_ms: audioMs, reason: 'the phrase could not be published' });
     });
+  }
+
+  /** A phrase (or an engine-settled part of one) to the room, after its partials, and its final to the speaker. */
+  private async publish(text: string, audioMs: number, recognizeMs: number, segmentId: string | undefined): Promise<void> {
+    // Its partials (and the speech activity before it) are in the log first: the final replaces them.
+    await this.signals;
+    try {
+      const { seq } = await sayAloudAsPerson(this.s, this.roomId, this.p.id, text, audioMs, segmentId);
+      this.send({ type: 'final', seq, text, audio_ms: audioMs, recognize_ms: recognizeMs, ...(segmentId ? { segment_id: segmentId } : {}) });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'conflict') return this.fail(CLOSE.left, 'conflict', err.message.replace(/^\w+: /, ''));
+      if (err instanceof ApiError && err.code === 'rate_limited') return this.send({ type: 'error', code: 'rate_limited', message: err.message });
+      throw err;
+    }
   }
 
   private onClose(): void {
@@ -245,6 +308,7 @@ export class AudioSocket {
       const u = this.hearing.flush();
       if (u) this.finish(u.pcm, u.audioMs);
     }
+    this.abandon();
     this.remainder = Buffer.alloc(0);
   }
 }

@@ -1,12 +1,12 @@
 import type { WebSocket } from 'ws';
 import { prepared, type Queryable } from '../db/pool.ts';
-import type { SessionBus } from '../sessions/bus.ts';
+import type { Gone, LogBus } from '../services.ts';
 
 // How long a room page's audio socket (rooms/audio.ts) may stay open. It
 // belongs to a person in a room, and goes with them:
 //  - when they are no longer present: they left (on this process or any
 //    other), were marked absent (their page went quiet), or the room ended.
-//    Each of those notifies the room (SESSION_CHANNEL, on every process), and
+//    Each of those notifies the room (LOG_CHANNEL, on every process), and
 //    the socket's process looks at once; it also looks every
 //    PRESENCE_RECHECK_MS in case a notification was missed. The socket is
 //    closed with 4009, and what it was saying is dropped, not recognized;
@@ -28,7 +28,8 @@ export type MicGone = 'left' | 'idle' | 'dead';
 
 export type MicWatchOptions = {
   pool: Queryable;
-  bus: SessionBus;
+  /** The room's notifications (Services.logBus): a person leaving, marked absent or the room ending wakes the watch. */
+  bus: LogBus;
   ws: WebSocket;
   roomId: string;
   participantId: string;
@@ -96,7 +97,7 @@ export function watchMicrophone(o: MicWatchOptions): () => void {
       }
       if (stopped) return;
       if (!here) return gone('left');
-      await o.bus.waitFor(o.roomId, PRESENCE_RECHECK_MS, mark, o.ws as unknown as Parameters<SessionBus['waitFor']>[3]);
+      await o.bus.waitFor(o.roomId, PRESENCE_RECHECK_MS, mark, o.ws as unknown as Gone);
       await new Promise((r) => setTimeout(r, PRESENCE_MIN_GAP_MS));
     }
   })();

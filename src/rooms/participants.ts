@@ -4,9 +4,7 @@ import { prepared, withTx } from '../db/pool.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { writeEvent } from '../actors/store.ts';
-import { now, type Services } from '../services.ts';
-import { SESSION_CHANNEL } from '../sessions/bus.ts';
-import { publishSegment, roomHead } from '../sessions/publish.ts';
+import { LOG_CHANNEL, now, type Services } from '../services.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { linkSigningKey, verifyJoinToken } from './join-links.ts';
 import { clientKey, takeQuotas } from '../http/quotas.ts';
@@ -18,10 +16,10 @@ import type { PublicLimits } from '../config.ts';
 // fresh while the page is connected, rooms/stream.ts; a sweep every minute
 // ends those that went quiet), or the room ending makes them leave
 // (room.participant_left). Events carry ids only. A participant's phrases
-// go into the room's log like an agent's (publish.ts), so agent sessions
+// go into the room's log like an agent's (Reactions.personSaid), so agent sessions
 // hear them as segment.final with the person as speaker, transcripts keep
 // them, and the test-mode robots answer them. Every change wakes the room's
-// listeners in every process (NOTIFY on the sessions' channel).
+// listeners in every process (NOTIFY on the logs' channel, LOG_CHANNEL).
 
 /** A page not heard from for this long has left (its stream heartbeats every HEARTBEAT_MS). */
 export const ABSENT_MS = 45_000;
@@ -54,7 +52,7 @@ function eventObject(p: { id: string; room_id: string; livemode: boolean }) {
 }
 
 async function notifyRoom(tx: Queryable, roomId: string): Promise<void> {
-  await tx.query(prepared(`SELECT pg_notify($1, $2)`, [SESSION_CHANNEL, roomId]));
+  await tx.query(prepared(`SELECT pg_notify($1, $2)`, [LOG_CHANNEL, roomId]));
 }
 
 type RoomForJoin = { id: string; org_id: string; livemode: boolean; status: string; visibility: string; starts_at: Date | null };
@@ -94,7 +92,7 @@ export async function joinAsPerson(s: Services, roomId: string, input: JoinInput
     await admitToRoom(tx, roomId, input.hear, l);
     const id = newId('par');
     const secret = randomBytes(24).toString('base64url');
-    const cursor = await roomHead(tx, roomId);
+    const cursor = await s.reactions.logHead(tx, roomId);
     await tx.query(prepared(
       `INSERT INTO room_participants (id, room_id, org_id, livemode, name, speak_lang, hear_lang, secret_hash, from_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [id, roomId, room.org_id, room.livemode, input.name, input.speak, input.hear, hash(secret), cursor],
@@ -274,26 +272,28 @@ export async function sayAsPerson(s: Services, roomId: string, id: string, secre
  * audio socket proved the participant when it opened; here they must still
  * be in the room, and the room live.
  */
-export async function sayAloudAsPerson(s: Services, roomId: string, id: string, text: string, audioMs: number): Promise<{ seq: number }> {
+/** `segmentId`: the id the phrase's partials carried (segment.partial), so its final replaces them. */
+export async function sayAloudAsPerson(s: Services, roomId: string, id: string, text: string, audioMs: number, segmentId?: string): Promise<{ seq: number }> {
   return withTx(s.pool, async (tx) => {
     const { rows } = await tx.query(prepared(`SELECT status FROM rooms WHERE id = $1 FOR SHARE`, [roomId]));
     const { rows: ps } = await tx.query<ParticipantRow>(prepared(`SELECT ${COLUMNS} FROM room_participants WHERE id = $1 AND room_id = $2 FOR UPDATE`, [id, roomId]));
     const p = ps[0];
     if (!p || p.left_at) throw new ApiError('conflict', 'participant: you left this room; join again');
     if (rows[0]?.status !== 'live') throw new ApiError('conflict', 'room: this room has ended');
-    return publishPersonPhrase(s, tx, roomId, p, text.trim(), audioMs);
+    return publishPersonPhrase(s, tx, roomId, p, text.trim(), audioMs, segmentId);
   });
 }
 
-async function publishPersonPhrase(s: Services, tx: Client, roomId: string, p: ParticipantRow, text: string, audioMs?: number): Promise<{ seq: number }> {
+async function publishPersonPhrase(s: Services, tx: Client, roomId: string, p: ParticipantRow, text: string, audioMs?: number, segmentId?: string): Promise<{ seq: number }> {
   const l = s.config.publicLimits;
   await takeQuotas(tx, [
     { bucket: `say:participant:${p.id}`, limit: l.phrasesPerParticipantMinute, windowSeconds: 60, what: 'phrases from you in a minute' },
     { bucket: `say:room:${roomId}`, limit: l.phrasesPerRoomMinute, windowSeconds: 60, what: 'phrases in this room in a minute' },
   ], now(s).getTime());
   await tx.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = $1`, [p.id]));
-  const seq = await publishSegment(s, tx, {
-    roomId, kind: 'person', speaker: p.name, participantId: p.id, srcLang: p.speak_lang, text, ...(audioMs !== undefined ? { audioMs } : {}),
+  const seq = await s.reactions.personSaid(s, tx, {
+    logId: roomId, participantId: p.id, speaker: p.name, lang: p.speak_lang, text, ...(audioMs !== undefined ? { audioMs } : {}),
+    ...(segmentId !== undefined ? { segmentId } : {}),
   });
   await s.reactions.phraseSaid(s, tx, { logId: roomId, lang: p.speak_lang, livemode: p.livemode });
   return { seq };

@@ -1,9 +1,7 @@
 import { prepared, withTx } from '../db/pool.ts';
 import { ApiError, invalid, notFound } from '../errors.ts';
 import { takeQuotas } from '../http/quotas.ts';
-import { now, type Services } from '../services.ts';
-import { phraseIn } from '../sessions/translations.ts';
-import { speechVoice } from '../voices/cloning.ts';
+import { LOG_SIGNALS, now, type Services } from '../services.ts';
 import { startSynthesizers } from '../engines/speech/index.ts';
 import type { SpeechSynthesizer } from '../engines/speech/synthesizer.ts';
 import { encodeWav } from '../engines/speech/wav.ts';
@@ -14,7 +12,7 @@ import { FairQueue } from '../engines/speech/fair-queue.ts';
 // room as the person hears it, spoken in their "I hear" language by the
 // first engine of TOLK_SPEECH_ENGINES that speaks it, as a WAV file the
 // page plays in order. An agent's phrase is spoken in its session's voice
-// when that is a ready cloned voice the engines can speak (voices/cloning.ts);
+// when that is a ready cloned voice the engines can speak (Reactions.sessionVoice);
 // everyone else's in the engine's own voice. A phrase from before the person
 // joined (404), their own (409), or one no engine can speak (501) is refused: the
 // page says so instead of playing something else.
@@ -80,28 +78,24 @@ export async function readAloud(s: Services, speech: PageSpeech, roomId: string,
     [roomId, seq],
   ));
   const seg = rows[0];
-  if (!seg || seg.kind === 'dtmf') throw notFound('phrase', seqText);
+  // A digit, a partial, a say's progress or speech activity is no phrase to read aloud.
+  if (!seg || seg.kind === 'dtmf' || (LOG_SIGNALS as readonly string[]).includes(seg.kind)) throw notFound('phrase', seqText);
   if (seg.participant_id === p.id) throw new ApiError('conflict', 'seq: this is your own phrase; it is not read aloud to you');
-  const t = await phraseIn(s, roomId, p.livemode, seg, p.hear_lang);
+  const t = await s.reactions.phraseIn(s, roomId, p.livemode, seg, p.hear_lang);
   // Not translated (no engine covers the pair): read as it was said, in its own language, if an engine speaks that.
   const [text, lang] = t.untranslated || t.text === null ? [seg.text, seg.src_lang] : [t.text, p.hear_lang];
   if (!text) throw notFound('phrase', seqText);
   if (!speech.speaks(lang)) throw new ApiError('not_available_yet', `seq: no speech engine on this service speaks ${lang}`);
-  const voice = seg.session_id ? await agentVoice(s, seg.session_id) : undefined;
-  const spoken = await spokenOnce(s, speech, p, { roomId, seq, lang, voice: voice ?? '', text });
+  const voice = seg.session_id ? await s.reactions.sessionVoice(s.pool, seg.session_id) : undefined;
+  const spoken = await spokenOnce(s, speech, p.id, { roomId, seq, lang, voice: voice ?? '', text });
   return { wav: Buffer.from(encodeWav(spoken.pcm, 8000)), ms: spoken.ms, lang };
 }
 
-/** The agent's voice, when its session has a ready cloned one. */
-async function agentVoice(s: Services, sessionId: string): Promise<string | undefined> {
-  const { rows } = await s.pool.query<{ voice_id: string | null; org_id: string; livemode: boolean }>(prepared(
-    `SELECT voice_id, org_id, livemode FROM agent_sessions WHERE id = $1`, [sessionId]));
-  const r = rows[0];
-  return r?.voice_id ? speechVoice(s.pool, { orgId: r.org_id, livemode: r.livemode }, r.voice_id) : undefined;
-}
-
-/** The phrase's speech: stored, being synthesized on this process, or synthesized now (once) and stored. */
-async function spokenOnce(s: Services, speech: PageSpeech, p: ParticipantRow, k: { roomId: string; seq: number; lang: string; voice: string; text: string }): Promise<{ pcm: Int16Array; ms: number }> {
+/**
+ * The phrase's speech (8 kHz): stored, being synthesized on this process, or synthesized now (once)
+ * and stored; `who` is whose turn of the engines it takes (fair-queue.ts).
+ */
+export async function spokenOnce(s: Services, speech: PageSpeech, who: string, k: { roomId: string; seq: number; lang: string; voice: string; text: string }): Promise<{ pcm: Int16Array; ms: number }> {
   const key = `${k.roomId}\u0000${k.seq}\u0000${k.lang}\u0000${k.voice}`;
   const under = speech.inflight.get(key);
   if (under) return under;
@@ -110,7 +104,7 @@ async function spokenOnce(s: Services, speech: PageSpeech, p: ParticipantRow, k:
   if (rows[0]) return { pcm: pcmOf(rows[0].pcm), ms: rows[0].ms };
   const again = speech.inflight.get(key);
   if (again) return again;
-  const job = speech.fair.run(p.id, async () => {
+  const job = speech.fair.run(who, async () => {
     speech.syntheses++;
     const spoken = await speech.engines.synthesize(k.text, k.lang, k.voice || undefined);
     const bytes = Buffer.from(spoken.pcm.buffer, spoken.pcm.byteOffset, spoken.pcm.byteLength);

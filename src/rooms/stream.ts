@@ -1,16 +1,18 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { prepared } from '../db/pool.ts';
-import { speechOf, type Services } from '../services.ts';
-import type { SessionBus } from '../sessions/bus.ts';
-import { renderPhrases } from '../sessions/translations.ts';
+import { LOG_SIGNALS, speechOf, type LogBus, type Services } from '../services.ts';
 import { closeStreams, HEARTBEAT_MS, roomPeople, touchParticipants } from './participants.ts';
 
 // The room page's live feed (Server-Sent Events, GET /r/{id}/stream): what
 // the room says, each phrase in the page's language with its original (the
-// person's own as they said it), who is in the room, and the room's end. It
+// person's own as they said it), who is in the room, and the room's end;
+// and, as it happens, who starts and stops talking (speech.started/stopped)
+// and what another person is saying so far (segment.partial, sent as it was
+// heard, untranslated, replaced on the page by the phrase of its segment_id;
+// a say's progress is the sessions' only). It
 // is fed by the same room log the agent sessions read (sessions/publish.ts)
-// and woken by the same notifications (sessions/bus.ts), so a phrase said on
+// and woken by the same notifications (Services.logBus), so a phrase said on
 // any server process reaches every page on every process.
 //
 // One feed per room per process, however many pages of the room this
@@ -28,6 +30,11 @@ import { closeStreams, HEARTBEAT_MS, roomPeople, touchParticipants } from './par
 const BATCH = 200;
 /** A feed re-reads the room at least this often without a notification (the room's end by a sweep, a lost notification). */
 const IDLE_MS = 20_000;
+/** A page catching up is not sent who was talking nor what they had said so far longer ago than this: it was settled since. */
+const LIVE_SIGNAL_MS = 30_000;
+/** The log's kinds a page is sent as they happen (the rest of LOG_SIGNALS, a say's progress, is not the page's). */
+const LIVE_KINDS: ReadonlySet<string> = new Set(['segment.partial', 'speech.started', 'speech.stopped']);
+const NOT_SENT = LOG_SIGNALS.filter((k) => !LIVE_KINDS.has(k));
 /** How often a feed holding a phrase for its translation looks again without a notification. */
 const HELD_RECHECK_MS = 2000;
 
@@ -47,7 +54,7 @@ type Conn = {
 
 type Entry = {
   seq: number; kind: string; speaker: string | null; participant_id: string; src_lang: string; text: string | null;
-  announced: string | null; created_at: Date;
+  announced: string | null; created_at: Date; segment_id: string | null;
 };
 
 function frame(event: string, data: unknown, id?: number): string {
@@ -121,17 +128,19 @@ class Feed {
     const [room, log, people] = await Promise.all([
       s.pool.query<{ status: string }>(prepared(`SELECT status FROM rooms WHERE id = $1`, [this.roomId])),
       s.pool.query<Entry>(prepared(
-        `SELECT seq, kind, speaker, participant_id, src_lang, text, announced, created_at FROM room_segments
-          WHERE room_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-        [this.roomId, after, BATCH],
+        // Phrases, partials and speech activity: a say's progress is the sessions' event, not the page's.
+        `SELECT seq, kind, speaker, participant_id, src_lang, text, announced, created_at, segment_id FROM room_segments
+          WHERE room_id = $1 AND seq > $2 AND kind <> ALL($4::text[]) ORDER BY seq LIMIT $3`,
+        [this.roomId, after, BATCH, NOT_SENT],
       )),
       roomPeople(s.pool, this.roomId),
     ]);
     const entries = log.rows.map((e) => ({ ...e, seq: Number(e.seq) }));
-    // Each phrase in each language heard here, translated once (sessions/translations.ts).
+    // Each phrase in each language heard here, translated once whoever reads it (the sessions' translations, through the reactions).
     const langs = [...new Set([...this.conns].map((c) => c.hearLang))];
     const livemode = [...this.conns][0]?.livemode ?? false;
-    const rendered = await renderPhrases(s, this.roomId, livemode, entries, langs);
+    const rendered = await s.reactions.phrasesInEach(s, this.roomId, livemode, entries.filter((e) => !LIVE_KINDS.has(e.kind)), langs);
+    const stale = Date.now() - LIVE_SIGNAL_MS;
     let held = false;
     const frames = new Map<string, string>();
     /**
@@ -141,6 +150,7 @@ class Feed {
      * misheard (a person reading "Vai de frente dez metros" for their own "go forward ten meters").
      */
     const frameOf = (e: Entry, lang: string, own: boolean): string | null => {
+      if (LIVE_KINDS.has(e.kind)) return liveFrame(e, own);
       const key = `${e.seq}\n${lang}\n${own ? 1 : 0}`;
       let f = frames.get(key);
       if (f === undefined) {
@@ -148,9 +158,25 @@ class Feed {
         if (inLang === undefined) return null;
         f = frame('phrase', {
           seq: e.seq, kind: e.kind, speaker: e.speaker, participant_id: e.participant_id, ai: e.kind === 'agent', own,
-          src_lang: e.src_lang, text: inLang.text, original: e.text, lang: own ? e.src_lang : lang, untranslated: inLang.untranslated,
+          src_lang: e.src_lang, text: inLang.text, original: e.text, lang: own ? e.src_lang : lang, untranslated: inLang.untranslated, segment_id: e.segment_id,
           duration_ms: Math.round(speechOf(s).spokenSeconds(e.text ?? '') * 1000), created_at: new Date(e.created_at).toISOString(),
         }, e.seq);
+        frames.set(key, f);
+      }
+      return f;
+    };
+    /**
+     * A partial or speech activity: the same bytes for every page, '' for none. A person's own partial
+     * is on their page already (the microphone's socket says it), and what is long past is settled.
+     */
+    const liveFrame = (e: Entry, own: boolean): string => {
+      if ((own && e.kind === 'segment.partial') || new Date(e.created_at).getTime() < stale) return '';
+      const key = `${e.seq}`;
+      let f = frames.get(key);
+      if (f === undefined) {
+        f = e.kind === 'segment.partial'
+          ? frame('partial', { seq: e.seq, segment_id: e.segment_id, speaker: e.speaker, participant_id: e.participant_id, src_lang: e.src_lang, text: e.text }, e.seq)
+          : frame('speech', { seq: e.seq, state: e.kind === 'speech.started' ? 'started' : 'stopped', speaker: e.speaker, participant_id: e.participant_id }, e.seq);
         frames.set(key, f);
       }
       return f;
@@ -209,12 +235,12 @@ class Feed {
 /** This process's room feeds and the pages connected to them. */
 export class RoomHub {
   readonly s: Services;
-  readonly bus: SessionBus;
+  readonly bus: LogBus;
   readonly log?: { error: (o: object, m: string) => void };
   private readonly feeds = new Map<string, Feed>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(s: Services, bus: SessionBus, log?: { error: (o: object, m: string) => void }) {
+  constructor(s: Services, bus: LogBus, log?: { error: (o: object, m: string) => void }) {
     this.s = s;
     this.bus = bus;
     this.log = log;

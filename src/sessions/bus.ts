@@ -1,8 +1,9 @@
 import { PgListener } from '../db/listener.ts';
+import { LOG_CHANNEL, type Gone, type LogBus } from '../services.ts';
 
 // Wakes long-polling listeners (GET /v1/sessions/{id}/events) the moment a
 // room's sessions get events, in whichever process they were produced: writers
-// send NOTIFY SESSION_CHANNEL with the room id in their transaction, every
+// send NOTIFY LOG_CHANNEL (services.ts) with the room id in their transaction, every
 // process LISTENs on one connection and wakes its local waiters of that room.
 // The waiters themselves are only the open requests of this process (safe to
 // lose: the client simply polls again). While the listening connection is
@@ -15,15 +16,14 @@ import { PgListener } from '../db/listener.ts';
 // whose mark is older than what is remembered) ends at once, so an event
 // committed after the read's snapshot is never slept through.
 
-export const SESSION_CHANNEL = 'tolk_session_events';
 const FALLBACK_MS = 500;
 /** Notifications remembered for waits registered after their read (see mark()). */
 const RECENT = 4096;
 /** The key recorded when every waiter was woken (the listening connection went down or came back). */
 const ALL = '\u0000all';
 
-/** What a waiting request watches to stop waiting when its client goes away (the request's IncomingMessage). */
-export type Gone = { once(event: 'close', fn: () => void): unknown; off(event: 'close', fn: () => void): unknown; readonly destroyed?: boolean };
+/** What a waiting request watches to stop waiting when its client goes away (the request's IncomingMessage): the port's (services.ts). */
+export type { Gone };
 
 /**
  * One waiting listener: a notification, its time limit or its client going
@@ -65,7 +65,8 @@ class Waiter {
   }
 }
 
-export class SessionBus {
+/** The LogBus port of services.ts: what Services.logBus is in a process that serves a log's readers. */
+export class SessionBus implements LogBus {
   private waiters = new Map<string, Set<Waiter>>();
   private readonly listener: PgListener;
   /** Notifications seen so far; recent[n % RECENT] is the key of notification n. */
@@ -73,7 +74,7 @@ export class SessionBus {
   private readonly recent: string[] = new Array<string>(RECENT);
 
   constructor(url: string) {
-    this.listener = new PgListener(url, SESSION_CHANNEL, {
+    this.listener = new PgListener(url, LOG_CHANNEL, {
       onNotify: (key) => { if (key) this.wake(key); },
       // Anything sent while we were not listening: everyone re-checks the database.
       onUp: () => this.wakeAll(),

@@ -1,7 +1,24 @@
 import { deleteWhere, type CapabilityJobs } from '../jobs/capability.ts';
+import { finishRoomSay, SAY_FINISHED_QUEUE, type SayFinishedJob } from './signals.ts';
 
-/** What rooms said (their logs) is kept a day after the room ended: the transcripts of its sessions keep the conversation. */
+/**
+ * Sessions' durable work: the end of a room's say (its say.finished), and the
+ * retention of what rooms said (their logs), kept a day after the room ended:
+ * the transcripts of its sessions keep the conversation.
+ */
 export const sessionJobs: CapabilityJobs = {
+  queues: [
+    {
+      // A room's say ends by the speaking-rate estimate (signals.ts timeRoomSay).
+      name: SAY_FINISHED_QUEUE,
+      // Always delayed (the say's length): found by polling, within half a second.
+      options: { notify: false, expireInSeconds: 60, retryLimit: 3, retryDelay: 1, deleteAfterSeconds: 3600 },
+      work: { batchSize: 50, pollingIntervalSeconds: 0.5 },
+      handle: async (s, jobs) => {
+        for (const j of jobs) await finishRoomSay(s, j.data as SayFinishedJob);
+      },
+    },
+  ],
   retention: [
     deleteWhere(
       'roomSegments',

@@ -2,14 +2,13 @@ import type { Client } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { createPersistedActor, transition } from '../actors/store.ts';
-import { now, type Caller, type Services } from '../services.ts';
+import { LOG_CHANNEL, now, type Caller, type Services } from '../services.ts';
 import { assertLanguagesAllowed, assertVoiceAllowed } from '../restrictions.ts';
 import { announcement } from '../engines/sim/phrasebook.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, assertSessionsAvailable, toSession, type SessionRow } from './sessions.ts';
 import { assertLiveCoverage } from './coverage.ts';
 import { publishSegment, roomHead } from './publish.ts';
-import { SESSION_CHANNEL } from './bus.ts';
 
 export type JoinInput = { name?: string; speak_lang: string; hear_lang: string; voice_id?: string; announce: boolean };
 
@@ -80,7 +79,7 @@ export async function joinRoom(s: Services, tx: Client, cred: Caller, roomId: st
     });
   } else {
     // Unannounced, it still comes into the room: its pages list it (with its AI badge) on commit, on every process.
-    await tx.query(`SELECT pg_notify($1, $2)`, [SESSION_CHANNEL, roomId]);
+    await tx.query(`SELECT pg_notify($1, $2)`, [LOG_CHANNEL, roomId]);
   }
   const seated = await transition<SessionRow>(tx, 'session', id, { type: 'JOINED' }, { returning: COLUMNS, objectFor: toSession });
   return toSession(seated.row);

@@ -2,11 +2,10 @@ import { withTx, type Client } from '../db/pool.ts';
 import { Sql, Writes } from '../db/writes.ts';
 import { ID_PATTERN } from '../ids.ts';
 import { lockObjects, planTransition, type Locked } from '../actors/store.ts';
-import type { Caller, Services } from '../services.ts';
+import { LOG_CHANNEL, type Caller, type Services } from '../services.ts';
 import { planTranscript } from './transcript.ts';
 import type { Session } from './schemas.ts';
 import { COLUMNS, unlessUnavailable, loadSession, sessionEnded, toSession, type SessionRow } from './sessions.ts';
-import { SESSION_CHANNEL } from './bus.ts';
 
 /**
  * POST /v1/sessions/{id}/leave: the session ends and its conversation becomes
@@ -85,7 +84,7 @@ export function planSessionEnd(w: Writes, locked: Locked<SessionRow>, event: Ses
   });
   if (!t.changed) return null;
   // Whoever listens on the log wakes up (NOTIFY, on commit) to see it ended.
-  w.out(`pg_notify(${w.p(SESSION_CHANNEL)}, ${log})`, 'notify');
+  w.out(`pg_notify(${w.p(LOG_CHANNEL)}, ${log})`, 'notify');
   planTranscript(w, { ...t.row, to_seq: toSeq });
   return toSession(t.row);
 }

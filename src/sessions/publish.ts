@@ -1,8 +1,7 @@
 import type { Client } from '../db/pool.ts';
 import { Writes } from '../db/writes.ts';
-import { speechOf, type Services } from '../services.ts';
+import { LOG_CHANNEL, speechOf, type LogSignal, type Services } from '../services.ts';
 import { PRICING } from '../billing/pricing.ts';
-import { SESSION_CHANNEL } from './bus.ts';
 
 // What a room hears is written once, in the room's log (room_segments),
 // numbered per room, in the speaker's language. Sessions read their events
@@ -10,16 +9,17 @@ import { SESSION_CHANNEL } from './bus.ts';
 // up to its number when they ended, less their own phrases, translated into
 // their hear_lang as they are read, and metered then. So publishing a phrase
 // costs the same few statements whether the room has one listener or ten
-// thousand: number it, store it, NOTIFY SESSION_CHANNEL with the room id so
+// thousand: number it, store it, NOTIFY LOG_CHANNEL with the room id so
 // waiting listeners in every process wake up.
 
 export type Segment = {
   roomId: string;
   /** `disclosure`: a call's AI disclosure (its wording is made per language, like an announcement's). */
-  kind: 'robot' | 'agent' | 'announcement' | 'disclosure' | 'person' | 'dtmf';
+  kind: 'robot' | 'agent' | 'announcement' | 'disclosure' | 'person' | 'dtmf' | LogSignal;
   speaker: string | null;
   participantId: string;
-  srcLang: string;
+  /** Null only for a say's progress and speech activity (signals.ts), which have no language. */
+  srcLang: string | null;
   /** Null: speech heard on a call's line that no recognizer could read (audioMs says how long it was). */
   text: string | null;
   /** Of speech heard on a call's line: milliseconds of audio (meta.audio_ms). */
@@ -29,6 +29,10 @@ export type Segment = {
   utteranceId?: string | null;
   /** For an announcement: the name of the agent announced; each language gets its own wording. */
   announced?: string | null;
+  /** A phrase heard while it is said: the id its partials and its final share (meta.segment_id). */
+  segmentId?: string | null;
+  /** A say's progress: how much of it was spoken (meta.spoken_ms). */
+  spokenMs?: number | null;
   /**
    * Whether listening to it is billed (default true). A call's line is not:
    * the call's answered minutes pay for the conversation.
@@ -62,11 +66,12 @@ export function planSegment(w: Writes, s: Services, seg: Segment): string {
   w.with(n, `INSERT INTO room_logs AS l (room_id, seq) VALUES (${room}, 1)
      ON CONFLICT (room_id) DO UPDATE SET seq = l.seq + 1
      RETURNING seq`);
-  w.with(g, `INSERT INTO room_segments (room_id, seq, kind, speaker, participant_id, src_lang, text, session_id, utterance_id, listen_seconds, announced, audio_ms)
+  w.with(g, `INSERT INTO room_segments (room_id, seq, kind, speaker, participant_id, src_lang, text, session_id, utterance_id, listen_seconds, announced, audio_ms,
+       segment_id, spoken_ms)
      SELECT ${room}, ${n}.seq, ${[seg.kind, seg.speaker, seg.participantId, seg.srcLang, seg.text, seg.sessionId ?? null, seg.utteranceId ?? null,
-       listenSeconds, seg.announced ?? null, seg.audioMs ?? null].map((v) => w.p(v)).join(', ')} FROM ${n}
+       listenSeconds, seg.announced ?? null, seg.audioMs ?? null, seg.segmentId ?? null, seg.spokenMs ?? null].map((v) => w.p(v)).join(', ')} FROM ${n}
      RETURNING seq`);
-  w.out(`(SELECT pg_notify(${w.p(SESSION_CHANNEL)}, ${room}) FROM ${g})`, 'notify');
+  w.out(`(SELECT pg_notify(${w.p(LOG_CHANNEL)}, ${room}) FROM ${g})`, 'notify');
   return w.out(`(SELECT seq FROM ${g})`, 'seq');
 }
 

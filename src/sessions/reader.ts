@@ -7,12 +7,15 @@ import { renderPhrases, type Rendered } from './translations.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ID_PATTERN } from '../ids.ts';
 import { sessionEnded } from './sessions.ts';
+import { isSignal } from './signals.ts';
 
 // Reads session events for many listeners at once, from the rooms' logs
 // (publish.ts). A session's events are the entries of its room's log after
 // the room's number when it joined (from_seq), up to the number when it ended
 // (to_seq), less its own phrases; an event's id is the room's number, so the
-// cursor is the last number read. When a phrase reaches a room, every waiting
+// cursor is the last number read. Besides phrases the log holds signals
+// (signals.ts: partials, a say's progress, speech activity), delivered to
+// whom they concern, never translated nor billed. When a phrase reaches a room, every waiting
 // listener wakes in the same instant: the reads queued in one turn of the
 // event loop share one query, which fetches each (room, position) once
 // however many listeners stand there, one spending check, and one metering
@@ -58,9 +61,12 @@ type Built = { out: ReadResult; examined: number };
 type Pending = { cred: Caller; sessionId: string; cursor: number; refuseEnded: boolean; resolve: (r: Read) => void; reject: (e: unknown) => void };
 
 type Entry = {
-  seq: number; kind: string; speaker: string | null; participant_id: string; session_id: string | null; src_lang: string;
+  seq: number; kind: string; speaker: string | null; participant_id: string; session_id: string | null; src_lang: string | null;
   text: string | null; announced: string | null; audio_ms: number | null; created_at: string;
+  utterance_id: string | null; segment_id: string | null; spoken_ms: number | null;
 };
+/** A phrase of the log (not a signal: signals.ts), which has a language. */
+type PhraseEntry = Entry & { src_lang: string };
 type Row = {
   i: number | null; log_id: string; after: string; status: string | null; billed_seconds: string | null; hear_lang: string | null;
   metered_seq: string | null; to_seq: string | null; entries: Entry[] | null;
@@ -134,7 +140,8 @@ export class EventReader {
        UNION ALL
        SELECT NULL, k.log_id, k.after, NULL, NULL, NULL, NULL, NULL,
               (SELECT json_agg(g ORDER BY g.seq) FROM (
-                 SELECT seq, kind, speaker, participant_id, session_id, src_lang, text, announced, audio_ms, created_at
+                 SELECT seq, kind, speaker, participant_id, session_id, src_lang, text, announced, audio_ms, created_at,
+                        utterance_id, segment_id, spoken_ms
                    FROM room_segments WHERE room_id = k.log_id AND seq > k.after ORDER BY seq LIMIT $3) g)
          FROM k`,
       [reads.map((p) => p.sessionId), reads.map((p) => p.cursor), LISTEN_BATCH, reads.map((p) => p.cred.orgId), reads.map((p) => p.cred.livemode)],
@@ -142,13 +149,14 @@ export class EventReader {
     const logs = new Map<string, Entry[]>();
     for (const r of rows) if (r.i === null) logs.set(`${r.log_id}\n${r.after}`, r.entries ?? []);
     // Each log's phrases in the languages its readers hear: once per log for the whole batch.
-    const perLog = new Map<string, { entries: Map<number, Entry>; langs: Set<string>; livemode: boolean }>();
+    const perLog = new Map<string, { entries: Map<number, PhraseEntry>; langs: Set<string>; livemode: boolean }>();
     for (const r of rows) {
       if (r.i === null || r.hear_lang === null) continue;
       let l = perLog.get(r.log_id);
       if (!l) perLog.set(r.log_id, (l = { entries: new Map(), langs: new Set(), livemode: reads[r.i - 1]!.cred.livemode }));
       l.langs.add(r.hear_lang);
-      for (const e of logs.get(`${r.log_id}\n${r.after}`) ?? []) l.entries.set(e.seq, e);
+      // Signals are never translated: no engine is asked for them.
+      for (const e of logs.get(`${r.log_id}\n${r.after}`) ?? []) if (!isSignal(e.kind)) l.entries.set(e.seq, e as PhraseEntry);
     }
     const rendered = new Map<string, Rendered>();
     await Promise.all([...perLog].map(async ([logId, l]) => {
@@ -172,7 +180,8 @@ export class EventReader {
       billed[k] = Number(r.billed_seconds);
       const end = r.to_seq === null ? Infinity : Number(r.to_seq);
       const entries = logs.get(`${r.log_id}\n${r.after}`) ?? [];
-      const own = entries.some((e) => e.seq <= end && e.kind === 'agent' && e.session_id === p.sessionId);
+      // Its own phrases, its says' progress, its own speech: what it does not hear, or only it hears.
+      const own = entries.some((e) => e.seq <= end && (e.session_id === p.sessionId || e.participant_id === p.sessionId));
       const key = own ? null : `${r.log_id}\n${r.after}\n${r.hear_lang}\n${end}\n${r.status}\n${p.cursor}`;
       let built = key === null ? undefined : shared.get(key);
       if (built === undefined) {
@@ -215,6 +224,12 @@ export class EventReader {
         examined = e.seq;
         continue;
       }
+      if (isSignal(e.kind)) {
+        examined = e.seq;
+        const signal = signalEvent(e, p.sessionId);
+        if (signal !== null) events.push(signal);
+        continue;
+      }
       const inLang = rendered.get(e.seq, r.hear_lang!);
       if (inLang === undefined) break;
       examined = e.seq;
@@ -222,6 +237,8 @@ export class EventReader {
       const dtmf = e.kind === 'dtmf';
       const meta: Record<string, string | number | boolean> = { seq: e.seq, participant_id: e.participant_id, lang: r.hear_lang! };
       if (e.audio_ms !== null) meta[dtmf ? 'duration_ms' : 'audio_ms'] = e.audio_ms;
+      // A phrase that had partials: the id they carried.
+      if (e.segment_id !== null) meta.segment_id = e.segment_id;
       // No engine could put it in the listener's language: it comes as it was said (live) or marked (test).
       if (inLang.untranslated) meta.untranslated = true;
       events.push({
@@ -290,4 +307,30 @@ export class EventReader {
         checkUsageThresholds(tx, rows.map((r) => ({ orgId: r.org_id, credentialId: r.credential_id, livemode: r.livemode })), at));
     }
   }
+}
+
+/**
+ * A signal of the log as the session's event (signals.ts), or null when it is
+ * not the session's to receive: a say's progress goes only to the session
+ * that said it, speech activity and partials to every session but the
+ * participant's own. Never translated: a partial comes as it was heard.
+ */
+function signalEvent(e: Entry, sessionId: string): SessionEventOut | null {
+  const say = e.kind.startsWith('say.');
+  if (say ? e.session_id !== sessionId : e.participant_id === sessionId) return null;
+  const meta: Record<string, string | number | boolean> = { seq: e.seq, participant_id: e.participant_id };
+  if (say) {
+    meta.utterance_id = e.utterance_id ?? '';
+    meta.spoken_ms = e.spoken_ms ?? 0;
+  }
+  if (e.segment_id !== null) meta.segment_id = e.segment_id;
+  return {
+    id: e.seq,
+    type: e.kind,
+    speaker: e.speaker,
+    src_lang: e.src_lang,
+    untrusted_content: { text: e.text, text_in_hear_lang: null },
+    meta,
+    created_at: new Date(e.created_at).toISOString(),
+  };
 }

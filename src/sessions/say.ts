@@ -8,6 +8,7 @@ import { assertCanSpend, lockSpending } from '../billing/limits.ts';
 import { ApiError } from '../errors.ts';
 import { loadSession, sessionEnded, unlessUnavailable } from './sessions.ts';
 import { publishSegment } from './publish.ts';
+import { timeRoomSay } from './signals.ts';
 import { hearLangs } from './translations.ts';
 
 /** Distinct languages the room's other listeners hear in: the robots' (test mode, reactions.ts), the other open sessions' and the people's on the room page. */
@@ -23,7 +24,7 @@ async function listenerLangs(s: Services, tx: Client, roomId: string, exclude: s
  * language) once the call is answered, and costs nothing of its own: the
  * call's answered minutes pay for the line.
  */
-export async function say(s: Services, cred: Caller, id: string, input: { text: string; lang?: string }) {
+export async function say(s: Services, cred: Caller, id: string, input: { text: string; lang?: string; interruptible?: boolean }) {
   if (input.lang !== undefined) assertLanguagesAllowed(cred, 'lang', [input.lang]);
   return unlessUnavailable(s, cred, withTx(s.pool, async (tx) => {
     await lockSpending(tx, cred);
@@ -60,8 +61,14 @@ export async function say(s: Services, cred: Caller, id: string, input: { text: 
     // its dialog (in whichever process) speaks it on the line, once committed.
     await s.reactions.phraseSaid(s, tx, {
       logId: session.log_id, lang, livemode: session.livemode,
-      ...(onCall ? { call: { id: session.call_id!, utterance: utteranceId, seq, text: input.text } } : {}),
+      // operator.md: a callee who talks over the agent stops its speech unless the say says otherwise.
+      ...(onCall ? { call: { id: session.call_id!, utterance: utteranceId, seq, text: input.text, interruptible: input.interruptible ?? true } } : {}),
     });
+    // In a room the pages read it aloud: its progress is timed by the speaking-rate estimate (signals.ts).
+    // On a call the line reports it as it plays (Reactions.sayProgress).
+    if (!onCall) {
+      await timeRoomSay(s, tx, { logId: session.log_id, sessionId: session.id, utteranceId, spokenMs: Math.round(spoken * 1000), at: speakingUntil });
+    }
     await recordUsage(tx, { orgId: cred.orgId, credentialId: cred.id, livemode: cred.livemode, kind: 'say', seconds: charged, ref: utteranceId }, at);
     return { utterance_id: utteranceId, queued_ms: Math.round(queuedMs), charged_seconds: charged, livemode: cred.livemode, voice_id: voiceId };
   }));

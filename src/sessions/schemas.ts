@@ -21,7 +21,14 @@ export type Session = z.infer<typeof Session>;
 export const SessionEvent = z
   .object({
     id: z.int(),
-    type: z.string().describe("`segment.final`: a finished phrase; on a call's session also `dtmf`: a digit the callee pressed (the digit in untrusted_content.text)"),
+    type: z.string().describe(
+      "`segment.final`: a finished phrase; `segment.partial`: a phrase so far, while its speaker is still talking, replaced by a later partial " +
+      'or by its final (both carry the same meta.segment_id; the text as heard, not translated: text_in_hear_lang null); `say.started`, ' +
+      '`say.finished`, `say.interrupted`: progress of an utterance of this session (meta.utterance_id, meta.spoken_ms); `speech.started`, ' +
+      '`speech.stopped`: another participant starts or stops talking (speaker, meta.participant_id); on a call\'s session also `dtmf`: ' +
+      'a digit the callee pressed (the digit in untrusted_content.text). Partials, progress and speech are not billed and not in transcripts. ' +
+      'Clients ignore types they do not know.',
+    ),
     speaker: z.string().nullable(),
     src_lang: z.string().nullable(),
     untrusted_content: z.object({
@@ -30,7 +37,11 @@ export const SessionEvent = z
     }),
     // Each value a string, a number or a boolean (never an object): what a client can rely on, and a schema every tool dialect takes.
     meta: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional()
-      .describe("seq, participant_id, lang; untranslated: true when no engine could put the phrase in hear_lang; on a call's line also audio_ms (a phrase heard: its length) or duration_ms (a dtmf digit)"),
+      .describe(
+        "seq, participant_id, lang; untranslated: true when no engine could put the phrase in hear_lang; on a call's line also audio_ms " +
+        '(a phrase heard: its length) or duration_ms (a dtmf digit); segment_id on segment.partial and on the segment.final that ends its ' +
+        'partials; utterance_id (the say answer\'s) and spoken_ms (milliseconds of it spoken) on say.*',
+      ),
     created_at: z.string(),
   })
   .meta({ id: 'SessionEvent' });

@@ -112,3 +112,11 @@ export function sessionEnded(id: string): ApiError {
 export async function getSession(s: Services, cred: Caller, id: string): Promise<Session> {
   return toSession(await unlessUnavailable(s, cred, loadSession(s.pool, cred, id)));
 }
+
+/** The voice a session chose at join (null: the default voice) and whose it is, or undefined for no such session. */
+export async function chosenVoice(db: Queryable, id: string): Promise<{ voiceId: string | null; owner: { orgId: string; livemode: boolean } } | undefined> {
+  const { rows } = await db.query<{ voice_id: string | null; org_id: string; livemode: boolean }>(prepared(
+    `SELECT voice_id, org_id, livemode FROM agent_sessions WHERE id = $1`, [id]));
+  const r = rows[0];
+  return r ? { voiceId: r.voice_id, owner: { orgId: r.org_id, livemode: r.livemode } } : undefined;
+}

@@ -1,8 +1,11 @@
 import type { Sql, Writes } from '../db/writes.ts';
 import { newId } from '../ids.ts';
 import type { EventTypeName } from '../../machines/event-types.ts';
+import { LOG_SIGNALS } from '../services.ts';
 
 const TRANSCRIPT_READY: EventTypeName = 'transcript.ready';
+/** A log's entries that are not what was said: a callee's digits, and the signals (signals.ts). */
+const NOT_SAID = ['dtmf', ...LOG_SIGNALS];
 
 // A session's own transcript is written by the statement that ends it (leave.ts
 // planSessionEnd); the transcripts capability reads it back, as it does the
@@ -33,7 +36,7 @@ export function planTranscript(w: Writes, session: EndedSession): void {
   const tr = w.name('tr');
   w.with(seg, `INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at, log_id, seq, kind, announced)
      SELECT ${id}, row_number() OVER (ORDER BY seq), speaker, src_lang, text, created_at, room_id, seq, kind, announced
-       FROM room_segments WHERE room_id = ${w.p(session.log_id)} AND seq > ${w.p(session.from_seq)} AND seq <= ${w.value(session.to_seq)} AND kind <> 'dtmf'
+       FROM room_segments WHERE room_id = ${w.p(session.log_id)} AND seq > ${w.p(session.from_seq)} AND seq <= ${w.value(session.to_seq)} AND kind <> ALL(${w.p(NOT_SAID, '::text[]')})
      RETURNING 1`);
   w.with(tr, `INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
      SELECT ${id}, ${org}, ${livemode}, ${w.p(session.credential_id)}, ${sessionId}, ${room}, ${w.p(session.hear_lang)},

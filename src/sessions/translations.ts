@@ -1,11 +1,11 @@
 import { prepared, type Queryable } from '../db/pool.ts';
 import { baseLang } from '../engines/translate/engine.ts';
 import type { Translated, TranslationChain } from '../engines/translate/chain.ts';
-import type { Services } from '../services.ts';
+import { LOG_CHANNEL, type Services } from '../services.ts';
 import { announcement } from '../engines/sim/phrasebook.ts';
 import { fixedDisclosure } from '../i18n/disclosure.ts';
 import { chainFor, untranslatedText } from '../engines/translate/index.ts';
-import { SESSION_CHANNEL } from './bus.ts';
+import { isSignal } from './signals.ts';
 
 // A phrase of a room's log in the languages its listeners hear (session
 // events, the room page, transcripts, what a call speaks on its line).
@@ -58,13 +58,14 @@ function untranslated(text: string, from: string, lang: string, livemode: boolea
 }
 
 /**
- * A phrase in lang when no engine is needed for it (null: one is): no text
- * or DTMF; an announcement or disclosure with its own wording in lang; the
+ * A phrase in lang when no engine is needed for it (null: one is): no text,
+ * DTMF or a signal; an announcement or disclosure with its own wording in lang; the
  * same language; a robot's line in test mode; a pair no engine covers
  * (untranslated).
  */
 function withoutEngine(p: Phrase, lang: string, livemode: boolean, chain: TranslationChain | undefined): InLang | null {
-  if (p.text === null || p.kind === 'dtmf') return { text: p.text, untranslated: false };
+  // Nor is a signal of the log (signals.ts: a partial is delivered as it was heard).
+  if (p.text === null || p.kind === 'dtmf' || isSignal(p.kind)) return { text: p.text, untranslated: false };
   if (p.announced !== null) {
     // A call's disclosure has a fixed wording in some languages; in the others it is translated like any phrase.
     const fixed = p.kind === 'disclosure' ? fixedDisclosure(p.announced, lang) : announcement(p.announced, lang);
@@ -255,7 +256,7 @@ async function store(s: Services, roomId: string, results: Made[]): Promise<void
         WHERE t.room_id = $1 AND t.seq = r.seq AND t.lang = r.lang
         RETURNING 1)
      SELECT pg_notify($6, $1) FROM (SELECT 1 FROM r LIMIT 1) x`,
-    [roomId, results.map((r) => r.seq), results.map((r) => r.lang), results.map((r) => r.text), results.map((r) => r.engine), SESSION_CHANNEL],
+    [roomId, results.map((r) => r.seq), results.map((r) => r.lang), results.map((r) => r.text), results.map((r) => r.engine), LOG_CHANNEL],
   ));
 }
 
@@ -281,13 +282,16 @@ export async function phraseIn(s: Services, roomId: string, livemode: boolean, p
 
 /**
  * Phrases of one log in one language, waiting (up to translationWaitMs) for
- * those another reader is making: a transcript is read whole.
+ * those another reader is making: a transcript is read whole. It waits as
+ * phraseIn does, woken by the log's notification (Services.logBus).
  */
 export async function renderAll(s: Services, roomId: string, livemode: boolean, phrases: readonly Phrase[], lang: string): Promise<(seq: number) => InLang> {
   const deadline = Date.now() + translationWaitMs(s) + 1000;
   const done = new Map<number, InLang>();
   let left = [...phrases];
   while (left.length > 0) {
+    // Taken before the read: a translation stored after it wakes the wait at once.
+    const mark = s.logBus?.mark() ?? 0;
     const r = await renderPhrases(s, roomId, livemode, left, [lang]);
     for (const p of left) {
       const v = r.get(p.seq, lang);
@@ -295,11 +299,13 @@ export async function renderAll(s: Services, roomId: string, livemode: boolean, 
     }
     left = left.filter((p) => !done.has(p.seq));
     if (left.length === 0) break;
-    if (Date.now() > deadline) {
+    const wait = deadline - Date.now();
+    if (wait <= 0) {
       for (const p of left) done.set(p.seq, untranslated(p.text ?? '', p.src_lang, lang, livemode));
       break;
     }
-    await new Promise((res) => setTimeout(res, 100));
+    // A process without the bus (none serves readers) looks again every 100 ms.
+    await (s.logBus ? s.logBus.waitFor(roomId, wait, mark) : new Promise((res) => setTimeout(res, Math.min(100, wait))));
   }
   return (seq) => done.get(seq) ?? { text: null, untranslated: true };
 }

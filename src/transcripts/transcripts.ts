@@ -2,11 +2,13 @@ import { Writes } from '../db/writes.ts';
 import type { Client } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
-import { type Caller, type LoggedPhrase, type Services } from '../services.ts';
+import { LOG_SIGNALS, type Caller, type LoggedPhrase, type Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import type { EventTypeName } from '../../machines/event-types.ts';
 
 const TRANSCRIPT_READY: EventTypeName = 'transcript.ready';
+/** A log's entries that are not what was said: a callee's digits, and the signals (partials, a say's progress, speech activity). */
+const NOT_SAID = ['dtmf', ...LOG_SIGNALS];
 
 // Transcripts (api.md: Transcript, the Transcripts endpoints). Two kinds, one
 // shape: a session's, written when an agent session ends (sessions/transcript.ts),
@@ -47,7 +49,7 @@ export function planRoomTranscript(w: Writes, roomId: string): void {
   w.with(room, `SELECT id, org_id, livemode, credential_id, langs[1] AS lang, coalesce(ended_at, now()) AS ended_at
      FROM rooms WHERE id = ${w.p(roomId, '::text')}`);
   w.with(phr, `SELECT g.speaker, g.src_lang, g.text, g.created_at, g.room_id, g.seq, g.kind, g.announced
-     FROM ${room} r JOIN room_segments g ON g.room_id = r.id WHERE g.kind <> 'dtmf'`);
+     FROM ${room} r JOIN room_segments g ON g.room_id = r.id WHERE g.kind <> ALL(${w.p(NOT_SAID, '::text[]')})`);
   w.with(tr, `INSERT INTO transcripts (id, org_id, livemode, credential_id, session_id, room_id, lang, started_at, ended_at, segments)
      SELECT ${id}, r.org_id, r.livemode, r.credential_id, NULL, r.id,
             coalesce(r.lang, (SELECT src_lang FROM ${phr} ORDER BY seq LIMIT 1)),

@@ -10,7 +10,7 @@ import { parseTrunkUri } from './trunks.ts';
 // each trunk is pinged by one of them: the one that claims it (pinged_at,
 // FOR UPDATE SKIP LOCKED), so more gateways do not ping a carrier more. Any
 // SIP answer but 408/503 marks it up; two misses in a row mark it down, with
-// why. A down trunk's calls fail at once (trunk_down, src/calls/trunk-dial.ts)
+// why. A down trunk's calls fail at once (trunk_down, dial.ts)
 // instead of waiting out a ring timeout each; its next answer brings it back.
 //
 // TrunkSources is what the SIP stack asks of an INVITE from outside our

@@ -12,7 +12,7 @@ import { decryptSecret, SecretKeyError } from './secret.ts';
 // - ping.ts: the OPTIONS pings that mark a trunk up or down;
 // - src/cli/trunk.ts: `tolk trunk add | list | remove`.
 // The gateway's side (the INVITE's next hop, digest answers, caller id
-// header, pacing) is gateway/trunk-route.ts and src/calls/trunk-dial.ts.
+// header, pacing) is gateway/trunk-route.ts and dial.ts.
 
 export type TrunkRow = {
   id: string;

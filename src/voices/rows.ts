@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CATALOG_VOICES } from '../catalog/data.ts';
+import { CATALOG_VOICES } from './catalog.ts';
 import type { Voice as VoiceSchema } from './schemas.ts';
 
 // A voice's row (`voices`) and how answers, events and links show it.

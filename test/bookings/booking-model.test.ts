@@ -37,7 +37,7 @@ type CancelVia = 'guest' | 'host';
 const EVENTS: BookingEvent[] = [...SAMPLE_EVENTS.booking];
 
 
-/** The mail each machine event sends to guest and host (meetings/invitations.ts), by subject prefix and calendar METHOD. */
+/** The mail each machine event sends to guest and host (rooms/meetings/invitations.ts), by subject prefix and calendar METHOD. */
 function mailOf(event: BookingEvent): { subject: string; method: string } | null {
   switch (event.type) {
     case 'BOOK': return { subject: 'Invitation: ', method: 'REQUEST' };

@@ -7,7 +7,7 @@ import { launchChromium } from '../helpers/chromium.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ROOT } from '../helpers/process.ts';
 import { createEventType } from '../../src/cli/admin.ts';
-import { fireTimer } from '../../src/meetings/meetings.ts';
+import { fireTimer } from '../../src/rooms/meetings/meetings.ts';
 
 // Every link the service hands to a person opens the room for that person:
 // the booking page's confirmation, POST /v1/bookings' room_url, the

@@ -8,7 +8,7 @@ import { DateTime } from 'luxon';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ROOT } from '../helpers/process.ts';
 import { createEventType } from '../../src/cli/admin.ts';
-import { meetingUid } from '../../src/meetings/invitations.ts';
+import { meetingUid } from '../../src/rooms/meetings/invitations.ts';
 
 // The public booking page and the guest's manage page (src/bookings/pages.ts),
 // driven in a real headless Chromium with every request to another origin

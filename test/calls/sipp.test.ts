@@ -128,7 +128,7 @@ describe('calls through the gateway to SIPp', () => {
     // foreign peer, so a phrase with its length and no text, never invented words.
     const heard = await until('the echo heard', async () => {
       const all = await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key: suite.key })).json();
-      return all.events.find((e: { speaker: string }) => e.speaker === 'Callee') ?? null;
+      return all.events.find((e: { type: string; speaker: string }) => e.type === 'segment.final' && e.speaker === 'Callee') ?? null;
     }, { timeoutMs: 5_000, intervalMs: 200 });
     expect(heard).toMatchObject({ type: 'segment.final', untrusted_content: { text: null, text_in_hear_lang: null } });
     expect(heard.meta.audio_ms).toBeGreaterThan(stats.sent * 20 * 0.6);
@@ -182,7 +182,8 @@ describe('calls through the gateway to SIPp', () => {
       const c = await place(t, 'pt');
       const spoken = new Promise<boolean>((ok) => {
         plane.on('finished', (k, u) => { if (k === c.id && u === 'disclosure') ok(true); });
-        setTimeout(() => ok(false), 12_000);
+        // Spoken in real time (several seconds), after espeak-ng has read it: 40 s leaves room for a loaded machine.
+        setTimeout(() => ok(false), 40_000);
       });
       await untilStatus(t, c.id, ['answered']);
       // The disclosure is the first event either way: the transcript has every word.
@@ -192,6 +193,13 @@ describe('calls through the gateway to SIPp', () => {
         // Spoken, the disclosure starts within 300 ms of the pick-up (test/calls/baresip.test.ts): five times that for a busy machine.
         await quietFor(1500);
         expect((await plane.stats(c.id))!.sent, 'nothing spoken without an engine for pt').toBe(0);
+        // A say that cannot be spoken is told all the same: finished, nothing spoken (an agent waiting for it goes on).
+        const said = await (await t.request('POST', `/v1/sessions/${c.session_id}/say`, { key: suite.key, body: { text: 'Bom dia.', lang: 'pt' } })).json();
+        const told = await until('the say told', async () => {
+          const all = (await (await t.request('GET', `/v1/sessions/${c.session_id}/events?cursor=0`, { key: suite.key })).json()).events as any[];
+          return all.filter((e) => e.meta?.utterance_id === said.utterance_id).map((e) => [e.type, e.meta.spoken_ms]).at(0) ?? null;
+        }, { timeoutMs: 10_000, intervalMs: 100 });
+        expect(told).toEqual(['say.finished', 0]);
       } else {
         expect(await spoken).toBe(true);
         expect((await plane.stats(c.id))!.sent).toBeGreaterThanOrEqual(100);

@@ -31,7 +31,8 @@ beforeAll(async () => {
 afterAll(async () => { await t?.close(); });
 
 const ready = async () => { const r = await t.request('GET', '/readyz'); return { status: r.status, body: await r.json() } as { status: number; body: any }; };
-const line = (re: RegExp) => logged.find((l) => re.test(l.msg));
+/** The first line matching `re` logged at or after index `from` (what an earlier death, e.g. under a loaded machine, logged is not this one's). */
+const line = (re: RegExp, from = 0) => logged.slice(from).find((l) => re.test(l.msg));
 
 /** Debian's recorded sentences (pocketsphinx-testdata), 16 kHz, with what was said. */
 function sentences(): Array<{ reference: string; pcm: Int16Array }> {
@@ -74,10 +75,11 @@ describe('a PocketSphinx decoder killed mid-utterance', () => {
       s.reduce((at, x) => { long.set(x.pcm, at); return at + x.pcm.length; }, 0);
       const reading = chain.recognize({ key: 'k', pcm: long, audioMs: long.length / 8, lang: 'en', at: Date.now() });
       await new Promise((r) => setTimeout(r, 500));
+      const from = logged.length;
       process.kill(pid!, 'SIGKILL');
       expect(await reading).toEqual({ text: null, engine: null });
       // Logged once its shell has said how it ended (a moment after).
-      const died = await until('its death logged', async () => line(/^pocketsphinx decoder \(pid \d+\) died/), { timeoutMs: 5_000, intervalMs: 50 });
+      const died = await until('its death logged', async () => line(new RegExp(`^pocketsphinx decoder \\(pid ${pid}\\) died`), from), { timeoutMs: 5_000, intervalMs: 50 });
       expect(died?.level).toBe('warn');
       expect(died?.o).toMatchObject({ pid, signal: 'SIGKILL', restart_in_ms: 3000 });
 
@@ -85,11 +87,12 @@ describe('a PocketSphinx decoder killed mid-utterance', () => {
       expect(await ready()).toMatchObject({ status: 503, body: { checks: { engines_recognizer: 'down' } } });
       expect((await ps.recognize({ key: 'k', pcm: s[1]!.pcm, audioMs: 1000, lang: 'en', at: Date.now() }).catch((e: Error) => e)) as Error).toMatchObject({ message: expect.stringMatching(/being started again/) });
 
-      await until('a new decoder, logged', async () => line(/^pocketsphinx decoder is back/), { timeoutMs: 15_000, intervalMs: 100 });
-      const now = decoders();
+      await until('a new decoder, logged', async () => line(/^pocketsphinx decoder is back/, from), { timeoutMs: 15_000, intervalMs: 100 });
+      // Logged once its shell has its pid, a moment before `nice` has become the decoder (under load, seconds).
+      const now = await until('the new decoder running', async () => { const d = decoders(); return d.length > 0 && d; }, { timeoutMs: 10_000, intervalMs: 50 });
       expect(now).toHaveLength(1);
       expect(now[0]).not.toBe(pid);
-      expect(line(/^pocketsphinx decoder is back/)?.o).toMatchObject({ pid: now[0] });
+      expect(line(/^pocketsphinx decoder is back/, from)?.o).toMatchObject({ pid: now[0] });
       await until('/readyz ready again', async () => (await ready()).status === 200, { timeoutMs: 5_000, intervalMs: 100 });
       const next = await chain.recognize({ key: 'k', pcm: s[0]!.pcm, audioMs: s[0]!.pcm.length / 8, lang: 'en', at: Date.now() });
       expect(next.text).toBe(first.text);

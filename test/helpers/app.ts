@@ -1,3 +1,4 @@
+import type { RecognizerChain } from '../../src/engines/speech/recognizers.ts';
 import { inject } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +14,7 @@ import { adminQuery, withDatabase } from './pg.ts';
 import { releaseDatabase } from './databases.ts';
 import type { Lookup } from '../../src/webhooks/outbound.ts';
 import type { Services } from '../../src/services.ts';
+import type { MediaServers } from '../../src/media/servers.ts';
 import { REACTIONS } from '../../src/reactions.ts';
 
 export type TestDb = {
@@ -68,20 +70,21 @@ export type TestApp = {
  * port. Workers are off unless asked for, so tests drive timers themselves.
  */
 export async function startTestApp(
-  opts: { workers?: boolean; db?: TestDb; config?: Partial<Config>; clock?: () => Date; dnsLookup?: Lookup } = {},
+  opts: { workers?: boolean; db?: TestDb; config?: Partial<Config>; clock?: () => Date; dnsLookup?: Lookup; recognizer?: RecognizerChain; media?: MediaServers } = {},
 ): Promise<TestApp> {
   const db = opts.db ?? (await createTestDatabase());
   const config = loadConfig(
     // No translation engine unless the test names one (config.translate: test/helpers/apertium.ts).
-    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0', TOLK_TRANSLATE: '', TOLK_RECOGNIZE: '' },
+    { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', PORT: '0', TOLK_TRANSLATE: '', TOLK_RECOGNIZE: '', TOLK_MEDIA_SERVER: 'off' },
     // The SIP gateway on a free port: test apps run side by side.
     { databaseUrl: db.url, workers: opts.workers ?? false, sipListen: '127.0.0.1:0', ...opts.config },
   );
   const pool = createPool(db.url, 10);
   const boss = await startBoss(db.url, { workers: config.workers, monitorSeconds: config.jobMonitorSeconds, onError: () => {} });
   const translation = config.translate.length > 0 ? await startTranslation(config, { warn: () => {}, info: () => {} }) : undefined;
-  const recognizer = config.recognize.length > 0 ? startRecognizers(config) : undefined;
-  const services: Services = { config, pool, boss, reactions: REACTIONS, clock: opts.clock, dnsLookup: opts.dnsLookup, translation, recognizer };
+  // A test's own chain (engines with options TOLK_RECOGNIZE does not set), else TOLK_RECOGNIZE's.
+  const recognizer = opts.recognizer ?? (config.recognize.length > 0 ? startRecognizers(config) : undefined);
+  const services: Services = { config, pool, boss, reactions: REACTIONS, clock: opts.clock, dnsLookup: opts.dnsLookup, translation, recognizer, ...(opts.media ? { media: opts.media } : {}) };
   const quiet = { error: () => {}, warn: () => {}, info: () => {} };
   if (config.workers) services.gateway = await startCallGateway(services, db.url, quiet);
   const workers = config.workers ? await startWorkers(services, db.url, quiet) : null;

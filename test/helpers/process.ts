@@ -42,7 +42,7 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
   const base = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-data-'));
   // No translation or recognition engine unless the test names one (TOLK_TRANSLATE, TOLK_RECOGNIZE), or unsets it to test the default.
-  const full: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, LOG_LEVEL: 'silent', TOLK_DATA_DIR: dataDir, TOLK_TRANSLATE: '', TOLK_RECOGNIZE: '', ...env };
+  const full: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, LOG_LEVEL: 'silent', TOLK_DATA_DIR: dataDir, TOLK_TRANSLATE: '', TOLK_RECOGNIZE: '', TOLK_MEDIA_SERVER: 'off', ...env };
   for (const k of o.unset ?? []) delete full[k];
   const child = spawn(serverNode(), ['src/server.ts'], {
     cwd: ROOT,

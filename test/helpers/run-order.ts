@@ -13,9 +13,16 @@
  */
 export const REAL_TIME = [
   'test/calls/hearing.test.ts',
+  // Barge-in: the callee talks over the agent, and our RTP must stop while they talk.
+  'test/calls/barge-in.test.ts',
+  'gateway/media/barge-in.test.ts',
   'test/calls/trunks.test.ts',
   'test/calls/dispatcher.test.ts',
-  'gateway/sip-stack.carriers.test.ts',
+  // SIP that carriers accept: Timer G's and a refused INVITE's retransmissions, an unreachable
+  // destination failing a call within a second.
+  'gateway/sip-stack.wire.test.ts',
+  'gateway/sip-stack.destination.test.ts',
+  'gateway/sip-stack.reinvite.test.ts',
   'test/rooms/audio.test.ts',
   'test/calls/softphone-recipe.test.ts',
   'test/rooms/audio-page.test.ts',
@@ -27,7 +34,7 @@ export const REAL_TIME = [
   'test/rooms/audio-fairness.test.ts',
   'test/engines/speech-restart.test.ts',
   // Answering-machine detection tells a greeting from a hello by the audio's timing.
-  'gateway/sip-stack.test.ts',
+  'gateway/sip-stack.callee.test.ts',
   // Two server processes beat every 0.5 s and judge each other lost after 2 s: at nice 19 beside a
   // busy file, a call through Kamailio was not answered in 20 s (fresh machine, CI).
   'test/calls/trunks-kill.test.ts',

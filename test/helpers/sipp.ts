@@ -192,6 +192,14 @@ export function wire(trace: string): WireMessage[] {
   return out;
 }
 
+/**
+ * The messages without their retransmissions (the same text again, over UDP): a loaded machine
+ * can be slow enough to ACK that SIPp sends its 200 again, which RFC 3261 allows and we ACK again.
+ */
+export function once(msgs: WireMessage[]): WireMessage[] {
+  return msgs.filter((m, i) => !msgs.slice(0, i).some((x) => x.by === m.by && x.text === m.text));
+}
+
 /** The start lines, `>` from the gateway, `<` from SIPp: `> INVITE`, `< 180 Ringing`. */
 export function flow(msgs: WireMessage[]): string[] {
   return msgs.map((m) => `${m.by === 'gateway' ? '>' : '<'} ${m.startLine.startsWith('SIP/2.0 ') ? m.startLine.slice(8) : m.startLine.split(' ')[0]}`);

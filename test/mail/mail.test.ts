@@ -8,7 +8,7 @@ import { until } from '../helpers/wait.ts';
 import { withTx } from '../../src/db/pool.ts';
 import { loadConfig } from '../../src/config.ts';
 import { MAIL_QUEUE, mailFrom, queueMail, type MailInput } from '../../src/mail/mail.ts';
-import { meetingCalendar, type MeetingCalendar } from '../../src/meetings/calendar.ts';
+import { meetingCalendar, type MeetingCalendar } from '../../src/rooms/meetings/calendar.ts';
 
 // Mail through a real SMTP server (test/helpers/smtp.ts): what queueMail
 // keeps, what the pg-boss job sends (and how a calendar file arrives), the

@@ -3,7 +3,7 @@ import ICAL from 'ical.js';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startSmtp, type SmtpServer } from '../helpers/smtp.ts';
 import { until } from '../helpers/wait.ts';
-import { END_GRACE_MIN } from '../../src/meetings/meetings.ts';
+import { END_GRACE_MIN } from '../../src/rooms/meetings/meetings.ts';
 import { fireMeetingTimer } from '../helpers/meeting-timers.ts';
 
 // Meetings through the API (api.md: Room as meeting, POST/GET/DELETE

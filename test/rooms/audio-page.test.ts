@@ -9,6 +9,7 @@ import { until } from '../helpers/wait.ts';
 import { withApertium } from '../helpers/apertium.ts';
 import { PUBLIC_LIMITS } from '../../src/config.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
+import { decodeWav, encodeWav } from '../../src/engines/speech/wav.ts';
 
 // The room page speaking and hearing, in Chromium: Ana's microphone is a WAV
 // of recorded speech (--use-file-for-fake-audio-capture, Debian's
@@ -29,19 +30,19 @@ let t: TestApp;
 let speaker: Browser;
 let listener: Browser;
 let wavPath: string;
+/** A speaker who pauses long after the sentence: what is on the pages once she stopped is not her next sentence's. */
+let pausing: Browser;
+let pausingWav: string;
 let said: string;
 const contexts: BrowserContext[] = [];
 
-/** The recorded sentence then 3 s of silence, as a 16 kHz WAV Chromium plays as the microphone (over and over). */
-function microphoneFile(): string {
-  const wav = fs.readFileSync(`${DATA}/${NAME}.wav`);
-  const pcm = Buffer.concat([wav.subarray(44), Buffer.alloc(16_000 * 2 * 3)]);
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0); head.writeUInt32LE(36 + pcm.length, 4); head.write('WAVE', 8); head.write('fmt ', 12);
-  head.writeUInt32LE(16, 16); head.writeUInt16LE(1, 20); head.writeUInt16LE(1, 22); head.writeUInt32LE(16_000, 24);
-  head.writeUInt32LE(32_000, 28); head.writeUInt16LE(2, 32); head.writeUInt16LE(16, 34); head.write('data', 36); head.writeUInt32LE(pcm.length, 40);
+/** The recorded sentence then `silence` seconds of silence, as a 16 kHz WAV Chromium plays as the microphone (over and over). */
+function microphoneFile(silence = 3): string {
+  const speech = decodeWav(fs.readFileSync(`${DATA}/${NAME}.wav`)).samples;
+  const pcm = new Int16Array(speech.length + 16_000 * silence);
+  pcm.set(speech);
   const p = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-mic-')), 'speech.wav');
-  fs.writeFileSync(p, Buffer.concat([head, pcm]));
+  fs.writeFileSync(p, encodeWav(pcm, 16_000));
   return p;
 }
 
@@ -91,12 +92,16 @@ beforeAll(async () => {
   said = lines.map((l) => /^<s>\s*(.*?)\s*<\/s>\s*\((\S+)\)$/.exec(l.trim())!).find((m) => m[2] === NAME)![1]!;
   speaker = await launch(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${wavPath}`]);
   listener = await launch(['--autoplay-policy=no-user-gesture-required']);
+  pausingWav = microphoneFile(30);
+  pausing = await launch(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${pausingWav}`]);
 });
 
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => {});
   await speaker?.close();
   await listener?.close();
+  await pausing?.close();
+  if (pausingWav) fs.rmSync(path.dirname(pausingWav), { recursive: true, force: true });
   t?.app.server.closeAllConnections();
   await t?.close();
   if (wavPath) fs.rmSync(path.dirname(wavPath), { recursive: true, force: true });
@@ -129,7 +134,7 @@ describe('the room page speaks and hears', () => {
     await until('the level meter moves', async () => (await ana.evaluate<number>('document.getElementById("mic-level").value')) > 0, 10_000);
 
     // Bea reads Ana's phrase in Spanish, with the English as said.
-    const phrase = bea.locator('#phrases li.phrase', { hasText: 'Ana' }).first();
+    const phrase = bea.locator('#phrases li.phrase:not(.live)', { hasText: 'Ana' }).first();
     await phrase.waitFor({ timeout: 40_000 });
     const spanish = (await phrase.locator('.text').textContent()) ?? '';
     const original = (await phrase.locator('.original').textContent()) ?? '';
@@ -167,6 +172,82 @@ describe('the room page speaks and hears', () => {
     const tr = await (await t.request('GET', `/v1/transcripts/${list[0].id}?lang=es`, { key: r.key })).json();
     const seg = tr.segments.find((x: { speaker: string }) => x.speaker === 'Ana');
     expect(seg).toMatchObject({ src_lang: 'en', untrusted_content: { text: original, text_in_lang: spanish } });
+  });
+
+  it('as Ana speaks, Bea reads her words so far, replaced in place by her phrase, and sees her talking only while she talks; an agent session hears it all', async () => {
+    const r = await room(['en', 'es']);
+    const created = await t.request('POST', `/v1/rooms/${r.id}/agent-sessions`, {
+      key: r.key, headers: { 'idempotency-key': crypto.randomUUID() }, body: { speak_lang: 'es', hear_lang: 'en', name: 'Agent' },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const session = (await created.json()).id as string;
+    const ana = await page(pausing, r.url);
+    const bea = await page(listener, r.url);
+    await join(ana, 'Ana', 'en', 'es');
+    await join(bea, 'Bea', 'es', 'es');
+    const anaId = await ana.evaluate<string>('window.tolkRoom.me.id');
+    await until('Bea sees Ana here', async () => (await bea.locator(`#participants li[data-id="${anaId}"]`).count()) === 1, 10_000);
+    // Bea's page as it changes: its conversation, and whether Ana is marked talking, at each change.
+    await bea.evaluate(`(() => {
+      window.seen = [];
+      const list = document.getElementById('phrases'), people = document.getElementById('participants');
+      const snap = () => window.seen.push({
+        t: Date.now(),
+        items: Array.from(list.children).map((li) => ({ cls: li.className, seg: li.getAttribute('data-segment'), text: (li.querySelector('.text') || {}).textContent || '' })),
+        speaking: !!people.querySelector('li[data-id="${anaId}"].speaking'),
+      });
+      new MutationObserver(snap).observe(list, { childList: true, subtree: true, characterData: true });
+      new MutationObserver(snap).observe(people, { childList: true, subtree: true, attributes: true, attributeFilter: ['class'] });
+    })()`);
+    await ana.getByRole('button', { name: 'Microphone' }).click();
+
+    type Item = { cls: string; seg: string | null; text: string };
+    type Snap = { t: number; items: Item[]; speaking: boolean };
+    const isFinal = (i: Item) => i.seg && /\bphrase\b/.test(i.cls) && !/\blive\b/.test(i.cls);
+    const seen = await until('Ana\'s phrase on Bea\'s page', async () => {
+      const all = await bea.evaluate<Snap[]>('window.seen');
+      return all.some((x) => x.items.some(isFinal)) ? all : null;
+    }, { timeoutMs: 40_000, intervalMs: 200 });
+    const at = seen.findIndex((x) => x.items.some(isFinal));
+    const final = seen[at]!.items.find(isFinal)!;
+    const where = seen[at]!.items.indexOf(final);
+    // Before it, her words so far, greyed, under the same segment id, at the place the phrase then took.
+    const before = seen.slice(0, at).filter((x) => x.items.some((i) => i.seg === final.seg && /\blive\b/.test(i.cls) && i.text));
+    expect(before.length).toBeGreaterThan(0);
+    const last = before.at(-1)!;
+    expect(last.items.findIndex((i) => i.seg === final.seg)).toBe(where);
+    expect(seen[at]!.items.filter((i) => i.seg === final.seg)).toHaveLength(1);
+    expect(await bea.locator(`#phrases li.live[data-segment="${final.seg}"] .text`).count()).toBe(0);
+    // Ana was marked talking while her words came, and no longer once her phrase came (she had stopped).
+    expect(seen.slice(0, at).some((x) => x.speaking)).toBe(true);
+    expect(seen[at]!.speaking).toBe(false);
+    // Ana's own page never shows her words so far twice: the microphone's line is hers, the room's partials are not sent to her.
+    expect(await ana.locator('#phrases li.live').count()).toBe(0);
+
+    // The agent session heard her start, her words so far and her stop, then her phrase with the partials' segment id.
+    let cursor = 0;
+    const events: Array<{ type: string; speaker?: string; meta?: Record<string, unknown>; untrusted_content?: { text?: string } }> = [];
+    await until('the session hears Ana\'s phrase', async () => {
+      const res = await t.request('GET', `/v1/sessions/${session}/events?cursor=${cursor}&wait=1`, { key: r.key });
+      const b = await res.json();
+      events.push(...b.events);
+      cursor = b.cursor;
+      return events.some((e) => e.type === 'segment.final' && e.speaker === 'Ana');
+    }, { timeoutMs: 20_000, intervalMs: 10 });
+    const ana_ = events.filter((e) => e.speaker === 'Ana');
+    const finalEvent = ana_.find((e) => e.type === 'segment.final')!;
+    const upTo = ana_.slice(0, ana_.indexOf(finalEvent) + 1).map((e) => e.type);
+    expect(upTo[0]).toBe('speech.started');
+    expect(upTo).toContain('segment.partial');
+    expect(upTo.indexOf('speech.stopped')).toBeGreaterThan(upTo.lastIndexOf('segment.partial'));
+    expect(upTo.at(-1)).toBe('segment.final');
+    for (const e of ana_.filter((x) => x.type.startsWith('speech.'))) expect(e.meta).toMatchObject({ participant_id: anaId });
+    const partials = ana_.filter((e) => e.type === 'segment.partial' && ana_.indexOf(e) < ana_.indexOf(finalEvent));
+    for (const e of partials) expect(e.meta).toMatchObject({ segment_id: final.seg, participant_id: anaId });
+    expect(finalEvent.meta).toMatchObject({ segment_id: final.seg });
+
+    await ana.getByRole('button', { name: 'Microphone on' }).click();
+    await until('the microphone off', async () => (await ana.getByRole('button', { name: 'Microphone', exact: true }).count()) === 1, 5000);
   });
 
   it('where no engine covers a language, the controls say so and typing works', async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
-import { SESSION_CHANNEL, SessionBus } from '../../src/sessions/bus.ts';
+import { SessionBus } from '../../src/sessions/bus.ts';
+import { LOG_CHANNEL } from '../../src/services.ts';
 
 // The bus wakes long-polls on NOTIFY. A listener learns its session's room from
 // the read itself, so it waits on the room after reading, with the mark taken
@@ -32,7 +33,7 @@ afterAll(async () => {
 /** Sends a notification for room and waits until this bus has heard it. */
 async function notify(room: string): Promise<void> {
   const before = bus.mark();
-  await client.query('SELECT pg_notify($1, $2)', [SESSION_CHANNEL, room]);
+  await client.query('SELECT pg_notify($1, $2)', [LOG_CHANNEL, room]);
   await until('the bus hears the notification', async () => bus.mark() > before, { timeoutMs: 5_000, intervalMs: 5 });
 }
 
@@ -62,7 +63,7 @@ describe('session bus', () => {
     const w = bus.waitFor('room_b', 20_000, since);
     expect(await outcome(w, 300)).toBe('still waiting');
     // It is still registered: the next notification of its room wakes it.
-    await client.query('SELECT pg_notify($1, $2)', [SESSION_CHANNEL, 'room_b']);
+    await client.query('SELECT pg_notify($1, $2)', [LOG_CHANNEL, 'room_b']);
     expect(await outcome(w, 5_000)).toBe('woken');
   });
 
@@ -71,7 +72,7 @@ describe('session bus', () => {
     const n = 4096;
     const before = bus.mark();
     // One statement sending more notifications than the bus remembers, none for room_d.
-    await client.query(`SELECT pg_notify($1, 'room_e' || g) FROM generate_series(1, $2) g`, [SESSION_CHANNEL, n]);
+    await client.query(`SELECT pg_notify($1, 'room_e' || g) FROM generate_series(1, $2) g`, [LOG_CHANNEL, n]);
     await until('the bus hears them all', async () => bus.mark() >= before + n, { timeoutMs: 10_000, intervalMs: 10 });
     const w = bus.waitFor('room_d', 20_000, since);
     expect(await outcome(w, 2_000)).toBe('woken');

@@ -13,65 +13,6 @@ import { capabilityOf, findCrossings, findCycles, findUnlayered, findUpward, lay
 
 /** Crossings not yet taken out, each named until it is gone (the list only shrinks). */
 const NOT_YET = new Set<string>([
-  // A booking is a meeting: booking, rescheduling and its pages make and read the meeting.
-  'src/bookings/bookings.ts -> src/meetings/meetings.ts',
-  // A booked meeting's room: its join link and state on the guest's pages.
-  'src/bookings/bookings.ts -> src/rooms/join-links.ts',
-  // A booking is a meeting: booking, rescheduling and its pages make and read the meeting.
-  'src/bookings/manage.ts -> src/meetings/meetings.ts',
-  // A booked meeting's room: its join link and state on the guest's pages.
-  'src/bookings/manage.ts -> src/rooms/rooms.ts',
-  // A booking is a meeting: booking, rescheduling and its pages make and read the meeting.
-  'src/bookings/pages/invite.ts -> src/meetings/calendar.ts',
-  'src/bookings/pages/invite.ts -> src/meetings/invitations.ts',
-  // A booked meeting's room: its join link and state on the guest's pages.
-  'src/bookings/pages/invite.ts -> src/rooms/rooms.ts',
-  // A booking is a meeting: booking, rescheduling and its pages make and read the meeting.
-  'src/bookings/pages/view.ts -> src/meetings/meetings.ts',
-  // A booked meeting's room: its join link and state on the guest's pages.
-  'src/bookings/pages/view.ts -> src/rooms/join-links.ts',
-  'src/bookings/pages/view.ts -> src/rooms/rooms.ts',
-  // A call speaks with a usable (consented) voice.
-  'src/calls/call-line.ts -> src/voices/cloning.ts',
-  // Live calls dial over the organization's trunks.
-  'src/calls/dialer.ts -> src/trunks/secret.ts',
-  // A test call's line has the simulated callee speaking.
-  'src/calls/events.ts -> src/sim/robots.ts',
-  // A call's caller ID is one of the organization's numbers.
-  'src/calls/place.ts -> src/catalog/numbers.ts',
-  // A call speaks with a usable (consented) voice.
-  'src/calls/place.ts -> src/voices/usable.ts',
-  // Live calls dial over the organization's trunks.
-  'src/calls/trunk-dial.ts -> src/trunks/trunks.ts',
-  // The catalog lists the booking links' event types.
-  'src/catalog/routes/event-types.ts -> src/bookings/links.ts',
-  'src/catalog/routes/event-types.ts -> src/bookings/schemas.ts',
-  // The catalog lists numbers in the calls' shape.
-  'src/catalog/routes/numbers.ts -> src/calls/schemas.ts',
-  // The voice catalog in the voices' shape.
-  'src/catalog/routes/voices-catalog.ts -> src/voices/schemas.ts',
-  // A meeting is a room of kind meeting: made, read and shown as one.
-  'src/meetings/invitations.ts -> src/rooms/join-links.ts',
-  'src/meetings/invitations.ts -> src/rooms/rooms.ts',
-  'src/meetings/meetings.ts -> src/rooms/rooms.ts',
-  'src/meetings/meetings.ts -> src/rooms/schemas.ts',
-  'src/meetings/routes/cancel.ts -> src/rooms/schemas.ts',
-  // A meeting is a room of kind meeting: made, read and shown as one.
-  'src/meetings/routes/create.ts -> src/rooms/schemas.ts',
-  'src/meetings/routes/list.ts -> src/rooms/schemas.ts',
-  // The room's pages read and publish the room's log and its bus.
-  'src/rooms/mic-watch.ts -> src/sessions/bus.ts',
-  'src/rooms/pages/live.ts -> src/sessions/bus.ts',
-  'src/rooms/participants.ts -> src/sessions/bus.ts',
-  'src/rooms/participants.ts -> src/sessions/publish.ts',
-  'src/rooms/read-aloud.ts -> src/sessions/translations.ts',
-  // Read-aloud speaks with a session's cloned voice.
-  'src/rooms/read-aloud.ts -> src/voices/cloning.ts',
-  // The room's pages read and publish the room's log and its bus.
-  'src/rooms/stream.ts -> src/sessions/bus.ts',
-  'src/rooms/stream.ts -> src/sessions/translations.ts',
-  // The voice catalog's generic voices.
-  'src/voices/rows.ts -> src/catalog/data.ts',
 ]);
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startLibreTranslate, type FakeServer } from '../helpers/fake-engines.ts';
 import { until } from '../helpers/wait.ts';
 import { expireRooms } from '../../src/rooms/rooms.ts';
-import { fireTimer } from '../../src/meetings/meetings.ts';
+import { fireTimer } from '../../src/rooms/meetings/meetings.ts';
 import { writeRoomTranscript } from '../../src/transcripts/transcripts.ts';
 import { withTx } from '../../src/db/pool.ts';
 

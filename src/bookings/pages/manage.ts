@@ -14,7 +14,7 @@ import { bookingErrors, bookingPage, browserLocale, eventPaths, guestJoinLink, h
 // to move it (the slot picker) or cancel it; once canceled, a way to book another time.
 export default function register(app: FastifyInstance, s: Services) {
   app.get<{ Params: { token: string }; Querystring: { done?: unknown } }>('/bookings/manage/:token', { ...hide, errorHandler: bookingErrors(s) }, async (req, reply) => {
-    const found = await bookingByToken(s.pool, req.params.token);
+    const found = await bookingByToken(s, s.pool, req.params.token);
     if (!found) {
       const l = browserLocale(req);
       return notFoundPage(reply, l, BOOKING[l.lang].bookingNotFound);
@@ -22,7 +22,7 @@ export default function register(app: FastifyInstance, s: Services) {
     const { booking: b, et, meeting: m } = found;
     const l = pickLocale(b.guest_locale);
     const t = BOOKING[l.lang];
-    const v = manageView(s.config.publicBaseUrl, b, et, m);
+    const v = manageView(b, et, m);
     const selfPath = `/bookings/manage/${encodeURIComponent(req.params.token)}`;
     const active = (b.status === 'confirmed' || b.status === 'rescheduled') && m.status === 'scheduled';
     const over = b.status === 'canceled' || b.status === 'completed' || m.status === 'canceled' || m.status === 'ended';

@@ -3,11 +3,8 @@ import { DateTime } from 'luxon';
 import { orgName } from '../../db/organizations.ts';
 import { ApiError, invalid } from '../../errors.ts';
 import { esc, layout, PAGE_LANGUAGES, pageErrorHandler, securityHeaders } from '../../http/pages.ts';
-import type { MeetingRow } from '../../meetings/meetings.ts';
-import { joinUrl, linkSigningKey } from '../../rooms/join-links.ts';
-import { roomUrl } from '../../rooms/rooms.ts';
 import { mailQuotas, type Quota } from '../../http/quotas.ts';
-import type { Services } from '../../services.ts';
+import type { BookedMeeting, Services } from '../../services.ts';
 import { publicEventType, type EventTypeRow } from '../links.ts';
 import { BOOKING, type BookingTexts } from '../../i18n/booking.ts';
 import { acceptedLocale, dateTimeRange, ENGLISH, type Locale } from '../../i18n/lang.ts';
@@ -136,10 +133,8 @@ export async function linkOf(s: Services, page: string, slug: string): Promise<E
 }
 
 /** The guest's own join link (name and languages prefilled, as in the invitation mail), or the room's url once it is over. */
-export async function guestJoinLink(s: Services, b: { room_id: string; guest_name: string; guest_speak: string; guest_hear: string | null }, m: MeetingRow): Promise<string> {
-  const base = s.config.publicBaseUrl;
-  if (m.status !== 'scheduled' && m.status !== 'live') return roomUrl(base, m.id);
-  return joinUrl(base, await linkSigningKey(s.pool), m, { name: b.guest_name, speak: b.guest_speak, ...(b.guest_hear ? { hear: b.guest_hear } : {}) });
+export function guestJoinLink(s: Services, b: { guest_name: string; guest_speak: string; guest_hear: string | null }, m: BookedMeeting): Promise<string> {
+  return s.reactions.bookedMeetings.guestLink(s, s.pool, m, { name: b.guest_name, speak: b.guest_speak, hear: b.guest_hear });
 }
 
 /** The service's messages for a start that is not offered name the API's slots route; the page says it plainly. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorResponses, ListLimit } from '../../http/schemas.ts';
-import { PhoneNumber } from '../../calls/schemas.ts';
+import { PhoneNumber } from '../schemas.ts';
 import { caller, zapp } from '../../http/route.ts';
 import { listNumbers } from '../numbers.ts';
 import type { Services } from '../../services.ts';

@@ -1,9 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { access, constants } from 'node:fs/promises';
 import net from 'node:net';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { Supervisor, type BackoffOptions, type ChildExit } from '../supervisor.ts';
+import { findOnPath, spawnWatched } from '../watched-child.ts';
 
 // `apertium` without a URL in TOLK_TRANSLATE: the service runs Apertium's
 // HTTP server (apertium-apy, Debian's package of that name, with the pairs
@@ -15,18 +12,8 @@ import { Supervisor, type BackoffOptions, type ChildExit } from '../supervisor.t
 export const APERTIUM_MODES = '/usr/share/apertium/modes';
 
 /** The apertium-apy executable on PATH, or null. */
-export async function findApy(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
-  for (const dir of (env.PATH ?? '/usr/bin:/bin').split(':')) {
-    if (!dir) continue;
-    const file = path.join(dir, 'apertium-apy');
-    try {
-      await access(file, constants.X_OK);
-      return file;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
+export function findApy(env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
+  return findOnPath('apertium-apy', env);
 }
 
 /** A free loopback port, none of `avoid` (the server's own PORT, which it binds after this: it must not find it taken). */
@@ -43,20 +30,6 @@ async function freePort(avoid: readonly number[] = []): Promise<number> {
     if (!avoid.includes(port)) return port;
   }
 }
-
-/**
- * Runs apertium-apy ($1 -p $2 $3) while process $4 lives; its process group is what stop() ends.
- * Its first line out is apertium-apy's pid; once apertium-apy has ended (killed, or crashed), it
- * ends with apertium-apy's own exit status (128+n for signal n).
- */
-const WATCH = [
-  '"$1" -p "$2" -j 1 -t 20 "$3" & apy=$!',
-  'echo "$apy"',
-  "trap 'kill $apy 2>/dev/null; exit 0' TERM INT",
-  'while kill -0 "$4" 2>/dev/null && kill -0 "$apy" 2>/dev/null; do sleep 1; done',
-  'kill "$apy" 2>/dev/null',
-  'wait "$apy"',
-].join('\n');
 
 export type ApyProcess = {
   url: string;
@@ -100,47 +73,22 @@ class PortTaken extends Error {}
 async function startOn(bin: string, port: number, o: { timeoutMs?: number; modes?: string }): Promise<ApyProcess> {
   const modes = o.modes ?? APERTIUM_MODES;
   // -j1: one HTTP process (it forks its translation pipelines per pair as they are used); -t: its own
-  // per-request limit. A small shell watches this process: a server killed outright (kill -9) leaves
-  // no apertium-apy behind; it goes within a second.
-  const child: ChildProcess = spawn('sh', ['-c', WATCH, 'apy', bin, String(port), modes, String(process.pid)], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let pid: number | undefined;
-  createInterface({ input: child.stdout! }).once('line', (line) => { pid = Number(line) || undefined; });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-2000); });
-  let exited: number | null = null;
-  const ended = new Promise<ChildExit>((resolve) => child.once('exit', (code, signal) => {
-    exited = code ?? -1;
-    // What apertium-apy started (its translation pipelines) goes with it: its whole group.
-    try { if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
-    resolve({ code, signal });
-  }));
+  // per-request limit. Watched (watched-child.ts): a server killed outright (kill -9) leaves no
+  // apertium-apy behind, and what apertium-apy started (its translation pipelines) goes with its group.
+  const w = spawnWatched(bin, ['-p', String(port), '-j', '1', '-t', '20', modes]);
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (exited !== null || child.pid === undefined) return;
-    const gone = new Promise<void>((r) => child.once('exit', () => r()));
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      return;
-    }
-    const killer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 3000);
-    await gone;
-    clearTimeout(killer);
-  };
+  const { stop } = w;
   const deadline = Date.now() + (o.timeoutMs ?? 30_000);
   for (;;) {
-    if (exited !== null) {
-      const last = stderr.trim().split('\n').pop() ?? '';
-      if (/address already in use/i.test(stderr)) throw new PortTaken(last);
-      throw new Error(`apertium-apy stopped as it started (exit ${exited}): ${last}`);
+    if (w.exitCode() !== null) {
+      const last = w.stderr().trim().split('\n').pop() ?? '';
+      if (/address already in use/i.test(w.stderr())) throw new PortTaken(last);
+      throw new Error(`apertium-apy stopped as it started (exit ${w.exitCode()}): ${last}`);
     }
     try {
       const res = await fetch(`${url}/listPairs`, { signal: AbortSignal.timeout(1000) });
       // Answered by ours only if ours still runs (another process may hold the port).
-      if (res.ok && exited === null) return { url, get pid() { return pid; }, exited: ended, stop };
+      if (res.ok && w.exitCode() === null) return { url, get pid() { return w.pid(); }, exited: w.exited, stop };
     } catch {
       // Not listening yet.
     }

@@ -1,7 +1,10 @@
 import { EngineError, httpError } from '../errors.ts';
 import { baseLang } from '../translate/engine.ts';
+import { ProviderLimits } from '../speech/provider.ts';
 import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
+import { failedStream, type RecognitionStream, type StreamOptions, type StreamingRecognizer } from '../speech/streaming.ts';
 import { encodeWav } from '../speech/wav.ts';
+import { DeepgramLiveStream } from './live.ts';
 
 // Deepgram's pre-recorded API as a recognizer (TOLK_RECOGNIZE `deepgram`, key
 // DEEPGRAM_API_KEY): one request per utterance
@@ -17,9 +20,8 @@ import { encodeWav } from '../speech/wav.ts';
 // trouble. The key only travels in the Authorization header; `url` (an
 // operator's proxy, tests) replaces https://api.deepgram.com.
 //
-// A streaming connection would hear while the far end speaks; the gateway
-// cuts utterances by voice activity already, and one request per utterance
-// keeps this adapter as simple as the others.
+// open() hears while the speaker speaks, over Deepgram's live WebSocket
+// (live.ts): partials as Deepgram guesses, a final per phrase.
 
 /**
  * The language codes nova-2 takes (https://developers.deepgram.com/docs/models-languages-overview;
@@ -49,9 +51,11 @@ export type DeepgramRecognizerOptions = {
   langs?: readonly string[];
   /** Gives up on an utterance after this long (default 10 s), besides the caller's signal. */
   timeoutMs?: number;
+  /** A stream's endpointing: milliseconds of silence that end a phrase (default 300; Deepgram's own default is 10). */
+  endpointingMs?: number;
 };
 
-export class DeepgramRecognizer implements SpeechRecognizer {
+export class DeepgramRecognizer implements SpeechRecognizer, StreamingRecognizer {
   readonly name = 'deepgram';
   readonly url: string;
   requests = 0;
@@ -59,14 +63,17 @@ export class DeepgramRecognizer implements SpeechRecognizer {
   private readonly model: string;
   /** Lower-case code → Deepgram's spelling of it. */
   private readonly codes: ReadonlyMap<string, string>;
-  private readonly timeoutMs: number;
+  /** Its time limit (its languages are the model's codes, kept as Deepgram spells them). */
+  private readonly limits: ProviderLimits;
+  private readonly endpointingMs: number | undefined;
 
   constructor(o: DeepgramRecognizerOptions) {
     this.apiKey = o.apiKey;
     this.url = (o.url ?? 'https://api.deepgram.com').replace(/\/+$/, '');
     this.model = o.model ?? 'nova-2';
     this.codes = new Map((o.langs ?? NOVA2_LANGUAGES).map((c) => [c.toLowerCase(), c]));
-    this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.limits = new ProviderLimits({ timeoutMs: o.timeoutMs });
+    this.endpointingMs = o.endpointingMs;
   }
 
   /** Deepgram's `language` for a service tag, or undefined when the model lacks it. */
@@ -74,6 +81,10 @@ export class DeepgramRecognizer implements SpeechRecognizer {
     const tag = lang.trim().toLowerCase();
     const base = baseLang(tag);
     return this.codes.get(tag) ?? this.codes.get(base) ?? this.codes.get(ALIASES[base] ?? '');
+  }
+
+  streamsAsSpoken(lang: string): boolean {
+    return this.hears(lang);
   }
 
   hears(lang: string): boolean {
@@ -85,7 +96,7 @@ export class DeepgramRecognizer implements SpeechRecognizer {
     if (!language) throw new EngineError(`deepgram ${this.model} does not hear ${u.lang}`, { permanent: true });
     if (u.pcm.length === 0) return { text: null };
     const query = new URLSearchParams({ model: this.model, language, smart_format: 'true' });
-    const abort = signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
+    const abort = this.limits.signal(signal);
     this.requests++;
     let res: Response;
     let body: string;
@@ -110,6 +121,17 @@ export class DeepgramRecognizer implements SpeechRecognizer {
     }
     if (typeof transcript !== 'string') throw new EngineError('deepgram: an answer without results.channels[0].alternatives[0].transcript');
     return { text: transcript.trim() || null };
+  }
+
+  /** A live stream for one speaker (live.ts). */
+  open(o: StreamOptions): RecognitionStream {
+    const language = this.languageCode(o.lang);
+    if (!language) return failedStream(new EngineError(`deepgram ${this.model} does not hear ${o.lang}`, { permanent: true }));
+    this.requests++;
+    return new DeepgramLiveStream({
+      ...o, url: this.url, apiKey: this.apiKey, model: this.model, language, endTimeoutMs: this.limits.timeoutMs,
+      ...(this.endpointingMs !== undefined ? { endpointingMs: this.endpointingMs } : {}),
+    });
   }
 
   async close(): Promise<void> {}

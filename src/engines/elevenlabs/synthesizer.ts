@@ -1,6 +1,6 @@
 import { EngineError, httpError } from '../errors.ts';
-import { baseLang } from '../translate/engine.ts';
 import { loadResampler, toLineRate } from '../speech/resample.ts';
+import { ProviderLimits, speechFailure as failure } from '../speech/provider.ts';
 import { SpeechError, type Speech, type SpeechSynthesizer } from '../speech/synthesizer.ts';
 
 // ElevenLabs as a synthesizer (TOLK_SPEECH_ENGINES `elevenlabs`, key
@@ -68,20 +68,18 @@ export class ElevenLabsSynthesizer implements SpeechSynthesizer {
   private readonly apiKey: string;
   private readonly model: string;
   private readonly defaultVoice: string;
-  private readonly langs: ReadonlySet<string>;
-  private readonly timeoutMs: number;
+  private readonly limits: ProviderLimits;
 
   constructor(o: ElevenLabsSynthesizerOptions) {
     this.apiKey = o.apiKey;
     this.url = (o.url ?? 'https://api.elevenlabs.io').replace(/\/+$/, '');
     this.model = o.model ?? 'eleven_multilingual_v2';
     this.defaultVoice = o.defaultVoice ?? ELEVENLABS_DEFAULT_VOICE;
-    this.langs = new Set((o.langs ?? MULTILINGUAL_V2_LANGUAGES).map(baseLang));
-    this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.limits = new ProviderLimits({ langs: o.langs ?? MULTILINGUAL_V2_LANGUAGES, timeoutMs: o.timeoutMs });
   }
 
   speaks(lang: string): boolean {
-    return this.langs.has(baseLang(lang));
+    return this.limits.takes(lang);
   }
 
   async synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
@@ -89,7 +87,7 @@ export class ElevenLabsSynthesizer implements SpeechSynthesizer {
     if (!text.trim()) throw failure(new EngineError('elevenlabs: nothing to say', { permanent: true }));
     await loadResampler();
     const voiceId = voice || this.defaultVoice;
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const signal = this.limits.signal();
     this.requests++;
     let bytes: Uint8Array;
     try {
@@ -118,9 +116,4 @@ export class ElevenLabsSynthesizer implements SpeechSynthesizer {
   }
 
   async close(): Promise<void> {}
-}
-
-/** The interface's error, carrying the engine's failure (status, Retry-After, permanent) as its cause. */
-function failure(e: EngineError): SpeechError {
-  return new SpeechError(e.message, { cause: e });
 }

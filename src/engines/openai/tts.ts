@@ -1,8 +1,8 @@
 import { EngineError } from '../errors.ts';
 import { loadResampler, toLineRate } from '../speech/resample.ts';
-import { SpeechError, type Speech, type SpeechSynthesizer } from '../speech/synthesizer.ts';
+import { ProviderLimits, speechFailure as failure } from '../speech/provider.ts';
+import type { Speech, SpeechSynthesizer } from '../speech/synthesizer.ts';
 import { decodeWav } from '../speech/wav.ts';
-import { baseLang } from '../translate/engine.ts';
 import { OpenAIClient } from './client.ts';
 
 // Any OpenAI-compatible speech server as a synthesizer (TOLK_SPEECH_ENGINES
@@ -27,8 +27,6 @@ import { OpenAIClient } from './client.ts';
 // falls through reads the cause. The key only travels in the Authorization
 // header; it is never in an error or a name.
 
-/** A language tag (`en`, `pt-BR`, `zh-Hant`). */
-const LANG = /^[a-z]{2,3}(-[a-z0-9]{2,8})*$/i;
 const LINE_RATE = 8_000;
 
 export type OpenAISynthesizerOptions = {
@@ -50,28 +48,25 @@ export class OpenAISynthesizer implements SpeechSynthesizer {
   private readonly client: OpenAIClient;
   private readonly model: string;
   private readonly voice: string;
-  private readonly langs: ReadonlySet<string> | null;
-  private readonly timeoutMs: number;
+  private readonly limits: ProviderLimits;
 
   constructor(o: OpenAISynthesizerOptions) {
     this.client = new OpenAIClient(o.url, o.apiKey);
     this.url = this.client.url;
     this.model = o.model;
     this.voice = o.voice ?? 'alloy';
-    this.langs = o.langs ? new Set(o.langs.map(baseLang)) : null;
-    this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.limits = new ProviderLimits(o);
   }
 
   speaks(lang: string): boolean {
-    if (!LANG.test(lang)) return false;
-    return this.langs ? this.langs.has(baseLang(lang)) : true;
+    return this.limits.takes(lang);
   }
 
   async synthesize(text: string, lang: string, voice?: string): Promise<Speech> {
     if (!this.speaks(lang)) throw failure(new EngineError(`openai does not speak ${lang}`, { permanent: true }));
     if (!text.trim()) throw failure(new EngineError('openai: nothing to say', { permanent: true }));
     await loadResampler();
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    const signal = this.limits.signal();
     this.requests++;
     let sent;
     try {
@@ -99,9 +94,4 @@ export class OpenAISynthesizer implements SpeechSynthesizer {
   }
 
   async close(): Promise<void> {}
-}
-
-/** The interface's error, carrying the engine's failure (status, Retry-After, permanent) as its cause. */
-function failure(e: EngineError): SpeechError {
-  return new SpeechError(e.message, { cause: e });
 }

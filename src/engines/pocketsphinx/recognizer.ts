@@ -7,7 +7,9 @@ import { EngineError } from '../errors.ts';
 import { baseLang } from '../translate/engine.ts';
 import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
 import { loadResampler, resample } from '../speech/resample.ts';
+import { failedStream, type RecognitionStream, type StreamOptions, type StreamingRecognizer } from '../speech/streaming.ts';
 import { Backoff, describeExit, engineLog, markChild } from '../supervisor.ts';
+import { PocketsphinxStream } from './stream.ts';
 
 // The embedded offline recognizer: CMU PocketSphinx from Debian
 // (`pocketsphinx` with `pocketsphinx-en-us`: BSD-2 code, the US English
@@ -32,6 +34,9 @@ import { Backoff, describeExit, engineLog, markChild } from '../supervisor.ts';
 // pause (supervisor.ts: 0.5 s doubling to 30 s while they keep dying), logged
 // as back. Meanwhile the others read on; with none left an utterance fails at
 // once and /readyz counts the recognizer down.
+//
+// open() hears while the speaker speaks by reading the audio so far again
+// as it grows (stream.ts says why, and what it costs).
 
 const BATCH = '/usr/bin/pocketsphinx_batch';
 const MODEL = '/usr/share/pocketsphinx/model/en-us/en-us';
@@ -66,7 +71,7 @@ type Slot = {
   restartInMs?: number;
 };
 
-export class PocketsphinxRecognizer implements SpeechRecognizer {
+export class PocketsphinxRecognizer implements SpeechRecognizer, StreamingRecognizer {
   readonly name = 'pocketsphinx';
   requests = 0;
   private readonly dir: string;
@@ -203,6 +208,20 @@ export class PocketsphinxRecognizer implements SpeechRecognizer {
     }
     if (this.slots.length === 0) throw new EngineError('pocketsphinx: its decoder died and is being started again');
     return this.slots.reduce((a, b) => (b.busy < a.busy ? b : a));
+  }
+
+  /** Whether a decoder would take an utterance now without waiting (one idle, or one more may start). */
+  spare(): boolean {
+    if (this.closed) return false;
+    const live = this.slots.filter((s) => !s.dead);
+    return live.some((s) => s.busy === 0) || (live.length < this.size && Date.now() >= this.pausedUntil);
+  }
+
+  /** A stream for one speaker (stream.ts). */
+  open(o: StreamOptions): RecognitionStream {
+    if (this.closed) return failedStream(new EngineError('pocketsphinx: closed', { permanent: true }));
+    if (!this.hears(o.lang)) return failedStream(new EngineError(`pocketsphinx does not hear ${o.lang}`, { permanent: true }));
+    return new PocketsphinxStream(this, o);
   }
 
   async recognize(u: HeardUtterance, signal?: AbortSignal): Promise<{ text: string | null }> {

@@ -33,6 +33,13 @@ export interface SpeechRecognizer {
   recognize(u: HeardUtterance, signal?: AbortSignal): Promise<{ text: string | null }>;
   /** Requests sent to the engine (benchmarks, tests). */
   readonly requests?: number;
+  /**
+   * Whether its stream (open()) hears this language as the audio comes, on the provider's side
+   * (Deepgram live, vosk-server, OpenAI realtime): partials and endpointing at the cost of the
+   * audio itself. Absent or false: its stream reads again or waits for the end (PocketSphinx's
+   * re-reads, whole utterances), which a call's line does not use (call-line.ts).
+   */
+  streamsAsSpoken?(lang: string): boolean;
   close(): Promise<void>;
 }
 

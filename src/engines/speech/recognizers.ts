@@ -1,6 +1,8 @@
 import type { Breaker, BreakerOptions } from '../breaker.ts';
 import { Fallback } from '../fallback.ts';
 import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
+import { ChainStream } from './stream-chain.ts';
+import type { RecognitionStream, StreamOptions, StreamingRecognizer } from './streaming.ts';
 
 // The recognizers of TOLK_RECOGNIZE in their order, as one: an utterance goes
 // to the first engine that hears its language, with the rules of every
@@ -10,10 +12,11 @@ import type { HeardUtterance, SpeechRecognizer } from './recognizer.ts';
 // engine that hears the language. When none could read it the answer is no
 // text (never invented words): the utterance is still reported, with its
 // length. It never rejects, and never takes longer than the engines' limits.
+// open() hears a speaker as a stream by the same rules (stream-chain.ts).
 
 export type RecognizerChainOptions = Partial<BreakerOptions> & { timeoutMs?: number; retries?: number };
 
-export class RecognizerChain implements SpeechRecognizer {
+export class RecognizerChain implements SpeechRecognizer, StreamingRecognizer {
   readonly name: string;
   readonly engines: readonly SpeechRecognizer[];
   readonly breakers: Map<SpeechRecognizer, Breaker>;
@@ -43,12 +46,22 @@ export class RecognizerChain implements SpeechRecognizer {
     return this.engines.find((e) => e.hears(lang))?.name ?? null;
   }
 
+  /** Whether the engine that reads a language now streams it as the audio comes (SpeechRecognizer.streamsAsSpoken). */
+  streamsAsSpoken(lang: string): boolean {
+    return this.engines.find((e) => e.hears(lang))?.streamsAsSpoken?.(lang) ?? false;
+  }
+
   async recognize(u: HeardUtterance): Promise<{ text: string | null; engine?: string | null }> {
     // Reading takes longer the longer the speech: the limit is the base one plus the utterance's length.
     const limitMs = this.timeoutMs + Math.max(0, u.audioMs);
     const r = await this.fallback.first((e) => e.hears(u.lang), (e, signal) => e.recognize(u, signal), { limitMs, retries: this.retries });
     if (r.ok) return { text: r.value.text, engine: r.engine.name };
     return { text: null, engine: null };
+  }
+
+  /** A stream for one speaker, heard by the first engine that can, the next taking over when it fails (stream-chain.ts). */
+  open(o: StreamOptions): RecognitionStream {
+    return new ChainStream(this.fallback, o, this.timeoutMs);
   }
 
   async close(): Promise<void> {

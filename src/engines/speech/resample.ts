@@ -52,3 +52,54 @@ export function resample(pcm: Int16Array, rate: number, to: number): Int16Array 
     speex._free(errPtr);
   }
 }
+
+/**
+ * Audio resampled as it comes (a stream's chunks, to a provider's rate): one
+ * Speex state across the chunks, so no edge is made between them. flush()
+ * at the end gives the filter's tail; destroy() frees its memory.
+ */
+export class StreamResampler {
+  private st: number;
+  private readonly from: number;
+  private readonly to: number;
+
+  constructor(from: number, to: number) {
+    if (!speex) throw new Error('resampler: loadResampler() first');
+    this.from = from;
+    this.to = to;
+    const errPtr = speex._malloc(4);
+    this.st = speex._speex_resampler_init(1, from, to, QUALITY, errPtr);
+    speex._free(errPtr);
+    speex._speex_resampler_skip_zeros(this.st);
+  }
+
+  push(pcm: Int16Array): Int16Array {
+    if (!this.st || pcm.length === 0) return new Int16Array(0);
+    const cap = Math.ceil((pcm.length * this.to) / this.from) + 64;
+    const inPtr = speex._malloc(pcm.length * 2);
+    const outPtr = speex._malloc(cap * 2);
+    const inLen = speex._malloc(4);
+    const outLen = speex._malloc(4);
+    try {
+      speex.HEAP16.set(pcm, inPtr >> 1);
+      speex.HEAPU32[inLen >> 2] = pcm.length;
+      speex.HEAPU32[outLen >> 2] = cap;
+      const rc = speex._speex_resampler_process_int(this.st, 0, inPtr, inLen, outPtr, outLen);
+      if (rc !== 0) throw new Error(`speex resampler: error ${rc}`);
+      return speex.HEAP16.slice(outPtr >> 1, (outPtr >> 1) + speex.HEAPU32[outLen >> 2]);
+    } finally {
+      for (const p of [inPtr, outPtr, inLen, outLen]) speex._free(p);
+    }
+  }
+
+  /** The filter's tail (zeros after the last chunk push it out). */
+  flush(): Int16Array {
+    if (!this.st) return new Int16Array(0);
+    return this.push(new Int16Array(speex._speex_resampler_get_input_latency(this.st)));
+  }
+
+  destroy(): void {
+    if (this.st) speex._speex_resampler_destroy(this.st);
+    this.st = 0;
+  }
+}

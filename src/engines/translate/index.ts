@@ -1,6 +1,6 @@
 import type { Config } from '../../config.ts';
-import { superviseApy, type SupervisedApy } from '../apertium/apy.ts';
-import { createTranslationEngine } from '../registry.ts';
+import type { RunningServer } from '../descriptor.ts';
+import { createTranslationEngine, ownServerOf } from '../registry.ts';
 import { simulatedEngine } from '../sim/index.ts';
 import { markUntranslated } from '../sim/phrasebook.ts';
 import { TranslationChain, type ChainOptions } from './chain.ts';
@@ -9,8 +9,9 @@ import type { TranslationEngine } from './engine.ts';
 // The service's translation: TOLK_TRANSLATE's engines (operator.md, Engines)
 // built, loaded and put in a chain (chain.ts). Engines that do not answer
 // at start cover nothing until a later load (every RELOAD_MS) succeeds; the
-// server starts anyway and says so in the log. `apertium` without a URL
-// runs apertium-apy itself (apertium/apy.ts), stopped by close(): one that dies is
+// server starts anyway and says so in the log. An entry without a URL of an
+// engine that runs its own server (descriptor.ts, ownServer: apertium's
+// apertium-apy) has it run first, stopped by close(): one that dies is
 // started again (supervisor.ts), and the engine asks the new one (its address
 // read at each request); meanwhile the engine's breaker stays open (what it
 // would translate passes untranslated and flagged, /readyz says it is down),
@@ -36,9 +37,9 @@ export type Translation = {
   close(): Promise<void>;
 };
 
-/** An engine of TOLK_TRANSLATE, made by its folder (engines/registry.ts; the apertium one with the address of the APY this process runs, when it runs one). */
-export function makeEngine(e: Config['translate'][number], config: Pick<Config, 'engineKeys'>, apyUrl?: string | (() => string)): TranslationEngine {
-  return createTranslationEngine(e, { engineKeys: config.engineKeys, ...(apyUrl ? { apyUrl } : {}) });
+/** An engine of TOLK_TRANSLATE, made by its folder (engines/registry.ts), with where the server this process runs for it answers, when it runs one. */
+export function makeEngine(e: Config['translate'][number], config: Pick<Config, 'engineKeys'>, ownUrl?: () => string): TranslationEngine {
+  return createTranslationEngine(e, { engineKeys: config.engineKeys, ...(ownUrl ? { ownUrl } : {}) });
 }
 
 /** Loads an engine (what it covers) within LOAD_TIMEOUT_MS; false when it did not answer. */
@@ -51,29 +52,43 @@ export async function loadEngine(e: TranslationEngine): Promise<boolean> {
   }
 }
 
+/** A server this process runs for an engine (ownServer), and the engines that ask it once made; null: it did not start. */
+type Owned = { server: RunningServer; engines: TranslationEngine[] } | null;
+
 export async function startTranslation(config: Pick<Config, 'translate' | 'translateTimeoutMs' | 'engineKeys'> & Partial<Pick<Config, 'port'>>, log: Log, o: Pick<ChainOptions, 'now'> = {}): Promise<Translation> {
-  let apy: SupervisedApy | null = null;
-  let specs = config.translate;
-  // The engine that asks the service's own apertium-apy, and the chain, once made.
-  let own: { engine: TranslationEngine; chain: TranslationChain } | null = null;
-  if (specs.some((e) => e.name === 'apertium' && !e.url)) {
+  // One server per engine, whatever the number of its entries without a URL, started in the list's order.
+  const owned = new Map<string, Owned>();
+  // The chain, once made: a server's death holds its engines' breakers in it.
+  let live: TranslationChain | undefined;
+  for (const spec of config.translate) {
+    const own = ownServerOf(spec);
+    if (!own || owned.has(spec.name)) continue;
+    const users: TranslationEngine[] = [];
     try {
-      // Never on the API's own port, which the server binds once this is done.
-      apy = await superviseApy({
+      const server = await own.supervise({
+        // Never on the API's own port, which the server binds once this is done.
         avoidPorts: config.port ? [config.port] : [],
         log,
         // Down: left alone until it is back (no request waits on a dead address meanwhile).
-        onDown: () => own?.chain.breakers.get(own.engine)?.hold('apertium-apy died'),
+        onDown: () => { for (const e of users) live?.breakers.get(e)?.hold(`${own.what} died`); },
         // Back: what it covers read again; then its breaker closes (supervisor.ts).
-        onUp: async () => { if (own) await load(own.engine); },
+        onUp: async () => { await Promise.all(users.map(load)); },
       });
+      owned.set(spec.name, { server, engines: users });
     } catch (err) {
       // The server starts anyway, without it: what it would have translated passes untranslated and flagged.
-      log.warn({ engine: 'apertium' }, `translation engine apertium left out: ${(err as Error).message}`);
-      specs = specs.filter((e) => !(e.name === 'apertium' && !e.url));
+      log.warn({ engine: spec.name }, `translation engine ${spec.name} left out: ${(err as Error).message}`);
+      owned.set(spec.name, null);
     }
   }
-  const engines = specs.map((e) => makeEngine(e, config, apy ? apy.url : undefined));
+  const ownOf = (spec: Config['translate'][number]): Owned | undefined => (ownServerOf(spec) ? owned.get(spec.name) : undefined);
+  const specs = config.translate.filter((spec) => ownOf(spec) !== null);
+  const engines = specs.map((spec) => {
+    const mine = ownOf(spec);
+    const e = makeEngine(spec, config, mine?.server.url);
+    mine?.engines.push(e);
+    return e;
+  });
   const loaded = new Set<TranslationEngine>();
   const load = async (e: TranslationEngine) => {
     if (await loadEngine(e)) {
@@ -88,8 +103,7 @@ export async function startTranslation(config: Pick<Config, 'translate' | 'trans
   timer.unref();
   const chain = new TranslationChain(engines, { timeoutMs: config.translateTimeoutMs, log, ...o });
   const testChain = new TranslationChain([simulatedEngine, ...engines], { timeoutMs: config.translateTimeoutMs, log, ...o }, chain);
-  const mine = apy ? engines[specs.findIndex((e) => e.name === 'apertium' && !e.url)] : undefined;
-  if (mine) own = { engine: mine, chain };
+  live = chain;
   // A pivot is two requests in a row, each with a retry: the owner of a claim has that long.
   const waitMs = 4 * config.translateTimeoutMs + 1000;
   return {
@@ -101,7 +115,7 @@ export async function startTranslation(config: Pick<Config, 'translate' | 'trans
     engineOf: (from, to) => chain.route(from, to)?.engine.name ?? null,
     close: async () => {
       clearInterval(timer);
-      await apy?.stop();
+      await Promise.all([...owned.values()].map((mine) => mine?.server.stop()));
     },
   };
 }

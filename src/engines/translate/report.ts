@@ -1,5 +1,6 @@
 import type { Config } from '../../config.ts';
-import { startApy, type ApyProcess } from '../apertium/apy.ts';
+import type { RunningServer } from '../descriptor.ts';
+import { ownServerOf } from '../registry.ts';
 import { TranslationChain } from './chain.ts';
 import { baseLang, type TranslationEngine } from './engine.ts';
 import { makeEngine } from './index.ts';
@@ -9,8 +10,8 @@ import type { SpeechSynthesizer } from '../speech/synthesizer.ts';
 
 // `npx tolk engines` (operator.md): what each engine of TOLK_TRANSLATE,
 // TOLK_RECOGNIZE and TOLK_SPEECH_ENGINES covers, whether it answers, and how
-// quickly, as the server would see them (`apertium` without a URL: an
-// apertium-apy started for the question), and what that makes possible in
+// quickly, as the server would see them (an entry without a URL of an engine
+// that runs its own server, descriptor.ts: one started for the question), and what that makes possible in
 // each language (src/cli/engines-table.ts prints it for a person).
 
 export type EngineReport = {
@@ -187,35 +188,37 @@ async function closeAll(recognizers: Made<SpeechRecognizer>[], synthesizers: Mad
 
 /** The translation engines of TOLK_TRANSLATE, each loaded and tried; those that answered. */
 async function tryTranslation(config: Pick<Config, 'translate' | 'engineKeys'>): Promise<{ translate: EngineReport[]; answering: TranslationEngine[] }> {
-  let apy: ApyProcess | null = null;
+  // The servers started for the question, one per engine, kept for its other entries.
+  const servers = new Map<string, RunningServer>();
   try {
     const out: EngineReport[] = [];
     const answering: TranslationEngine[] = [];
     for (const spec of config.translate) {
-      if (spec.name === 'apertium' && !spec.url && !apy) {
+      const own = ownServerOf(spec);
+      if (own && !servers.has(spec.name)) {
         try {
-          apy = await startApy();
+          servers.set(spec.name, await own.start());
         } catch (err) {
-          out.push({ name: 'apertium', url: '', answers: false, latency_ms: null, error: (err as Error).message, pairs: [], pivots: [] });
+          out.push({ name: spec.name, url: '', answers: false, latency_ms: null, error: (err as Error).message, pairs: [], pivots: [] });
           continue;
         }
       }
       let engine: TranslationEngine;
       try {
-        engine = makeEngine(spec, config, apy?.url);
+        engine = makeEngine(spec, config, own ? servers.get(spec.name)!.url : undefined);
       } catch (err) {
         out.push({ name: spec.name, url: spec.url ?? '', answers: false, latency_ms: null, error: (err as Error).message, pairs: [], pivots: [] });
         continue;
       }
       const r = await reportOne(engine);
-      // The server runs its own apertium-apy, on a port of its own: this one was only for the question.
-      if (spec.name === 'apertium' && !spec.url) r.url = 'apertium-apy, run by the service';
+      // The server runs its own, on a port of its own: this one was only for the question.
+      if (own) r.url = `${own.what}, run by the service`;
       out.push(r);
       if (r.answers) answering.push(engine);
     }
     return { translate: out, answering };
   } finally {
-    await apy?.stop();
+    await Promise.all([...servers.values()].map((s) => s.stop()));
   }
 }
 

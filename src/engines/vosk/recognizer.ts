@@ -1,7 +1,9 @@
 import { EngineError } from '../errors.ts';
-import { baseLang } from '../translate/engine.ts';
+import { ProviderLimits } from '../speech/provider.ts';
 import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
+import { failedStream, type RecognitionStream, type StreamOptions, type StreamingRecognizer } from '../speech/streaming.ts';
 import { pcm16le } from '../speech/wav.ts';
+import { VoskLiveStream } from './live.ts';
 
 // A vosk-server as a recognizer (TOLK_RECOGNIZE `vosk=ws://host:2700`), over
 // its WebSocket protocol (https://github.com/alphacep/vosk-server,
@@ -23,6 +25,8 @@ import { pcm16le } from '../speech/wav.ts';
 // came after it); none, or only empty ones, is null. A server that does not
 // answer in time, or closes before its final result, is an EngineError that
 // may pass.
+//
+// open() hears while the speaker speaks, over the same protocol (live.ts).
 //
 // A vosk-server runs one model, so it hears the language of that model
 // only, and nothing in the protocol says which: the operator tells
@@ -51,14 +55,13 @@ function resultText(m: VoskMessage): string | undefined {
   return typeof alt === 'string' ? alt.trim() : undefined;
 }
 
-export class VoskRecognizer implements SpeechRecognizer {
+export class VoskRecognizer implements SpeechRecognizer, StreamingRecognizer {
   readonly name = 'vosk';
   /** Where it answers, without any user:password in it (logs, errors). */
   readonly url: string;
   requests = 0;
   private readonly address: string;
-  private readonly langs: ReadonlySet<string>;
-  private readonly timeoutMs: number;
+  private readonly limits: ProviderLimits;
 
   constructor(o: VoskRecognizerOptions) {
     const u = new URL(o.url);
@@ -67,18 +70,21 @@ export class VoskRecognizer implements SpeechRecognizer {
     u.username = '';
     u.password = '';
     this.url = u.toString().replace(/\/$/, '');
-    this.langs = new Set(o.langs.map(baseLang).filter(Boolean));
-    this.timeoutMs = o.timeoutMs ?? 10_000;
+    this.limits = new ProviderLimits(o);
+  }
+
+  streamsAsSpoken(lang: string): boolean {
+    return this.hears(lang);
   }
 
   hears(lang: string): boolean {
-    return this.langs.has(baseLang(lang));
+    return this.limits.takes(lang);
   }
 
   async recognize(u: HeardUtterance, signal?: AbortSignal): Promise<{ text: string | null }> {
     if (!this.hears(u.lang)) throw new EngineError(`vosk at ${this.url} does not hear ${u.lang}`, { permanent: true });
     if (u.pcm.length === 0) return { text: null };
-    const abort = signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
+    const abort = this.limits.signal(signal);
     if (abort.aborted) throw new EngineError('vosk: no answer in time');
     this.requests++;
     const audio = pcm16le(u.pcm);
@@ -129,6 +135,13 @@ export class VoskRecognizer implements SpeechRecognizer {
         finish(new EngineError(`vosk closed the connection before its final result (code ${ev.code}${ev.reason ? `: ${ev.reason}` : ''})`));
       });
     });
+  }
+
+  /** A stream for one speaker (live.ts). */
+  open(o: StreamOptions): RecognitionStream {
+    if (!this.hears(o.lang)) return failedStream(new EngineError(`vosk at ${this.url} does not hear ${o.lang}`, { permanent: true }));
+    this.requests++;
+    return new VoskLiveStream({ ...o, address: this.address, url: this.url, endTimeoutMs: this.limits.timeoutMs });
   }
 
   async close(): Promise<void> {}

@@ -35,6 +35,7 @@ export const de: RoomTexts = {
     holdToTalk: 'Zum Sprechen gedrückt halten',
     micLevel: 'Mikrofonpegel',
     readAloud: 'Vorlesen, was die anderen sagen, in meiner Sprache',
+    balance: 'Originalstimmen ⟷ Dolmetschung',
     privacy: 'Das Mikrofon wird nur verwendet, solange es an ist. Was Sie sagen, wird zu Text; der Ton selbst wird nicht gespeichert.',
   },
   script: {
@@ -69,6 +70,10 @@ export const de: RoomTexts = {
     noRecognizer: 'Keine Spracherkennung für {lang} auf diesem Dienst: Schreiben Sie stattdessen, was Sie sagen möchten.',
     noVoice: 'Keine Stimme auf diesem Dienst spricht {lang}: Vorlesen ist nicht verfügbar.',
     notCaught: 'Das haben wir nicht verstanden. Versuchen Sie es noch einmal oder schreiben Sie es.',
+    voicesLive: 'Sie hören die anderen live.',
+    voicesOff: 'Die anderen erscheinen nur als Untertitel: {reason}',
+    voicesGone: 'Die Stimmen sind unterbrochen ({reason}); neue Verbindung…',
+    voicesLinking: 'Verbindung zu den Stimmen des Raums…',
     micStopped: 'Das Mikrofon ist aus.',
     micStoppedWhy: 'Das Mikrofon ist aus ({reason}).',
     askingMic: 'Zugriff auf Ihr Mikrofon wird angefragt…',

@@ -35,6 +35,7 @@ export const en: RoomTexts = {
     holdToTalk: 'Hold to talk',
     micLevel: 'Microphone level',
     readAloud: 'Read aloud what the others say, in my language',
+    balance: 'Original voices ⟷ interpretation',
     privacy: 'The microphone is used only while it is on. What you say is turned into text; the audio itself is not kept.',
   },
   script: {
@@ -69,6 +70,10 @@ export const en: RoomTexts = {
     noRecognizer: 'No speech recognition for {lang} on this service: type what you want to say instead.',
     noVoice: 'No voice on this service speaks {lang}: read aloud is not available.',
     notCaught: 'We did not catch that. Try again, or type it.',
+    voicesLive: 'You hear the others live.',
+    voicesOff: 'The others are heard as captions only: {reason}',
+    voicesGone: 'The voices stopped ({reason}); linking again…',
+    voicesLinking: 'Linking you to the room’s voices…',
     micStopped: 'The microphone stopped.',
     micStoppedWhy: 'The microphone stopped ({reason}).',
     askingMic: 'Asking for your microphone…',

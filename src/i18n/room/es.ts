@@ -35,6 +35,7 @@ export const es: RoomTexts = {
     holdToTalk: 'Mantén pulsado para hablar',
     micLevel: 'Nivel del micrófono',
     readAloud: 'Leer en voz alta lo que dicen los demás, en mi idioma',
+    balance: 'Voces originales ⟷ interpretación',
     privacy: 'El micrófono solo se usa mientras está activado. Lo que dices se convierte en texto; el audio en sí no se guarda.',
   },
   script: {
@@ -69,6 +70,10 @@ export const es: RoomTexts = {
     noRecognizer: 'Este servicio no tiene reconocimiento de voz para {lang}: escribe lo que quieras decir.',
     noVoice: 'Ninguna voz de este servicio habla {lang}: la lectura en voz alta no está disponible.',
     notCaught: 'No lo hemos entendido. Inténtalo de nuevo o escríbelo.',
+    voicesLive: 'Oyes a los demás en directo.',
+    voicesOff: 'A los demás solo se les lee en subtítulos: {reason}',
+    voicesGone: 'Las voces se han detenido ({reason}); volviendo a conectar…',
+    voicesLinking: 'Conectándote a las voces de la sala…',
     micStopped: 'El micrófono se ha detenido.',
     micStoppedWhy: 'El micrófono se ha detenido ({reason}).',
     askingMic: 'Pidiendo acceso a tu micrófono…',

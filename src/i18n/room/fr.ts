@@ -35,6 +35,7 @@ export const fr: RoomTexts = {
     holdToTalk: 'Maintenir pour parler',
     micLevel: 'Niveau du micro',
     readAloud: 'Lire à voix haute ce que disent les autres, dans ma langue',
+    balance: 'Voix originales ⟷ interprétation',
     privacy: 'Le micro n’est utilisé que lorsqu’il est activé. Ce que vous dites devient du texte ; l’audio lui-même n’est pas conservé.',
   },
   script: {
@@ -69,6 +70,10 @@ export const fr: RoomTexts = {
     noRecognizer: 'Pas de reconnaissance vocale pour {lang} sur ce service : écrivez plutôt ce que vous voulez dire.',
     noVoice: 'Aucune voix de ce service ne parle {lang} : la lecture à voix haute n’est pas disponible.',
     notCaught: 'Nous n’avons pas compris. Réessayez ou écrivez-le.',
+    voicesLive: 'Vous entendez les autres en direct.',
+    voicesOff: 'Les autres ne s’affichent qu’en sous-titres : {reason}',
+    voicesGone: 'Les voix se sont arrêtées ({reason}) ; reconnexion…',
+    voicesLinking: 'Connexion aux voix de la salle…',
     micStopped: 'Le micro s’est arrêté.',
     micStoppedWhy: 'Le micro s’est arrêté ({reason}).',
     askingMic: 'Demande d’accès à votre micro…',

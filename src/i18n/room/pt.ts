@@ -35,6 +35,7 @@ export const pt: RoomTexts = {
     holdToTalk: 'Segure para falar',
     micLevel: 'Nível do microfone',
     readAloud: 'Ler em voz alta o que os outros dizem, no meu idioma',
+    balance: 'Vozes originais ⟷ interpretação',
     privacy: 'O microfone só é usado enquanto está ligado. O que você diz vira texto; o áudio em si não é guardado.',
   },
   script: {
@@ -69,6 +70,10 @@ export const pt: RoomTexts = {
     noRecognizer: 'Não há reconhecimento de fala para {lang} neste serviço: digite o que quer dizer.',
     noVoice: 'Nenhuma voz deste serviço fala {lang}: a leitura em voz alta não está disponível.',
     notCaught: 'Não entendemos. Tente de novo ou digite.',
+    voicesLive: 'Você ouve os outros ao vivo.',
+    voicesOff: 'Os outros aparecem só em legendas: {reason}',
+    voicesGone: 'As vozes pararam ({reason}); conectando de novo…',
+    voicesLinking: 'Conectando você às vozes da sala…',
     micStopped: 'O microfone parou.',
     micStoppedWhy: 'O microfone parou ({reason}).',
     askingMic: 'Pedindo acesso ao seu microfone…',

@@ -30,7 +30,7 @@ export type RoomTexts = {
   /** The conversation while it is empty. */
   noPhrases: string;
   /** The audio controls' markup (their changing texts are in `script`). */
-  audio: { section: string; holdToTalk: string; micLevel: string; readAloud: string; privacy: string };
+  audio: { section: string; holdToTalk: string; micLevel: string; readAloud: string; privacy: string; balance: string };
   script: RoomScriptTexts;
 };
 
@@ -67,6 +67,10 @@ export type RoomScriptTexts = {
   noRecognizer: string; // {lang}
   noVoice: string; // {lang}
   notCaught: string;
+  voicesLive: string;
+  voicesOff: string; // {reason}
+  voicesGone: string; // {reason}
+  voicesLinking: string;
   micStopped: string;
   micStoppedWhy: string; // {reason}
   askingMic: string;

@@ -12,6 +12,8 @@ export default defineTool({
     '(on a call, to the callee in their language). Returns at once with the utterance id, how long it waits behind earlier speech ' +
     '(queued_ms) and the seconds charged (seconds spoken times listener languages; a live key pays them from the organization\'s ' +
     'balance, a test key from none). A spending limit, or a live balance that cannot pay, gives spend_limit_reached. ' +
+    'Its progress comes to listen as say.started and say.finished (or say.interrupted when, on a call, the callee talks over an ' +
+    'interruptible say: the default there) with meta.utterance_id. ' +
     'Mirrors POST /v1/sessions/{id}/say.',
   http: 'POST /v1/sessions/{id}/say',
   permission: 'rooms:join',

@@ -3,7 +3,9 @@
 //
 // - Speak: the microphone, asked for only when the person presses a button.
 //   "Microphone" keeps it open (open mic; "Mute" pauses it), "Hold to talk"
-//   sends only while held (or while Space is held on it). Audio goes to the
+//   sends only while held (or while Space is held on it). Where the room has
+//   live voices (room-voices.js), the microphone is a WebRTC track the others
+//   hear, which the server also reads for captions; else audio goes to the
 //   server over a WebSocket as 16 kHz 16-bit PCM (mic-worklet.js); the server
 //   cuts it into phrases, reads each with a speech recognizer and puts it in
 //   the room's log, where it comes back like a typed phrase. What it has read
@@ -23,12 +25,8 @@
   var app = document.getElementById('app');
   if (!app || app.dataset.mode !== 'room') return;
   var base = '/r/' + encodeURIComponent(app.dataset.room || '');
-  var M = {};
-  try { M = JSON.parse(app.dataset.msgs || '{}'); } catch (e) { M = {}; }
-  /** A text of the page's language, its {placeholders} filled. @param {string} key @param {Record<string, any>} [values] */
-  function msg(key, values) {
-    return String(M[key] || key).replace(/\{(\w+)\}/g, function (all, k) { return values && k in values ? String(values[k]) : all; });
-  }
+  /** A text of the page's language, its {placeholders} filled (room.js's). @type {(key: string, values?: Record<string, any>) => string} */
+  var msg = /** @type {any} */ (window).tolkText;
   var names = null;
   try { names = new Intl.DisplayNames([document.documentElement.lang || 'en'], { type: 'language' }); } catch (e) { names = null; }
   function langName(code) {
@@ -60,15 +58,22 @@
     var t = app.dataset.token ? '&t=' + encodeURIComponent(app.dataset.token) : '';
     fetch(base + '/audio-info?speak=' + encodeURIComponent(me.speak_lang) + '&hear=' + encodeURIComponent(me.hear_lang) + t, { credentials: 'same-origin' })
       .then(function (r) { return r.ok ? r.json() : null; })
-      .then(function (i) { info = i; showInfo(); }, function () { showInfo(); });
+      .then(function (i) { info = i; showInfo(); }, function () { showInfo(); })
+      .then(function () { document.dispatchEvent(new CustomEvent('tolk:audio-info', { detail: info })); });
+  }
+  /** The room's live voices (room-voices.js), when linked: the microphone goes there, not over our socket. */
+  function voices() {
+    var v = /** @type {any} */ (window).tolkVoices;
+    return v && v.live ? v : null;
   }
   function showInfo() {
-    var canSpeak = !!(info && info.microphone && info.microphone.available);
+    // Heard live by the others (voices), or read for captions (a recognizer): either is speaking.
+    var canSpeak = !!(info && ((info.microphone && info.microphone.available) || (info.voices && info.voices.available)));
     var canHear = !!(info && info.read_aloud && info.read_aloud.available);
     micBtn.disabled = !canSpeak;
     pttBtn.disabled = !canSpeak;
     say(micStatus, info === null ? msg('micUnavailable')
-      : canSpeak ? '' : msg('noRecognizer', { lang: langName(me.speak_lang) }));
+      : info.microphone && info.microphone.available ? '' : msg('noRecognizer', { lang: langName(me.speak_lang) }));
     readBox.disabled = !canHear;
     say(readStatus, info === null ? '' : canHear ? '' : msg('noVoice', { lang: langName(me.hear_lang) }));
   }
@@ -82,9 +87,26 @@
 
   function micMessage(e) {
     level.value = Math.min(1, (e.data.rms || 0) * 4);
+    // Sent live: the track itself is on only while the person may be heard.
+    var track = media && media.getAudioTracks()[0];
+    if (track && voices()) track.enabled = !muted && (mode !== 'ptt' || holding);
     if (!ws || ws.readyState !== 1 || muted) return;
     if (mode === 'ptt' && !holding) return;
     ws.send(e.data.pcm);
+  }
+  /** What the service heard of the microphone: the phrase so far, its final, or why it stopped. */
+  function micReply(m) {
+    if (m.type === 'partial') say(partial, m.text + ' …');
+    else if (m.type === 'final') say(partial, m.text ? '' : msg('notCaught'));
+    else if (m.type === 'error') say(micStatus, m.message || msg('micStopped'));
+  }
+  var v0 = /** @type {any} */ (window).tolkVoices;
+  if (v0) v0.onMic(micReply);
+  /** The microphone to the service: live to the room's voices where linked, else as PCM over our socket. */
+  function sendMic() {
+    var v = voices();
+    if (v && media) v.publish(media.getAudioTracks()[0]);
+    else openSocket();
   }
   function openSocket() {
     var proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -94,9 +116,7 @@
       if (sock !== ws || typeof e.data !== 'string') return;
       var m = null;
       try { m = JSON.parse(e.data); } catch (x) { return; }
-      if (m.type === 'partial') say(partial, m.text + ' …');
-      else if (m.type === 'final') say(partial, m.text ? '' : msg('notCaught'));
-      else if (m.type === 'error') say(micStatus, m.message || msg('micStopped'));
+      micReply(m);
     };
     // A socket with nothing to say (muted, push-to-talk up) still says it is there: the server closes
     // one that sends no message for a minute (rooms/mic-watch.ts).
@@ -118,7 +138,7 @@
     mode = m;
     say(micStatus, '');
     if (ctx) {
-      if (!ws) openSocket();
+      if (!ws) sendMic();
       return Promise.resolve(true);
     }
     if (starting) return starting;
@@ -135,7 +155,7 @@
         node.port.onmessage = micMessage;
         ctx.createMediaStreamSource(media).connect(node);
         say(micStatus, '');
-        openSocket();
+        sendMic();
         starting = null;
         return true;
       }, function () {
@@ -147,6 +167,8 @@
     return starting;
   }
   function stopMic(keepStatus) {
+    var v = voices();
+    if (v) v.unpublish();
     if (ws) {
       var sock = ws;
       ws = null;
@@ -180,6 +202,11 @@
     muted = !muted;
     // The phrase under way ends where the person muted.
     if (muted && ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'end' }));
+    var v = voices();
+    if (v && muted) {
+      media.getAudioTracks()[0].enabled = false;
+      v.end();
+    }
     muteBtn.setAttribute('aria-pressed', muted ? 'true' : 'false');
     muteBtn.textContent = msg(muted ? 'unmute' : 'mute');
   });
@@ -195,6 +222,11 @@
     holding = false;
     pttBtn.setAttribute('aria-pressed', 'false');
     if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'end' }));
+    var v = voices();
+    if (v && media) {
+      media.getAudioTracks()[0].enabled = false;
+      v.end();
+    }
   }
   pttBtn.addEventListener('pointerdown', press);
   pttBtn.addEventListener('pointerup', release);

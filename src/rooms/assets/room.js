@@ -25,6 +25,8 @@
   function msg(key, values) {
     return String(M[key] || key).replace(/\{(\w+)\}/g, function (all, k) { return values && k in values ? String(values[k]) : all; });
   }
+  // The page's audio scripts (room-audio.js, room-voices.js, loaded after this one) write their texts with it.
+  /** @type {any} */ (window).tolkText = msg;
   var names = null;
   try { names = new Intl.DisplayNames([PAGE_LANG], { type: 'language' }); } catch (e) { names = null; }
   /** A language's name in the page's language ("Portuguese" on an English page, "inglês" on a Portuguese one); the code when unknown. */
@@ -94,6 +96,10 @@
     var toLatest = $('to-latest'), leave = $('leave');
     var FIELDS = ['name', 'speak', 'hear'];
     var me = null, es = null, resumed = false, joining = false, sending = false, seen = {}, speakingUntil = {};
+    // Heard as it happens: who is talking now (speech events), and another's phrase so far by its segment id (partial events).
+    var talking = {}, live = {};
+    /** How long a phrase so far stays once its speaker stopped with no phrase coming to replace it (nothing was recognized). */
+    var LIVE_KEEP_MS = 20000;
 
     function post(path, body, keepalive) {
       return fetch(base + path, {
@@ -241,6 +247,18 @@
         }, 300);
       };
       on('phrase', function (d) { resumed = false; addPhrase(d); });
+      on('partial', function (d) { addPartial(d); });
+      on('speech', function (d) {
+        if (!d.participant_id) return;
+        talking[d.participant_id] = d.state === 'started';
+        if (d.state !== 'started') {
+          var who = d.participant_id;
+          setTimeout(function () {
+            Object.keys(live).forEach(function (k) { if (live[k].who === who && !talking[who]) { live[k].li.remove(); delete live[k]; } });
+          }, LIVE_KEEP_MS);
+        }
+        markSpeaking();
+      });
       on('participants', function (d) { resumed = false; roster = d.participants || []; showPeople(roster); });
       on('joined', function (d) { roster = roster.filter(function (p) { return p.id !== d.participant.id; }).concat([d.participant]); showPeople(roster); });
       on('left', function (d) { roster = roster.filter(function (p) { return p.id !== d.id; }); showPeople(roster); });
@@ -259,7 +277,7 @@
       seen[p.seq] = true;
       var stick = atBottom();
       var system = p.kind === 'announcement' || p.kind === 'disclosure';
-      var li = el('li', { 'class': 'phrase' + (system ? ' system' : '') + (p.own ? ' own' : '') + (p.ai ? ' ai' : ''), 'data-seq': String(p.seq) });
+      var li = el('li', { 'class': 'phrase' + (system ? ' system' : '') + (p.own ? ' own' : '') + (p.ai ? ' ai' : ''), 'data-seq': String(p.seq), 'data-segment': p.segment_id || '' });
       if (!system) {
         var head = el('p', { 'class': 'head' });
         head.appendChild(el('span', { 'class': 'who' }, p.own ? msg('you') : (p.speaker || msg('someone'))));
@@ -271,17 +289,38 @@
       li.appendChild(el('p', { 'class': 'text', lang: p.untranslated ? p.src_lang : p.lang }, p.text || ''));
       if (p.untranslated && !p.own) li.appendChild(el('p', { 'class': 'hint untranslated' }, msg('notTranslated', { lang: langName(p.src_lang) })));
       if (p.original && p.original !== p.text) li.appendChild(el('p', { 'class': 'original', lang: p.src_lang }, p.original));
-      list.appendChild(li);
+      // Its partials were on the page: the phrase takes their place.
+      var was = p.segment_id ? live[p.segment_id] : undefined;
+      if (was) delete live[p.segment_id];
+      if (was && was.li.parentNode === list) list.replaceChild(li, was.li); else list.appendChild(li);
       document.dispatchEvent(new CustomEvent('tolk:phrase', { detail: p }));
       while (list.children.length > MAX_PHRASES) list.removeChild(list.firstElementChild);
       if (stick) list.scrollTop = list.scrollHeight;
       else toLatest.hidden = false;
-      var ms = Number(p.duration_ms) || 0;
+      // A phrase heard live was said already (its speech events told when); one typed is read for about its length.
+      var ms = p.segment_id ? 0 : Number(p.duration_ms) || 0;
       if (p.participant_id && ms > 0) {
         speakingUntil[p.participant_id] = Math.max(speakingUntil[p.participant_id] || 0, Date.now() + ms);
         markSpeaking();
         setTimeout(markSpeaking, ms + 50);
       }
+    }
+    /** Another person's phrase so far, as it was heard (not translated yet): replaced by the next, then by the phrase itself. */
+    function addPartial(p) {
+      if (!p.segment_id || seen[p.seq] || (me && p.participant_id === me.id)) return;
+      seen[p.seq] = true;
+      var at = live[p.segment_id];
+      if (at) { at.text.textContent = p.text || ''; return; }
+      var stick = atBottom();
+      var li = el('li', { 'class': 'phrase live', 'data-segment': p.segment_id, 'aria-busy': 'true' });
+      var head = el('p', { 'class': 'head' });
+      head.appendChild(el('span', { 'class': 'who' }, p.speaker || msg('someone')));
+      li.appendChild(head);
+      var text = el('p', { 'class': 'text', lang: p.src_lang }, p.text || '');
+      li.appendChild(text);
+      list.appendChild(li);
+      live[p.segment_id] = { li: li, text: text, who: p.participant_id };
+      if (stick) list.scrollTop = list.scrollHeight;
     }
     list.addEventListener('scroll', function () { if (atBottom()) toLatest.hidden = true; });
     toLatest.addEventListener('click', function () {
@@ -313,7 +352,8 @@
     function markSpeaking() {
       var t = Date.now();
       Array.prototype.forEach.call(people.children, function (li) {
-        var on = (speakingUntil[li.getAttribute('data-id')] || 0) > t;
+        var id = li.getAttribute('data-id');
+        var on = !!talking[id] || (speakingUntil[id] || 0) > t;
         li.classList.toggle('speaking', on);
         var now = li.querySelector('.speaking-now');
         var label = on ? msg('speakingNow') : '';

@@ -12,7 +12,7 @@ import { hide, type RoomPageDeps } from './live.ts';
 // this room (engines/coverage.ts, the same answer as the join link's `coverage`): the microphone,
 // read aloud, and the translation routes between the person and the room's languages. The join
 // screen asks it for the languages preselected and for each the person picks; the audio controls
-// for the languages joined with.
+// for the languages joined with. `voices`: whether people hear each other live (TOLK_MEDIA_SERVER).
 //
 // The room's languages are used only where its page would open: a public room (unless
 // TOLK_ANONYMOUS_JOIN=off) or a join link of the room (`t`). Anyone else learns only about the two
@@ -35,6 +35,8 @@ export default function register(app: FastifyInstance, d: RoomPageDeps) {
     if (!open && typeof req.query.t === 'string') {
       open = verifyJoinToken(await linkSigningKey(d.pool), req.query.t, now(d).getTime())?.room_id === room.id;
     }
-    return { ...languageCoverage(d, speak.data, hear.data, open ? room.langs : []), livemode: room.livemode };
+    // Live voices (rooms/voices.ts): whether the service has a media server, and why not.
+    const voices = d.media?.available ? { available: true, reason: null } : { available: false, reason: d.media?.unavailable ?? 'this service has no media server' };
+    return { ...languageCoverage(d, speak.data, hear.data, open ? room.langs : []), livemode: room.livemode, voices };
   });
 }

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../../errors.ts';
 import { CSP, securityHeaders } from '../../http/pages.ts';
 import { ID_PATTERN } from '../../ids.ts';
-import type { Services } from '../../services.ts';
-import type { SessionBus } from '../../sessions/bus.ts';
+import type { LogBus, Services } from '../../services.ts';
 import { AudioSocket, CLOSE } from '../audio.ts';
 import { participantOf, type ParticipantRow } from '../participants.ts';
 import { PageSpeech } from '../read-aloud.ts';
@@ -47,7 +46,7 @@ export type RoomPages = {
   /** The open microphone of each person on this process: a second one (another tab) replaces the first. */
   microphones: Map<string, AudioSocket>;
   /** The room notifications of every process (a microphone goes when its person leaves: mic-watch.ts). */
-  bus: SessionBus;
+  bus: LogBus;
   /** WebSockets open on this process (the pages' WebSocket server's, once registered: pages.ts); tolk_open_connections reads it. */
   openSockets: () => number;
 };
@@ -55,7 +54,11 @@ export type RoomPages = {
 export type RoomPageDeps = Services & { rooms: RoomPages };
 
 /** Made once per app, closed with it: the streams end before the server waits for its connections (the browsers reconnect elsewhere). */
-export function roomPages(app: FastifyInstance, s: Services, bus: SessionBus): RoomPages {
+export function roomPages(app: FastifyInstance, s: Services): RoomPages {
+  // The pages wait for a room's phrases and people as every reader of a log does: on the
+  // log's notifications (the LogBus port), which the app gives its services before the pages.
+  const bus = s.logBus;
+  if (!bus) throw new Error('the room pages need Services.logBus (the log notifications they wait on)');
   const hub = new RoomHub(s, bus, app.log);
   app.addHook('preClose', async () => hub.closeAll());
   app.decorate('roomHub', hub);

@@ -46,7 +46,7 @@ export function roomLocale(v: Pick<RoomView, 'prefill' | 'accept'>): Locale {
 
 /** The room pages' layout: their stylesheet and script (and the audio's, on a live room's page). */
 function roomPage(l: Locale, title: string, main: string, mainAttrs = '', audio = false): string {
-  return layout(title, main, { styles: ['room.css'], scripts: audio ? ['room.js', 'room-audio.js'] : ['room.js'], mainAttrs, lang: l.tag });
+  return layout(title, main, { styles: ['room.css'], scripts: audio ? ['room.js', 'room-voices.js', 'room-audio.js'] : ['room.js'], mainAttrs, lang: l.tag });
 }
 
 function titleOf(v: RoomView, t: RoomTexts): string {
@@ -117,6 +117,8 @@ function livePage(v: RoomView, title: string, t: RoomTexts): string {
     '</div>' +
     '<p id="mic-status" class="hint" role="status"></p>' +
     '<p id="partial" class="partial" aria-live="polite"></p>' +
+    '<p id="voices-status" class="hint" role="status"></p><div id="voices" hidden></div>' +
+    `<p class="balance" id="balance-row" hidden><label for="balance">${esc(a.balance)}</label> <input type="range" id="balance" min="0" max="100" value="50"></p>` +
     `<p class="check"><input type="checkbox" id="read-aloud"><label for="read-aloud">${esc(a.readAloud)}</label>` +
     `<button type="button" id="read-pause" hidden>${esc(m.pause)}</button></p>` +
     '<p id="read-status" class="hint" role="status"></p>' +

@@ -1,0 +1,309 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createTestDatabase, type TestDb } from '../helpers/app.ts';
+import { createNetns, NETNS_INTERFACE, type Netns } from '../helpers/netns.ts';
+import { freePort, ROOT, serverNode } from '../helpers/process.ts';
+import { until } from '../helpers/wait.ts';
+import { createPool, type Pool } from '../../src/db/pool.ts';
+import { createKey, createOrg } from '../../src/cli/admin.ts';
+import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
+import { decodeWav, encodeWav } from '../../src/engines/speech/wav.ts';
+
+// People in a room hear each other, live, through Janus (TOLK_MEDIA_SERVER=janus: the service
+// runs Debian's janus itself), in Chromium with real recorded speech: Ana's microphone is a WAV
+// of a sentence then three seconds of silence, over and over (--use-file-for-fake-audio-capture);
+// Bea and Carl listen. What each page receives is measured in the page, with Web Audio, on the
+// tracks it plays. The service, its Janus and the browsers run in a network namespace of the
+// test's own (test/helpers/netns.ts): WebRTC gathers every interface's address, and nothing may
+// be sent to this machine's others.
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 90_000 });
+
+const DATA = '/usr/share/pocketsphinx/test/data/librivox';
+const NAME = 'sense_and_sensibility_01_austen_64kb-0870';
+
+let ns: Netns;
+let db: TestDb;
+let pool: Pool;
+let server: ChildProcess;
+let port: number;
+let out = '';
+/** The Janus the service runs (its log says it). */
+let janusPid: string | undefined;
+/** Microphone PCM sockets opened (GET /r/{id}/audio): none where the voice goes over WebRTC. */
+let pcmSockets = 0;
+let key: string;
+let speaker: Browser;
+let listeners: Browser;
+let wav: string;
+let said: string;
+const contexts: BrowserContext[] = [];
+
+/** The sentence then `silence` seconds of silence, a 16 kHz WAV Chromium plays as the microphone, over and over. */
+function microphoneFile(dir: string, silence: number): string {
+  const speech = decodeWav(fs.readFileSync(`${DATA}/${NAME}.wav`)).samples;
+  const pcm = new Int16Array(speech.length + 16_000 * silence);
+  pcm.set(speech);
+  const p = path.join(dir, 'speech.wav');
+  fs.writeFileSync(p, encodeWav(pcm, 16_000));
+  return p;
+}
+
+function launch(args: string[]): Promise<Browser> {
+  return chromium.launch({
+    executablePath: ns.chromium,
+    // Playwright mutes the browser's audio by default; what the page plays is what is measured here.
+    ignoreDefaultArgs: ['--mute-audio'],
+    args: ['--no-sandbox', '--allow-loopback-in-peer-connection', '--disable-features=WebRtcHideLocalIpsWithMdns', '--autoplay-policy=no-user-gesture-required', ...args],
+  });
+}
+
+const api = (method: string, p: string, body?: unknown) =>
+  ns.request(port, method, p, { headers: { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() }, body });
+
+beforeAll(async () => {
+  ns = await createNetns();
+  db = await createTestDatabase();
+  pool = createPool(db.url, 2);
+  const org = await createOrg(pool, { name: 'Voices' });
+  key = (await createKey(pool, { mode: 'test', org: org.id, rpm: 100_000 })).secret;
+  port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  server = ns.spawn(serverNode(), ['src/server.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env, DATABASE_URL: await ns.database(db.url), PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base,
+      LOG_LEVEL: 'info', TOLK_DATA_DIR: path.join(ns.dir, 'data'), TOLK_TRANSLATE: 'apertium', TOLK_RECOGNIZE: 'pocketsphinx',
+      TOLK_MEDIA_SERVER: 'janus', TOLK_JANUS_ICE_ONLY: NETNS_INTERFACE, TOLK_SIP_LISTEN: '127.0.0.1:0',
+    },
+  });
+  const take = (d: Buffer) => {
+    out = (out + d).slice(-20_000);
+    janusPid = /janus runs \(pid (\d+)\)/.exec(String(d))?.[1] ?? janusPid;
+    if (/\/audio\?participant=/.test(String(d))) pcmSockets++;
+  };
+  server.stdout!.on('data', take);
+  server.stderr!.on('data', take);
+  await until('the service in the namespace', async () => {
+    if (server.exitCode !== null) throw new Error(`the service exited: ${out}`);
+    return (await ns.request(port, 'GET', '/readyz').catch(() => ({ status: 0 }))).status === 200;
+  }, 60_000);
+  wav = microphoneFile(ns.dir, 3);
+  const lines = fs.readFileSync(`${DATA}/transcription`, 'utf8').trim().split('\n');
+  said = lines.map((l) => /^<s>\s*(.*?)\s*<\/s>\s*\((\S+)\)$/.exec(l.trim())!).find((m) => m[2] === NAME)![1]!;
+  speaker = await launch(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${wav}`]);
+  listeners = await launch(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']);
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => {});
+  await speaker?.close().catch(() => {});
+  await listeners?.close().catch(() => {});
+  await ns?.close();
+  await pool?.end();
+  await db?.drop();
+});
+
+async function room(): Promise<string> {
+  const res = await api('POST', '/v1/rooms', { langs: ['en', 'es'], visibility: 'public' });
+  expect(res.status, res.text).toBe(201);
+  return res.body.url;
+}
+
+async function open(browser: Browser, url: string, name: string, speak: string, hear: string): Promise<Page> {
+  const ctx = await browser.newContext({ permissions: ['microphone'] });
+  contexts.push(ctx);
+  const p = await ctx.newPage();
+  await p.goto(url);
+  await p.getByLabel('Your name').fill(name);
+  await p.getByLabel('I speak').selectOption(speak);
+  await p.getByLabel('I hear').selectOption(hear);
+  await p.getByRole('button', { name: 'Join' }).click();
+  await p.locator('#room').waitFor({ state: 'visible' });
+  await until(`${name} linked to the voices`, async () => p.evaluate<boolean>('Boolean(window.tolkVoices && window.tolkVoices.live)'), 20_000);
+  return p;
+}
+
+/**
+ * The level (RMS, 0-1) of each voice the page plays, every 100 ms for `ms`: measured with Web Audio
+ * on the tracks themselves. Keyed by whose voice it is (participant id).
+ */
+async function levels(p: Page, ms: number): Promise<Record<string, number[]>> {
+  // (A script in the page, as text: this project's types have no DOM.)
+  return p.evaluate<Record<string, number[]>>(`(async () => {
+    const voices = window.tolkVoices.voices();
+    const ctx = new AudioContext();
+    const meters = voices.map((v) => {
+      const an = ctx.createAnalyser();
+      ctx.createMediaStreamSource(v.stream).connect(an);
+      return { who: v.participant_id, an, buf: new Float32Array(an.fftSize), out: [] };
+    });
+    for (let t = 0; t < ${ms}; t += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      for (const m of meters) {
+        m.an.getFloatTimeDomainData(m.buf);
+        m.out.push(Math.sqrt(m.buf.reduce((s, x) => s + x * x, 0) / m.buf.length));
+      }
+    }
+    await ctx.close();
+    return Object.fromEntries(meters.map((m) => [m.who, m.out]));
+  })()`);
+}
+
+/** The interpretation channel in the page, every 100 ms for `ms`: its level, and how loud the original voices play then. */
+async function interpretation(p: Page, ms: number): Promise<Array<{ level: number; voices: number[]; ducked: boolean }>> {
+  return p.evaluate<Array<{ level: number; voices: number[]; ducked: boolean }>>(`(async () => {
+    const ctx = new AudioContext();
+    const an = ctx.createAnalyser();
+    ctx.createMediaStreamSource(window.tolkVoices.interpretation()).connect(an);
+    const buf = new Float32Array(an.fftSize);
+    const out = [];
+    for (let t = 0; t < ${ms}; t += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      an.getFloatTimeDomainData(buf);
+      out.push({ level: Math.sqrt(buf.reduce((s, x) => s + x * x, 0) / buf.length), voices: window.tolkVoices.volumes().voices, ducked: window.tolkVoices.ducked() });
+    }
+    await ctx.close();
+    return out;
+  })()`);
+}
+
+/** A room where Ana (English, her recorded sentence) has turned her microphone on and Bea hears her. */
+async function anaHeardByBea(): Promise<{ ana: Page; bea: Page; anaId: string }> {
+  const url = await room();
+  const ana = await open(speaker, url, 'Ana', 'en', 'en');
+  const bea = await open(listeners, url, 'Bea', 'en', 'en');
+  const anaId = await me(ana);
+  await ana.getByRole('button', { name: 'Microphone' }).click();
+  await until('Bea hears Ana', async () => (await heardFrom(bea)).includes(anaId), 20_000);
+  return { ana, bea, anaId };
+}
+
+const me = (p: Page) => p.evaluate<string>('window.tolkRoom.me.id');
+const heardFrom = (p: Page) => p.evaluate<string[]>('window.tolkVoices.voices().map((v) => v.participant_id)');
+
+describe('a room\'s voices through Janus', () => {
+  it('Bea and Carl hear Ana live while she speaks, and silence in her pauses; nobody hears themselves; her phrase is captioned from the same audio', async () => {
+    const url = await room();
+    const ana = await open(speaker, url, 'Ana', 'en', 'en');
+    const bea = await open(listeners, url, 'Bea', 'en', 'en');
+    const carl = await open(listeners, url, 'Carl', 'es', 'es');
+    const anaId = await me(ana);
+    // Nobody speaks yet: nothing to hear.
+    expect(await heardFrom(bea)).toEqual([]);
+
+    await ana.getByRole('button', { name: 'Microphone' }).click();
+    await until('Bea hears Ana', async () => (await heardFrom(bea)).includes(anaId), 20_000);
+    await until('Carl hears Ana', async () => (await heardFrom(carl)).includes(anaId), 20_000);
+    // Ana's file: about 7 s of speech then 3 s of silence; ten seconds cover both.
+    const heard = (await levels(bea, 10_000))[anaId]!;
+    expect(Math.max(...heard), 'Ana\'s voice reaches Bea').toBeGreaterThan(0.02);
+    const quiet = heard.filter((l) => l < 0.002).length;
+    expect(quiet, 'and her pauses are silent').toBeGreaterThanOrEqual(10);
+    expect(Math.max(...(await levels(carl, 3000))[anaId]!)).toBeGreaterThan(0);
+    // Ana hears nobody: not herself.
+    expect(await heardFrom(ana)).toEqual([]);
+
+    // What she said is captioned, read from the audio Janus forwarded (the page uploaded nothing else).
+    const phrase = bea.locator('#phrases li.phrase:not(.live)', { hasText: 'Ana' }).first();
+    await phrase.waitFor({ timeout: 40_000 });
+    expect(saidInOrder(words(said), words((await phrase.locator('.text').textContent()) ?? ''))).toBeGreaterThan(0.4);
+    expect(pcmSockets).toBe(0);
+
+    // Her microphone off: the others stop hearing her at once.
+    await ana.getByRole('button', { name: 'Microphone on' }).click();
+    await until('Bea no longer hears Ana', async () => !(await heardFrom(bea)).includes(anaId), 10_000);
+  });
+
+  it('Carl, who hears Spanish, hears Ana\'s phrase interpreted after she said it, her voice lowered meanwhile; Bea, who hears English as Ana speaks it, hears no interpretation', async () => {
+    const url = await room();
+    const ana = await open(speaker, url, 'Ana', 'en', 'en');
+    const bea = await open(listeners, url, 'Bea', 'en', 'en');
+    const carl = await open(listeners, url, 'Carl', 'es', 'es');
+    for (const p of [bea, carl]) await until('the interpretation channel linked', async () => p.evaluate<boolean>('Boolean(window.tolkVoices.interpretation())'), 20_000);
+    const anaId = await me(ana);
+    await ana.getByRole('button', { name: 'Microphone' }).click();
+    await until('Carl hears Ana', async () => (await heardFrom(carl)).includes(anaId), 20_000);
+    // Her sentence is about 7 s; then it is read, translated and spoken: 30 s covers it on a busy machine.
+    const [carlHeard, beaHeard] = await Promise.all([interpretation(carl, 30_000), interpretation(bea, 30_000)]);
+    const speaking = carlHeard.filter((x) => x.level > 0.01);
+    expect(speaking.length, 'Carl hears the interpretation').toBeGreaterThanOrEqual(10);
+    // While it speaks, Ana's voice plays lowered (-12 dB), and back up once it has finished.
+    expect(speaking.filter((x) => x.ducked && x.voices.every((v) => v <= 0.25 + 1e-6)).length).toBeGreaterThanOrEqual(speaking.length * 0.8);
+    expect(carlHeard.some((x) => !x.ducked && x.voices.some((v) => v > 0.9))).toBe(true);
+    // The same phrase in the language it was said in is never re-spoken.
+    expect(Math.max(...beaHeard.map((x) => x.level)), 'Bea hears no interpretation').toBeLessThan(0.003);
+    // The balance: all interpretation, no original voice.
+    await carl.locator('#balance').fill('100');
+    expect(await carl.evaluate<{ voices: number[]; interpretation: number }>('window.tolkVoices.volumes()')).toMatchObject({ voices: [0], interpretation: 1 });
+  });
+
+  it('Ana muted is silent for the others at once; unmuted, heard again', async () => {
+    const { ana, bea, anaId } = await anaHeardByBea();
+    await ana.getByRole('button', { name: 'Mute' }).click();
+    // From 300 ms after the click (what is on its way), ten seconds: her sentence would have played in them.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(Math.max(...(await levels(bea, 10_000))[anaId]!), 'nothing of Ana while she is muted').toBeLessThan(0.002);
+    await ana.getByRole('button', { name: 'Unmute' }).click();
+    expect(Math.max(...(await levels(bea, 10_000))[anaId]!), 'Ana again').toBeGreaterThan(0.02);
+  });
+
+  it('an AI agent has no voice of its own: what it says reaches every listener on the interpretation channel, in their language', async () => {
+    const url = await room();
+    const roomId = new URL(url).pathname.split('/').pop()!;
+    const bea = await open(listeners, url, 'Bea', 'en', 'en');
+    const carl = await open(listeners, url, 'Carl', 'es', 'es');
+    for (const p of [bea, carl]) await until('the interpretation channel linked', async () => p.evaluate<boolean>('Boolean(window.tolkVoices.interpretation())'), 20_000);
+    const ses = await api('POST', `/v1/rooms/${roomId}/agent-sessions`, { name: 'Helper', speak_lang: 'en', hear_lang: 'en', announce: false });
+    expect(ses.status, ses.text).toBe(201);
+    const listening = Promise.all([interpretation(bea, 15_000), interpretation(carl, 15_000)]);
+    const said = await ns.request(port, 'POST', `/v1/sessions/${ses.body.id}/say`, { headers: { authorization: `Bearer ${key}` }, body: { text: 'Good morning, everyone. The meeting starts now.' } });
+    expect(said.status, said.text).toBe(202);
+    const [b, c] = await listening;
+    expect(b.filter((x) => x.level > 0.01).length, 'Bea hears the agent in English').toBeGreaterThanOrEqual(10);
+    expect(c.filter((x) => x.level > 0.01).length, 'Carl hears it in Spanish').toBeGreaterThanOrEqual(10);
+  });
+
+  it('a person who leaves stops being heard, and the others keep hearing each other', async () => {
+    const { ana, bea } = await anaHeardByBea();
+    await ana.getByRole('button', { name: 'Leave' }).click();
+    await until('Ana gone from Bea\'s voices', async () => (await heardFrom(bea)).length === 0, 10_000);
+  });
+
+  it('the voices link takes its JSON messages only: text that is not one, or audio sent on it, closes it 1003, saying what it takes', async () => {
+    const dan = await open(listeners, await room(), 'Dan', 'en', 'en');
+    const closes = await dan.evaluate<Array<{ code: number; error: { code: string; message: string } | null }>>(`(async () => {
+      const me = window.tolkRoom.me;
+      const one = (bad) => new Promise((resolve) => {
+        const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + location.pathname + '/voices?participant=' + me.id + '&secret=' + me.secret);
+        let error = null;
+        ws.onmessage = (e) => { const m = JSON.parse(e.data); if (m.type === 'ready') ws.send(bad); if (m.type === 'error') error = m; };
+        ws.onclose = (e) => resolve({ code: e.code, error });
+      });
+      return [await one('{"type":"shout"}'), await one(new Uint8Array([1, 2, 3, 4]))];
+    })()`);
+    for (const c of closes) {
+      expect(c.code).toBe(1003);
+      expect(c.error?.code).toBe('bad_message');
+    }
+    expect(closes[0]!.error!.message).toMatch(/"publish"\|"answer"/);
+    expect(closes[1]!.error!.message).toMatch(/JSON text only/);
+  });
+
+  it('Janus killed mid-room: the pages say the voices stopped, typing goes on, and the voices come back with a new Janus', async () => {
+    const { ana, bea, anaId } = await anaHeardByBea();
+    expect(janusPid, out).toBeTruthy();
+    process.kill(Number(janusPid), 'SIGKILL');
+    await until('Bea is told', async () => /voices stopped/i.test((await bea.locator('#voices-status').textContent()) ?? ''), 10_000);
+    expect(await heardFrom(bea)).toEqual([]);
+    // Typing still reaches the room.
+    await bea.getByLabel('Say something').fill('Still here');
+    await bea.getByRole('button', { name: 'Send' }).click();
+    await ana.locator('#phrases li.phrase', { hasText: 'Still here' }).first().waitFor({ timeout: 10_000 });
+    // Janus is back (the service restarts it): the pages link again, and Ana is heard again.
+    await until('Bea hears Ana again', async () => (await heardFrom(bea)).includes(anaId), 40_000);
+  });
+});
