@@ -118,8 +118,19 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
   const log = pino({ level: config.logLevel, ...LOG_REDACTION }, logDestination(2));
   // The engines' children (a decoder, a worker thread) that die and come back say so in this log.
   setEngineLog(log);
-  const db = await resolveDatabase(config, (m) => log.info(m));
+  // Janus, where the service runs it, starts beside the rest (it needs none of it): one that
+  // does not start leaves rooms without voices, said in the log and on the pages. startMedia never rejects.
+  const starting = startMedia(config, log);
+  const stopMedia = async () => { await (await starting).close().catch(() => {}); };
+  let db: Awaited<ReturnType<typeof resolveDatabase>>;
+  try {
+    db = await resolveDatabase(config, (m) => log.info(m));
+  } catch (err) {
+    await stopMedia();
+    throw err;
+  }
   const fail = async (err: unknown) => {
+    await stopMedia();
     await db.stop().catch(() => {});
     return databaseFailure(err, db.url, Boolean(config.databaseUrl));
   };
@@ -132,6 +143,7 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
   try {
     await checkSecretKeyAt(db.url, config.secretKey);
   } catch (err) {
+    await stopMedia();
     await db.stop().catch(() => {});
     throw err instanceof SecretKeyError ? new StartupError(err.message) : databaseFailure(err, db.url, Boolean(config.databaseUrl));
   }
@@ -140,6 +152,7 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
   try {
     translation = await startTranslation(config, log);
   } catch (err) {
+    await stopMedia();
     await db.stop().catch(() => {});
     throw new StartupError(`translation: ${(err as Error).message}`);
   }
@@ -147,11 +160,11 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
     recognizer = startRecognizers(config, log);
   } catch (err) {
     await translation.close().catch(() => {});
+    await stopMedia();
     await db.stop().catch(() => {});
     throw new StartupError(`speech recognition: ${(err as Error).message}`);
   }
-  // Janus, where the service runs it: one that does not start leaves rooms without voices, said in the log and on the pages.
-  const media = await startMedia(config, log);
+  const media = await starting;
   const pool = createPool(db.url, config.dbPool);
   const quiet = quietOutages(log);
   let boss: Boss;
@@ -164,7 +177,6 @@ export async function startPlatform(config: Config, opts: { migrate?: boolean } 
   } catch (err) {
     await pool.end().catch(() => {});
     await translation.close().catch(() => {});
-    await media.close().catch(() => {});
     throw await fail(err);
   }
   let workers: Awaited<ReturnType<typeof startWorkers>> | null = null;
