@@ -80,6 +80,8 @@ const Env = z.object({
   // Debian's janus is installed), `janus=ws://HOST:8188[,ws://...]` (run by the operator), `off`.
   TOLK_MEDIA_SERVER: z.string().optional().transform((v, ctx) => parseMediaServer(v ?? (present(['/usr/bin/janus', fs.constants.X_OK]) ? 'janus' : 'off'), ctx)),
   TOLK_JANUS_API_SECRET: z.string().optional(),
+  // Ours (operating.md): the admin_key of an operator's Janus whose VideoRoom and Streaming plugins have one.
+  TOLK_JANUS_ADMIN_KEY: z.string().optional(),
   TOLK_ICE_SERVERS: z.string().optional().transform((v, ctx) => parseIceServers(v ?? '', ctx)),
   TOLK_MEDIA_PUBLIC_IP: z.union([z.ipv4(), z.ipv6()]).optional(),
   TOLK_RECOGNIZE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -321,7 +323,7 @@ export type Config = {
   /** TOLK_DB_POOL: the most connections the process's pool opens. */
   dbPool: number;
   /** Rooms' live voices: TOLK_MEDIA_SERVER, its api secret, the pages' ICE servers, Janus's public address. */
-  media: { server: MediaServer; apiSecret: string | undefined; iceServers: IceServer[]; publicIp: string | undefined };
+  media: { server: MediaServer; apiSecret: string | undefined; adminKey: string | undefined; iceServers: IceServer[]; publicIp: string | undefined };
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
@@ -352,7 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     simSipPeer: e.TOLK_SIM_SIP_PEER || undefined,
     ringTimeoutSeconds: e.TOLK_RING_TIMEOUT_SECONDS,
     speechEngines: e.TOLK_SPEECH_ENGINES,
-    media: { server: e.TOLK_MEDIA_SERVER, apiSecret: e.TOLK_JANUS_API_SECRET || undefined, iceServers: e.TOLK_ICE_SERVERS, publicIp: e.TOLK_MEDIA_PUBLIC_IP || undefined },
+    media: { server: e.TOLK_MEDIA_SERVER, apiSecret: e.TOLK_JANUS_API_SECRET || undefined, adminKey: e.TOLK_JANUS_ADMIN_KEY || undefined, iceServers: e.TOLK_ICE_SERVERS, publicIp: e.TOLK_MEDIA_PUBLIC_IP || undefined },
     drachtio: e.DRACHTIO_HOST ? { host: e.DRACHTIO_HOST, port: e.DRACHTIO_PORT, secret: e.DRACHTIO_SECRET } : undefined,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
     secretKey: e.TOLK_SECRET_KEY ? Buffer.from(e.TOLK_SECRET_KEY, 'hex') : undefined,

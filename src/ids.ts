@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -34,3 +34,11 @@ export function newId(prefix: IdPrefix): string {
 
 /** Ids in paths are short ASCII tokens; anything else can never exist. */
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * What names a person across capabilities without carrying their e-mail: a hash of it, lower-cased
+ * (a join link names its guest with it, and the voices find the person's own clone by it).
+ */
+export function personTag(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 22);
+}

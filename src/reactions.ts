@@ -8,7 +8,7 @@ import { publishSegment } from './sessions/publish.ts';
 import { CALLS_CHANNEL, encodeNotice, notifySay } from './calls/channel.ts';
 import { lockRobots, robotLangs, scheduleReply, startRobots, stopRobots } from './sim/robots.ts';
 import { mailFrom, queueMail } from './mail/mail.ts';
-import { usableVoice, voiceInUse } from './voices/usable.ts';
+import { personVoice, usableVoice, voiceInUse } from './voices/usable.ts';
 import { phraseIn, renderAll } from './sessions/translations.ts';
 import { COLUMNS as SESSION_COLUMNS, toSession, type SessionRow } from './sessions/sessions.ts';
 import { planSegment } from './sessions/publish.ts';
@@ -147,6 +147,7 @@ export const REACTIONS: Reactions = {
   },
   usableVoice,
   voiceInUse,
+  personVoice,
   async queueMail(s, tx, message) {
     await queueMail(s, tx, message);
   },

@@ -204,6 +204,11 @@ export type Reactions = {
    * id voiceInUse answered (voices/cloning.ts speechVoice).
    */
   spokenVoice(db: Queryable, owner: { orgId: string; livemode: boolean }, voiceId: string | null | undefined): Promise<string | undefined>;
+  /**
+   * A person's own cloned voice, ready in the organization: the newest whose person's e-mail is
+   * the one `who` names (join-links.ts personTag), else null (voices/usable.ts).
+   */
+  personVoice(db: Queryable, owner: { orgId: string; livemode: boolean }, who: string): Promise<string | null>;
   /** How a gateway's live calls go out through their trunks (trunks/dial.ts): one per gateway, keeping what it read of a trunk for a few seconds. */
   trunkDialer(pool: Pool, secretKey: Buffer | undefined): TrunkDialer;
   /**
@@ -276,7 +281,7 @@ export type BookedMeetings = {
    */
   move(s: Services, tx: Client, roomId: string, start: Date, durationMin: number): Promise<void>;
   /** The guest's own join link (name and languages prefilled, as in the invitation) while it is ahead or live, else the room's address. */
-  guestLink(s: Services, db: Queryable, meeting: BookedMeeting, guest: { name: string; speak: string; hear?: string | null }): Promise<string>;
+  guestLink(s: Services, db: Queryable, meeting: BookedMeeting, guest: { name: string; speak: string; hear?: string | null; email?: string }): Promise<string>;
   /** Its calendar file as it is now, the same UID and sequence as its mails: REQUEST, or CANCEL once canceled. */
   calendar(
     s: Services, db: Queryable, meeting: BookedMeeting,

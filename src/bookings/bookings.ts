@@ -156,7 +156,7 @@ export async function createBooking(s: Services, tx: Client, booker: Booker, inp
       row: { ...insert, answers: JSON.stringify(input.answers ?? {}), credential_id: booker.id },
     });
     await copyToBooker(tx, row, ['booking.created']);
-    const link = await s.reactions.bookedMeetings.guestLink(s, tx, meeting, { name: g.name, speak: g.speak, hear: g.hear });
+    const link = await s.reactions.bookedMeetings.guestLink(s, tx, meeting, { name: g.name, speak: g.speak, hear: g.hear, email: g.email });
     return toBooking(s.config.publicBaseUrl, row, link);
   } catch (err) {
     if (isSlotTaken(err)) throw new ApiError('slot_taken', `${iso(start)} was booked meanwhile; pick another slot`);

@@ -33,6 +33,7 @@ export class MediaServers {
   private readonly own: SupervisedJanus | null;
   private readonly urls: string[];
   private readonly apiSecret: string | undefined;
+  private readonly adminKey: string | undefined;
   private readonly conns = new Map<string, Promise<JanusServer>>();
   /** Rooms made on each server (by url), forgotten when it goes away. */
   private readonly made = new Map<string, Set<string>>();
@@ -43,16 +44,22 @@ export class MediaServers {
   /** Why there are no voices, when there are none. */
   readonly unavailable: string | null;
 
-  constructor(o: { own?: SupervisedJanus | null; urls?: string[]; apiSecret?: string | undefined; iceServers: IceServer[]; unavailable?: string | null }) {
+  constructor(o: { own?: SupervisedJanus | null; urls?: string[]; apiSecret?: string | undefined; adminKey?: string | undefined; iceServers: IceServer[]; unavailable?: string | null }) {
     this.own = o.own ?? null;
     this.urls = o.urls ?? [];
     this.apiSecret = o.apiSecret;
+    this.adminKey = o.adminKey;
     this.iceServers = o.iceServers;
     this.unavailable = o.unavailable ?? (this.own || this.urls.length > 0 ? null : 'this service has no media server (TOLK_MEDIA_SERVER=off)');
   }
 
   get available(): boolean {
     return this.unavailable === null;
+  }
+
+  /** Whether its rooms are shared with other processes (Janus servers the operator runs), not this process's own. */
+  get shared(): boolean {
+    return this.own === null && this.urls.length > 0;
   }
 
   /** One line for the start banner. */
@@ -182,7 +189,7 @@ export class MediaServers {
           this.admin.delete(url);
           this.mounts.delete(url);
         });
-        return { url, conn, adminKey: own?.adminKey };
+        return { url, conn, adminKey: own ? own.adminKey : this.adminKey };
       });
       p.catch(() => this.conns.delete(url));
       this.conns.set(url, p);
@@ -213,7 +220,7 @@ export class MediaServers {
 export async function startMedia(config: Config, log: Log, o: { iceOnly?: string } = {}): Promise<MediaServers> {
   const m = config.media;
   if (m.server.kind === 'off') return new MediaServers({ iceServers: m.iceServers });
-  if (m.server.kind === 'remote') return new MediaServers({ urls: m.server.urls, apiSecret: m.apiSecret, iceServers: m.iceServers });
+  if (m.server.kind === 'remote') return new MediaServers({ urls: m.server.urls, apiSecret: m.apiSecret, adminKey: m.adminKey, iceServers: m.iceServers });
   try {
     const stun = m.iceServers.find((s) => s.urls.startsWith('stun:'))?.urls.slice(5);
     const own = await superviseJanus({ publicIp: m.publicIp, stun, iceOnly: o.iceOnly ?? process.env.TOLK_JANUS_ICE_ONLY, log });

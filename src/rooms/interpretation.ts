@@ -2,15 +2,17 @@ import { prepared } from '../db/pool.ts';
 import { LOG_SIGNALS, type Services } from '../services.ts';
 import { ChannelSender } from '../media/channel-sender.ts';
 import type { MediaServers } from '../media/servers.ts';
-import { spokenOnce, type PageSpeech } from './read-aloud.ts';
+import { phraseVoice, spokenOnce, type PageSpeech } from './read-aloud.ts';
+import { ChannelLeases, LEASE_RETRY_MS } from './interpretation-leases.ts';
 
 // A room's interpretation channels (rooms/voices.ts): for each language its
 // listeners hear, a Streaming mountpoint of the room's Janus that speaks the
 // room's phrases in that language, as they come:
 //
 // - a person's phrase said in another language, translated (the room's
-//   translations, sessions/translations.ts) and spoken by the synthesizer (an
-//   agent's in its session's ready cloned voice); a person's phrase in the
+//   translations, sessions/translations.ts) and spoken by the synthesizer (in
+//   the speaker's ready cloned voice where there is one, read-aloud.ts
+//   phraseVoice); a person's phrase in the
 //   listener's own language is never re-spoken (they hear the voice itself),
 //   nor one no engine translates (they read it);
 // - an agent's say, a robot's line, an announcement and the AI disclosure,
@@ -21,7 +23,21 @@ import { spokenOnce, type PageSpeech } from './read-aloud.ts';
 // read-aloud.ts spokenOnce, which "read aloud" shares), whoever listens, and
 // sent once: every listener of the language receives the same mountpoint.
 // A channel is kept while a page of this process listens to it; the room's
-// log is followed (the LogBus) from the moment the first channel opens.
+// log is followed (the LogBus) from the moment the first channel opens. Where
+// processes share the room's Janus, one of them speaks each channel, the one
+// holding its lease (interpretation-leases.ts); the others take it over when it goes.
+
+type Log = { warn: (o: object, m: string) => void; info: (o: object, m: string) => void };
+
+type Channel = {
+  refs: number;
+  sender: Promise<ChannelSender>;
+  id: Promise<string>;
+  chain: Promise<void>;
+  /** Whether this process speaks it (always, on a Janus of its own; with the lease, on a shared one). */
+  speaks: boolean;
+  retry: NodeJS.Timeout | null;
+};
 
 type Seg = { seq: number; kind: string; text: string | null; src_lang: string; announced: string | null; created_at: Date; participant_id: string; session_id: string | null };
 
@@ -29,22 +45,60 @@ type Seg = { seq: number; kind: string; text: string | null; src_lang: string; a
 const VOICELESS = new Set(['agent', 'robot', 'announcement', 'disclosure']);
 
 class RoomInterpreter {
-  private readonly channels = new Map<string, { refs: number; sender: Promise<ChannelSender>; id: Promise<string>; chain: Promise<void> }>();
+  private readonly channels = new Map<string, Channel>();
   private following = false;
   private readonly s: Services;
   private readonly media: MediaServers;
   private readonly speech: PageSpeech;
   private readonly roomId: string;
-  private readonly log: { warn: (o: object, m: string) => void };
+  private readonly log: Log;
+  private readonly leases: ChannelLeases;
   /** Phrases spoken per language on this process (tests, bench). */
   spoken = 0;
 
-  constructor(s: Services, media: MediaServers, speech: PageSpeech, roomId: string, log: { warn: (o: object, m: string) => void }) {
+  /** Called when its last channel here closed. */
+  onIdle: () => void = () => {};
+
+  constructor(s: Services, media: MediaServers, speech: PageSpeech, leases: ChannelLeases, roomId: string, log: Log) {
     this.s = s;
     this.media = media;
     this.speech = speech;
+    this.leases = leases;
     this.roomId = roomId;
     this.log = log;
+  }
+
+  /** This process's leases were lost with their connection: its channels try again. */
+  lostLeases(): void {
+    for (const [lang, c] of this.channels) {
+      if (!this.media.shared || !c.speaks) continue;
+      c.speaks = false;
+      this.log.warn({ room: this.roomId, lang }, `this process stopped speaking room ${this.roomId}'s interpretation in ${lang}: its database connection went`);
+      this.lease(lang, c);
+    }
+  }
+
+  /** On a shared Janus: the channel's lease taken, or tried again every LEASE_RETRY_MS while it has listeners here. */
+  private lease(lang: string, c: Channel): void {
+    const name = `${this.roomId}.${lang}`;
+    const attempt = async () => {
+      c.retry = null;
+      if (this.channels.get(lang) !== c) return;
+      const ok = await this.leases.take(name).catch(() => false);
+      if (this.channels.get(lang) !== c) {
+        // Released meanwhile.
+        if (ok) await this.leases.give(name);
+        return;
+      }
+      if (ok) {
+        c.speaks = true;
+        this.log.info({ room: this.roomId, lang }, `this process speaks room ${this.roomId}'s interpretation in ${lang}`);
+      } else {
+        c.retry = setTimeout(() => void attempt(), LEASE_RETRY_MS);
+        c.retry.unref();
+      }
+    };
+    void attempt();
   }
 
   /** A listener of `lang`: the channel's mountpoint id, and the release of it. */
@@ -52,9 +106,14 @@ class RoomInterpreter {
     let c = this.channels.get(lang);
     if (!c) {
       const ch = this.media.channel(this.roomId, lang);
-      c = { refs: 0, sender: ch.then((m) => new ChannelSender(m.host, m.port, 8000)), id: ch.then((m) => m.id), chain: Promise.resolve() };
+      const made: Channel = {
+        refs: 0, sender: ch.then((m) => new ChannelSender(m.host, m.port, 8000)), id: ch.then((m) => m.id), chain: Promise.resolve(),
+        speaks: !this.media.shared, retry: null,
+      };
+      c = made;
       this.channels.set(lang, c);
-      ch.catch(() => { if (this.channels.get(lang) === c) this.channels.delete(lang); });
+      ch.catch(() => { if (this.channels.get(lang) === made) this.channels.delete(lang); });
+      if (this.media.shared) this.lease(lang, c);
     }
     c.refs++;
     const id = await c.id;
@@ -68,7 +127,10 @@ class RoomInterpreter {
         c.refs--;
         if (c.refs > 0 || this.channels.get(lang) !== c) return;
         this.channels.delete(lang);
+        if (c.retry) clearTimeout(c.retry);
+        if (c.speaks && this.media.shared) void this.leases.give(`${this.roomId}.${lang}`);
         void c.sender.then((snd) => snd.close(), () => {});
+        if (this.channels.size === 0) this.onIdle();
       },
     };
   }
@@ -107,12 +169,13 @@ class RoomInterpreter {
     const voiceless = VOICELESS.has(seg.kind);
     if (!voiceless && seg.src_lang === lang) return;
     const c = this.channels.get(lang);
-    if (!c) return;
+    // Another process speaks it (it holds the lease).
+    if (!c || !c.speaks) return;
     try {
       const t = await this.s.reactions.phraseIn(this.s, this.roomId, livemode, seg, lang);
       const [text, spokenIn] = t.untranslated || t.text === null ? [voiceless ? seg.text : null, seg.src_lang] : [t.text, lang];
       if (!text || !this.speech.speaks(spokenIn)) return;
-      const voice = seg.session_id ? await this.s.reactions.sessionVoice(this.s.pool, seg.session_id) : undefined;
+      const voice = await phraseVoice(this.s, seg);
       const spoken = await spokenOnce(this.s, this.speech, `interpretation:${this.roomId}:${lang}`, { roomId: this.roomId, seq: Number(seg.seq), lang: spokenIn, voice: voice ?? '', text });
       const sender = await c.sender;
       this.spoken++;
@@ -129,17 +192,23 @@ export class Interpreters {
   private readonly s: Services;
   private readonly media: MediaServers;
   private readonly speech: PageSpeech;
+  private readonly leases: ChannelLeases;
 
   constructor(s: Services, media: MediaServers, speech: PageSpeech) {
     this.s = s;
     this.media = media;
     this.speech = speech;
+    this.leases = new ChannelLeases(s.pool);
+    this.leases.onLost(() => { for (const r of this.rooms.values()) r.lostLeases(); });
   }
 
-  of(roomId: string, log: { warn: (o: object, m: string) => void }): RoomInterpreter {
+  of(roomId: string, log: Log): RoomInterpreter {
     let r = this.rooms.get(roomId);
     if (!r) {
-      r = new RoomInterpreter(this.s, this.media, this.speech, roomId, log);
+      const made = new RoomInterpreter(this.s, this.media, this.speech, this.leases, roomId, log);
+      // Forgotten once nobody here listens (its follow loop ends by itself then).
+      made.onIdle = () => { if (this.rooms.get(roomId) === made) this.rooms.delete(roomId); };
+      r = made;
       this.rooms.set(roomId, r);
     }
     return r;

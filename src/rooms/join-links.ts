@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
+import { personTag } from '../ids.ts';
 import type { Caller, Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import { languageCoverage, type LanguageCoverage } from '../engines/coverage.ts';
@@ -10,7 +11,8 @@ import { getRoom, roomUrl } from './rooms.ts';
 // languages; the room page verifies the signature, so the link needs no lookup
 // to be trusted and cannot be altered.
 
-export type JoinClaims = { room_id: string; name?: string; speak?: string; hear?: string; exp: number };
+/** `who`: the guest the link was made for (personTag of their e-mail): their own cloned voice, if ready, is theirs in the room. */
+export type JoinClaims = { room_id: string; name?: string; speak?: string; hear?: string; who?: string; exp: number };
 
 export function signJoinToken(key: string, claims: JoinClaims): string {
   const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
@@ -52,8 +54,9 @@ export async function linkSigningKey(db: Queryable): Promise<string> {
  * A room's join link: its url with a token signed with `key`, carrying the
  * prefilled name and languages (those given), valid until the room expires.
  */
-export function joinUrl(base: string, key: string, room: { id: string; expires_at: Date }, prefill: { name?: string; speak?: string; hear?: string }): string {
-  const token = signJoinToken(key, { room_id: room.id, ...prefill, exp: Math.floor(room.expires_at.getTime() / 1000) });
+export function joinUrl(base: string, key: string, room: { id: string; expires_at: Date }, prefill: { name?: string; speak?: string; hear?: string; email?: string }): string {
+  const { email, ...shown } = prefill;
+  const token = signJoinToken(key, { room_id: room.id, ...shown, ...(email ? { who: personTag(email) } : {}), exp: Math.floor(room.expires_at.getTime() / 1000) });
   return `${roomUrl(base, room.id)}?t=${token}`;
 }
 

@@ -77,9 +77,11 @@ export async function joinAsPerson(s: Services, roomId: string, input: JoinInput
     ));
     const room = rows[0];
     if (!room) throw notFound('room', roomId);
+    let who: string | undefined;
     if (input.t !== undefined && input.t !== '') {
       const claims = verifyJoinToken(await linkSigningKey(tx), input.t, now(s).getTime());
       if (!claims || claims.room_id !== roomId) throw new ApiError('unauthorized', 't: this join link is invalid or has expired');
+      who = claims.who;
     } else if (room.visibility === 'private') {
       throw new ApiError('unauthorized', 't: this room is private; open it with your join link');
     } else if (!s.config.anonymousJoin) {
@@ -93,9 +95,11 @@ export async function joinAsPerson(s: Services, roomId: string, input: JoinInput
     const id = newId('par');
     const secret = randomBytes(24).toString('base64url');
     const cursor = await s.reactions.logHead(tx, roomId);
+    // Their own invitation's link, and their cloned voice ready: the others hear their phrases in it (read-aloud.ts phraseVoice).
+    const voice = who ? await s.reactions.personVoice(tx, { orgId: room.org_id, livemode: room.livemode }, who) : null;
     await tx.query(prepared(
-      `INSERT INTO room_participants (id, room_id, org_id, livemode, name, speak_lang, hear_lang, secret_hash, from_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [id, roomId, room.org_id, room.livemode, input.name, input.speak, input.hear, hash(secret), cursor],
+      `INSERT INTO room_participants (id, room_id, org_id, livemode, name, speak_lang, hear_lang, secret_hash, from_seq, voice_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [id, roomId, room.org_id, room.livemode, input.name, input.speak, input.hear, hash(secret), cursor, voice],
     ));
     await writeEvent(tx, { orgId: room.org_id, livemode: room.livemode }, 'room.participant_joined', eventObject({ id, room_id: roomId, livemode: room.livemode }));
     await notifyRoom(tx, roomId);

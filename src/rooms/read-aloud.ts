@@ -12,8 +12,9 @@ import { FairQueue } from '../engines/speech/fair-queue.ts';
 // room as the person hears it, spoken in their "I hear" language by the
 // first engine of TOLK_SPEECH_ENGINES that speaks it, as a WAV file the
 // page plays in order. An agent's phrase is spoken in its session's voice
-// when that is a ready cloned voice the engines can speak (Reactions.sessionVoice);
-// everyone else's in the engine's own voice. A phrase from before the person
+// when that is a ready cloned voice the engines can speak (Reactions.sessionVoice),
+// a person's in their own ready clone when they joined through their invitation
+// (phraseVoice); everyone else's in the engine's own voice. A phrase from before the person
 // joined (404), their own (409), or one no engine can speak (501) is refused: the
 // page says so instead of playing something else.
 //
@@ -86,9 +87,24 @@ export async function readAloud(s: Services, speech: PageSpeech, roomId: string,
   const [text, lang] = t.untranslated || t.text === null ? [seg.text, seg.src_lang] : [t.text, p.hear_lang];
   if (!text) throw notFound('phrase', seqText);
   if (!speech.speaks(lang)) throw new ApiError('not_available_yet', `seq: no speech engine on this service speaks ${lang}`);
-  const voice = seg.session_id ? await s.reactions.sessionVoice(s.pool, seg.session_id) : undefined;
+  const voice = await phraseVoice(s, seg);
   const spoken = await spokenOnce(s, speech, p.id, { roomId, seq, lang, voice: voice ?? '', text });
   return { wav: Buffer.from(encodeWav(spoken.pcm, 8000)), ms: spoken.ms, lang };
+}
+
+/**
+ * The voice a phrase is spoken in: an agent's, its session's ready clone; a person's, their own
+ * ready clone when they joined through their invitation (participants.ts); else the engine's own
+ * (undefined). Checked each time: a voice withdrawn meanwhile is not used.
+ */
+export async function phraseVoice(s: Services, seg: { kind: string; participant_id: string | null; session_id: string | null }): Promise<string | undefined> {
+  if (seg.session_id) return s.reactions.sessionVoice(s.pool, seg.session_id);
+  if (seg.kind !== 'person' || !seg.participant_id) return undefined;
+  const { rows } = await s.pool.query<{ voice_id: string | null; org_id: string; livemode: boolean }>(prepared(
+    `SELECT voice_id, org_id, livemode FROM room_participants WHERE id = $1`, [seg.participant_id],
+  ));
+  const r = rows[0];
+  return r?.voice_id ? s.reactions.spokenVoice(s.pool, { orgId: r.org_id, livemode: r.livemode }, r.voice_id) : undefined;
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Queryable } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
-import { ID_PATTERN } from '../ids.ts';
 import { invalid } from '../errors.ts';
 import type { Caller } from '../services.ts';
 import { assertVoiceAllowed } from '../restrictions.ts';
 import { catalogVoice } from './rows.ts';
+import { ID_PATTERN, personTag } from '../ids.ts';
 
 // voice_id on agent sessions and calls must name a voice the caller can use
 // (usableVoice): a ready clone of its organization or an added generic
@@ -30,6 +30,17 @@ export async function usableVoice(db: Queryable, cred: Caller, field: string, vo
 export async function voiceInUse(db: Queryable, owner: { orgId: string; livemode: boolean }, voiceId: string | null): Promise<string | null> {
   if (!voiceId) return null;
   return (await whyUnusable(db, owner, voiceId)) === null ? voiceId : null;
+}
+
+/**
+ * A person's own ready clone in the organization: the newest whose person's e-mail `who` names
+ * (personTag of it, join-links.ts: the e-mail itself never rides in a link), else null.
+ */
+export async function personVoice(db: Queryable, owner: { orgId: string; livemode: boolean }, who: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string; person_email: string }>(prepared(
+    `SELECT id, person_email FROM voices WHERE org_id = $1 AND livemode = $2 AND status = 'ready' ORDER BY created_at DESC`, [owner.orgId, owner.livemode],
+  ));
+  return rows.find((r) => personTag(r.person_email) === who)?.id ?? null;
 }
 
 /** Why a voice cannot be used by an organization in a mode, or null when it can. */

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { createNetns, NETNS_INTERFACE, type Netns } from '../helpers/netns.ts';
+import { heardFrom, interpretation, interpretationLinked, joinRoom, launchIn, levels, me } from '../helpers/room-voices.ts';
 import { freePort, ROOT, serverNode } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
@@ -52,14 +53,7 @@ function microphoneFile(dir: string, silence: number): string {
   return p;
 }
 
-function launch(args: string[]): Promise<Browser> {
-  return chromium.launch({
-    executablePath: ns.chromium,
-    // Playwright mutes the browser's audio by default; what the page plays is what is measured here.
-    ignoreDefaultArgs: ['--mute-audio'],
-    args: ['--no-sandbox', '--allow-loopback-in-peer-connection', '--disable-features=WebRtcHideLocalIpsWithMdns', '--autoplay-policy=no-user-gesture-required', ...args],
-  });
-}
+const launch = (args: string[]) => launchIn(ns, args);
 
 const api = (method: string, p: string, body?: unknown) =>
   ns.request(port, method, p, { headers: { authorization: `Bearer ${key}`, 'idempotency-key': crypto.randomUUID() }, body });
@@ -113,63 +107,7 @@ async function room(): Promise<string> {
   return res.body.url;
 }
 
-async function open(browser: Browser, url: string, name: string, speak: string, hear: string): Promise<Page> {
-  const ctx = await browser.newContext({ permissions: ['microphone'] });
-  contexts.push(ctx);
-  const p = await ctx.newPage();
-  await p.goto(url);
-  await p.getByLabel('Your name').fill(name);
-  await p.getByLabel('I speak').selectOption(speak);
-  await p.getByLabel('I hear').selectOption(hear);
-  await p.getByRole('button', { name: 'Join' }).click();
-  await p.locator('#room').waitFor({ state: 'visible' });
-  await until(`${name} linked to the voices`, async () => p.evaluate<boolean>('Boolean(window.tolkVoices && window.tolkVoices.live)'), 20_000);
-  return p;
-}
-
-/**
- * The level (RMS, 0-1) of each voice the page plays, every 100 ms for `ms`: measured with Web Audio
- * on the tracks themselves. Keyed by whose voice it is (participant id).
- */
-async function levels(p: Page, ms: number): Promise<Record<string, number[]>> {
-  // (A script in the page, as text: this project's types have no DOM.)
-  return p.evaluate<Record<string, number[]>>(`(async () => {
-    const voices = window.tolkVoices.voices();
-    const ctx = new AudioContext();
-    const meters = voices.map((v) => {
-      const an = ctx.createAnalyser();
-      ctx.createMediaStreamSource(v.stream).connect(an);
-      return { who: v.participant_id, an, buf: new Float32Array(an.fftSize), out: [] };
-    });
-    for (let t = 0; t < ${ms}; t += 100) {
-      await new Promise((r) => setTimeout(r, 100));
-      for (const m of meters) {
-        m.an.getFloatTimeDomainData(m.buf);
-        m.out.push(Math.sqrt(m.buf.reduce((s, x) => s + x * x, 0) / m.buf.length));
-      }
-    }
-    await ctx.close();
-    return Object.fromEntries(meters.map((m) => [m.who, m.out]));
-  })()`);
-}
-
-/** The interpretation channel in the page, every 100 ms for `ms`: its level, and how loud the original voices play then. */
-async function interpretation(p: Page, ms: number): Promise<Array<{ level: number; voices: number[]; ducked: boolean }>> {
-  return p.evaluate<Array<{ level: number; voices: number[]; ducked: boolean }>>(`(async () => {
-    const ctx = new AudioContext();
-    const an = ctx.createAnalyser();
-    ctx.createMediaStreamSource(window.tolkVoices.interpretation()).connect(an);
-    const buf = new Float32Array(an.fftSize);
-    const out = [];
-    for (let t = 0; t < ${ms}; t += 100) {
-      await new Promise((r) => setTimeout(r, 100));
-      an.getFloatTimeDomainData(buf);
-      out.push({ level: Math.sqrt(buf.reduce((s, x) => s + x * x, 0) / buf.length), voices: window.tolkVoices.volumes().voices, ducked: window.tolkVoices.ducked() });
-    }
-    await ctx.close();
-    return out;
-  })()`);
-}
+const open = (browser: Browser, url: string, name: string, speak: string, hear: string) => joinRoom(browser, contexts, url, name, speak, hear);
 
 /** A room where Ana (English, her recorded sentence) has turned her microphone on and Bea hears her. */
 async function anaHeardByBea(): Promise<{ ana: Page; bea: Page; anaId: string }> {
@@ -181,9 +119,6 @@ async function anaHeardByBea(): Promise<{ ana: Page; bea: Page; anaId: string }>
   await until('Bea hears Ana', async () => (await heardFrom(bea)).includes(anaId), 20_000);
   return { ana, bea, anaId };
 }
-
-const me = (p: Page) => p.evaluate<string>('window.tolkRoom.me.id');
-const heardFrom = (p: Page) => p.evaluate<string[]>('window.tolkVoices.voices().map((v) => v.participant_id)');
 
 describe('a room\'s voices through Janus', () => {
   it('Bea and Carl hear Ana live while she speaks, and silence in her pauses; nobody hears themselves; her phrase is captioned from the same audio', async () => {
@@ -223,7 +158,7 @@ describe('a room\'s voices through Janus', () => {
     const ana = await open(speaker, url, 'Ana', 'en', 'en');
     const bea = await open(listeners, url, 'Bea', 'en', 'en');
     const carl = await open(listeners, url, 'Carl', 'es', 'es');
-    for (const p of [bea, carl]) await until('the interpretation channel linked', async () => p.evaluate<boolean>('Boolean(window.tolkVoices.interpretation())'), 20_000);
+    for (const p of [bea, carl]) await interpretationLinked(p);
     const anaId = await me(ana);
     await ana.getByRole('button', { name: 'Microphone' }).click();
     await until('Carl hears Ana', async () => (await heardFrom(carl)).includes(anaId), 20_000);
@@ -256,7 +191,7 @@ describe('a room\'s voices through Janus', () => {
     const roomId = new URL(url).pathname.split('/').pop()!;
     const bea = await open(listeners, url, 'Bea', 'en', 'en');
     const carl = await open(listeners, url, 'Carl', 'es', 'es');
-    for (const p of [bea, carl]) await until('the interpretation channel linked', async () => p.evaluate<boolean>('Boolean(window.tolkVoices.interpretation())'), 20_000);
+    for (const p of [bea, carl]) await interpretationLinked(p);
     const ses = await api('POST', `/v1/rooms/${roomId}/agent-sessions`, { name: 'Helper', speak_lang: 'en', hear_lang: 'en', announce: false });
     expect(ses.status, ses.text).toBe(201);
     const listening = Promise.all([interpretation(bea, 15_000), interpretation(carl, 15_000)]);

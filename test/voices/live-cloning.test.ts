@@ -295,6 +295,53 @@ describe('live cloning with ElevenLabs configured', () => {
     expect(await speechVoice(t.pool, { orgId: other.orgId, livemode: true }, a.id)).toBeUndefined();
   });
 
+  it('a guest whose clone is ready, joining through their own invitation, is read aloud to the others in it; another guest, and the voice once revoked, in the engine\'s own', async () => {
+    const a = await readyLiveVoice();
+    const bea = `bea-${randomUUID().slice(0, 8)}@example.org`;
+    // A meeting a few seconds ahead, inviting the voice's person and Bea (no voice of hers).
+    const made = await t.request('POST', '/v1/meetings', {
+      key: a.secret, headers: idem(),
+      body: { title: 'Weekly', starts_at: new Date(Date.now() + 3000).toISOString(), invitees: [a.email, bea], langs: ['en', 'es'] },
+    });
+    expect(made.status, await made.clone().text()).toBe(201);
+    const roomId = (await made.json()).id as string;
+    // Each one's own link, from their invitation mail.
+    const linkOf = (email: string) => until(`${email}'s invitation`, async () => {
+      const { rows } = await t.pool.query<{ text: string }>(`SELECT text FROM mail_outbox WHERE lower(to_addr) = lower($1) AND text LIKE $2`, [email, `%/r/${roomId}?t=%`]);
+      return rows[0] ? new URL(new RegExp(`\\S+/r/${roomId}\\?t=\\S+`).exec(rows[0].text)![0]).searchParams.get('t')! : null;
+    });
+    const [anaLink, beaLink] = [await linkOf(a.email), await linkOf(bea)];
+    await until('the meeting live', async () => (await (await t.request('GET', `/v1/rooms/${roomId}`, { key: a.secret })).json()).status === 'live', { timeoutMs: 20_000 });
+    const join = async (name: string, speak: string, hear: string, tok: string) => {
+      const res = await post(`${t.url}/r/${roomId}/participants`, { name, speak, hear, t: tok });
+      expect(res.status, await res.clone().text()).toBe(201);
+      return (await res.json()) as { id: string; secret: string };
+    };
+    const ana = await join('Ana', 'en', 'en', anaLink);
+    const b = await join('Bea', 'en', 'en', beaLink);
+    const say = async (who: { id: string; secret: string }, text: string) => {
+      const res = await post(`${t.url}/r/${roomId}/say`, { participant: who.id, secret: who.secret, text });
+      expect(res.status).toBe(202);
+      return ((await res.json()) as { seq: number }).seq;
+    };
+    const readAloud = async (to: { id: string; secret: string }, seq: number) => {
+      const before = el.got.length;
+      const res = await fetch(`${t.url}/r/${roomId}/speech?seq=${seq}&participant=${to.id}&secret=${to.secret}`);
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(44);
+      return el.got.slice(before).filter((g) => g.path.startsWith('/v1/text-to-speech/'));
+    };
+    // Ana's phrase, read aloud to Bea: in Ana's own voice, at ElevenLabs.
+    const tts = await readAloud(b, await say(ana, 'Good morning, everyone.'));
+    expect(tts.map((g) => g.path)).toEqual([`/v1/text-to-speech/${a.providerId}`]);
+    expect(tts[0]!.json.text).toBe('Good morning, everyone.');
+    // Bea's, read to Ana: the engine's own voice (pico), nothing at ElevenLabs.
+    expect(await readAloud(ana, await say(b, 'Good morning, Ana.'))).toEqual([]);
+    // Ana withdraws her voice: her next phrase is no longer spoken in it.
+    expect((await t.request('DELETE', `/v1/voices/${a.id}`, { key: a.secret })).status).toBe(200);
+    expect(await readAloud(b, await say(ana, 'Shall we begin?'))).toEqual([]);
+  });
+
   it('DELETE revokes the voice at once and deletes the provider\'s voice; it is no longer spoken', async () => {
     const a = await readyLiveVoice();
     const res = await t.request('DELETE', `/v1/voices/${a.id}`, { key: a.secret });

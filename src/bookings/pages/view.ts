@@ -133,8 +133,8 @@ export async function linkOf(s: Services, page: string, slug: string): Promise<E
 }
 
 /** The guest's own join link (name and languages prefilled, as in the invitation mail), or the room's url once it is over. */
-export function guestJoinLink(s: Services, b: { guest_name: string; guest_speak: string; guest_hear: string | null }, m: BookedMeeting): Promise<string> {
-  return s.reactions.bookedMeetings.guestLink(s, s.pool, m, { name: b.guest_name, speak: b.guest_speak, hear: b.guest_hear });
+export function guestJoinLink(s: Services, b: { guest_name: string; guest_email: string; guest_speak: string; guest_hear: string | null }, m: BookedMeeting): Promise<string> {
+  return s.reactions.bookedMeetings.guestLink(s, s.pool, m, { name: b.guest_name, speak: b.guest_speak, hear: b.guest_hear, email: b.guest_email });
 }
 
 /** The service's messages for a start that is not offered name the API's slots route; the page says it plainly. */

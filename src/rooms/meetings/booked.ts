@@ -62,7 +62,7 @@ export const BOOKED_MEETINGS: BookedMeetings = {
 
   async guestLink(s, db, m, guest) {
     if (m.status !== 'scheduled' && m.status !== 'live') return m.url;
-    const prefill = { name: guest.name, speak: guest.speak, ...(guest.hear ? { hear: guest.hear } : {}) };
+    const prefill = { name: guest.name, speak: guest.speak, ...(guest.hear ? { hear: guest.hear } : {}), ...(guest.email ? { email: guest.email } : {}) };
     return joinUrl(s.config.publicBaseUrl, await linkSigningKey(db), { id: m.id, expires_at: m.expiresAt }, prefill);
   },
 

@@ -55,7 +55,7 @@ export async function sendMeetingMail(s: Services, tx: Client, kind: MeetingMail
   const title = room.title;
   for (const g of m.guests) {
     const link = key
-      ? joinUrl(base, key, room, { ...(g.name ? { name: g.name } : {}), ...(g.speak ? { speak: g.speak } : {}), ...(g.hear ? { hear: g.hear } : {}) })
+      ? joinUrl(base, key, room, { ...(g.name ? { name: g.name } : {}), ...(g.speak ? { speak: g.speak } : {}), ...(g.hear ? { hear: g.hear } : {}), email: g.email })
       : roomUrl(base, room.id);
     const mail = meetingMailText({
       kind, locale: g.locale, organizer: organizer.name, title, start, durationMin: duration, tz: room.tz, guestTz: g.tz, link,
