@@ -63,7 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(requestStats, { stats });
   await app.register(openapi, { publicBaseUrl: config.publicBaseUrl });
 
-  opsRoutes(app, { pool, boss: deps.boss, gateway: deps.gateway, metricsToken: config.metricsToken });
+  opsRoutes(app, { pool, boss: deps.boss, gateway: deps.gateway, metricsToken: config.metricsToken, ...(deps.media ? { media: deps.media } : {}) });
   const { databaseUrl: _url, ...given } = deps;
   // Readers of a log (a phrase read aloud) wait for its translations on the bus, as its listeners do.
   const services: Services = { ...given, reactions: given.reactions ?? REACTIONS, logBus: bus };

@@ -43,6 +43,8 @@ export class MediaServers {
   readonly iceServers: IceServer[];
   /** Why there are no voices, when there are none. */
   readonly unavailable: string | null;
+  /** No media server by choice (TOLK_MEDIA_SERVER=off). */
+  private readonly off: boolean;
 
   constructor(o: { own?: SupervisedJanus | null; urls?: string[]; apiSecret?: string | undefined; adminKey?: string | undefined; iceServers: IceServer[]; unavailable?: string | null }) {
     this.own = o.own ?? null;
@@ -50,7 +52,8 @@ export class MediaServers {
     this.apiSecret = o.apiSecret;
     this.adminKey = o.adminKey;
     this.iceServers = o.iceServers;
-    this.unavailable = o.unavailable ?? (this.own || this.urls.length > 0 ? null : 'this service has no media server (TOLK_MEDIA_SERVER=off)');
+    this.off = !this.own && this.urls.length === 0 && !o.unavailable;
+    this.unavailable = o.unavailable ?? (this.off ? 'this service has no media server (TOLK_MEDIA_SERVER=off)' : null);
   }
 
   get available(): boolean {
@@ -60,6 +63,12 @@ export class MediaServers {
   /** Whether its rooms are shared with other processes (Janus servers the operator runs), not this process's own. */
   get shared(): boolean {
     return this.own === null && this.urls.length > 0;
+  }
+
+  /** For /readyz: `degraded` while the Janus we run is down or did not start; null where voices are off by choice. */
+  state(): 'ok' | 'degraded' | null {
+    if (this.off) return null;
+    return this.unavailable !== null || (this.own && !this.own.current()) ? 'degraded' : 'ok';
   }
 
   /** One line for the start banner. */

@@ -30,11 +30,17 @@ export class Health {
   private migrated = false;
   private readonly pool: Pool;
   private readonly gateway: (() => boolean) | undefined;
+  private readonly media: (() => CheckState | null) | undefined;
 
-  /** gateway: whether this process's gateway is bound, when it runs one. */
-  constructor(pool: Pool, gateway?: () => boolean) {
+  /**
+   * gateway: whether this process's gateway is bound, when it runs one. media: the state of rooms'
+   * voices (TOLK_MEDIA_SERVER), null when there are none by choice; at worst `degraded` (rooms go
+   * on without voices), so it never takes a process out of a load balancer.
+   */
+  constructor(pool: Pool, gateway?: () => boolean, media?: () => CheckState | null) {
     this.pool = pool;
     this.gateway = gateway;
+    this.media = media;
   }
 
   /** From now on /readyz answers 503: the load balancer stops sending before the server closes. */
@@ -61,6 +67,8 @@ export class Health {
       kinds.set(b.kind, k);
     }
     for (const [kind, k] of kinds) checks[`engines_${kind}`] = k.open === 0 ? 'ok' : k.open < k.all ? 'degraded' : 'down';
+    const media = this.media?.();
+    if (media) checks.media = media;
     // An engine down is reported; only a whole kind down (or anything else) makes the process not ready.
     const ok = Object.values(checks).every((s) => s === 'ok' || s === 'degraded');
     return { status: this.draining ? 'shutting_down' : ok ? 'ready' : 'not_ready', checks };

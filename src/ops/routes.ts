@@ -18,6 +18,8 @@ export type OpsDeps = {
   metricsToken: string | undefined;
   /** This process's gateway, when it runs one. */
   gateway?: { active: () => string[] };
+  /** The media server of rooms' voices: reported, never what makes the process not ready. */
+  media?: { state: () => 'ok' | 'degraded' | null };
 };
 
 declare module 'fastify' {
@@ -46,7 +48,7 @@ export function bearerMatches(header: string | undefined, token: Buffer): boolea
 const OPS = { ops: true } as const;
 
 export default function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
-  const h = new Health(deps.pool, deps.gateway ? () => true : undefined);
+  const h = new Health(deps.pool, deps.gateway ? () => true : undefined, deps.media ? () => deps.media!.state() : undefined);
   health.set(app, h);
 
   app.get('/healthz', { schema: { hide: true }, config: OPS, logLevel: 'warn' }, async (_req, reply) => {

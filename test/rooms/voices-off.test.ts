@@ -29,6 +29,21 @@ describe('rooms without a media server', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(await res.json()).toMatchObject({ error: 'media_unavailable', detail: 'the media server did not start: janus is not installed' });
+    // The operator's readiness says the voices are degraded, and the process stays ready: rooms go on.
+    const ready = await fetch(`${t.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { checks: Record<string, string> }).checks.media).toBe('degraded');
+  });
+
+  it('voices off by choice (TOLK_MEDIA_SERVER=off): readiness has no media check at all', async () => {
+    const off = await startTestApp();
+    try {
+      const ready = await fetch(`${off.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { checks: Record<string, string> }).checks).not.toHaveProperty('media');
+    } finally {
+      await off.close();
+    }
   });
 });
 

@@ -85,6 +85,8 @@ beforeAll(async () => {
     if (server.exitCode !== null) throw new Error(`the service exited: ${out}`);
     return (await ns.request(port, 'GET', '/readyz').catch(() => ({ status: 0 }))).status === 200;
   }, 60_000);
+  // Janus starts beside the rest: the voices are ready once readiness says so.
+  await until('the media server up', async () => (await ns.request(port, 'GET', '/readyz')).body.checks.media === 'ok', 30_000);
   wav = microphoneFile(ns.dir, 3);
   const lines = fs.readFileSync(`${DATA}/transcription`, 'utf8').trim().split('\n');
   said = lines.map((l) => /^<s>\s*(.*?)\s*<\/s>\s*\((\S+)\)$/.exec(l.trim())!).find((m) => m[2] === NAME)![1]!;
@@ -234,6 +236,10 @@ describe('a room\'s voices through Janus', () => {
     process.kill(Number(janusPid), 'SIGKILL');
     await until('Bea is told', async () => /voices stopped/i.test((await bea.locator('#voices-status').textContent()) ?? ''), 10_000);
     expect(await heardFrom(bea)).toEqual([]);
+    // The process stays ready meanwhile (rooms go on without voices); its media check says whether Janus is back.
+    const ready = await ns.request(port, 'GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(['ok', 'degraded']).toContain(ready.body.checks.media);
     // Typing still reaches the room.
     await bea.getByLabel('Say something').fill('Still here');
     await bea.getByRole('button', { name: 'Send' }).click();
