@@ -99,6 +99,15 @@ export class MediaServers {
     return server;
   }
 
+  /** The room is no longer on its Janus (destroyed there): the next page to link makes it again. */
+  forget(roomId: string): void {
+    try {
+      this.made.get(this.urlFor(roomId))?.delete(roomId);
+    } catch {
+      // No server now: nothing to forget.
+    }
+  }
+
   /** Pages of each room linked through this process (retain/release). */
   private readonly linked = new Map<string, number>();
 

@@ -73,6 +73,9 @@ class ForwardedMic extends EventEmitter implements MicSocket {
   }
 }
 
+/** What a page may send on its voices link in one second (its own sends a few a minute). */
+const MESSAGES_PER_SECOND = 10;
+
 export class VoiceLink {
   private readonly s: Services;
   private readonly media: MediaServers;
@@ -158,6 +161,12 @@ export class VoiceLink {
 
   /** Who publishes and who stopped (the join's answer, and Janus's events on our publisher handle). */
   private onRoomEvent(d: Record<string, unknown>): void {
+    // The room was destroyed at Janus (by its operator, or ours after its last page left): the page
+    // is told the voices stopped and links again, which makes the room anew.
+    if (d.videoroom === 'destroyed') {
+      this.media.forget(this.roomId);
+      return this.gone('the room\'s voices were ended on the media server');
+    }
     let changed = false;
     for (const pub of (d.publishers as Array<{ id: unknown; display?: string; streams?: Array<{ type: string; mid: string; disabled?: boolean }> }> | undefined) ?? []) {
       const id = String(pub.id);
@@ -217,8 +226,15 @@ export class VoiceLink {
     });
   }
 
+  /** Messages taken in the current second (MESSAGES_PER_SECOND). */
+  private window = { start: 0, n: 0 };
+
   private onMessage(data: RawData, isBinary: boolean): void {
     if (this.closed) return;
+    // Each publish or unpublish is work at Janus: a page sends a few a minute; a flood ends the link.
+    const t = Date.now();
+    if (t - this.window.start >= 1000) this.window = { start: t, n: 0 };
+    if (++this.window.n > MESSAGES_PER_SECOND) return this.fail(CLOSE.policy, 'rate_limited', `more than ${MESSAGES_PER_SECOND} messages in a second`);
     if (isBinary) return this.fail(CLOSE.unsupported, 'bad_message', 'this socket carries JSON text only: the voice goes over WebRTC');
     let m: { type?: unknown; sdp?: unknown; channel?: unknown } | null = null;
     try {

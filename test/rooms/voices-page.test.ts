@@ -210,22 +210,28 @@ describe('a room\'s voices through Janus', () => {
     await until('Ana gone from Bea\'s voices', async () => (await heardFrom(bea)).length === 0, 10_000);
   });
 
-  it('the voices link takes its JSON messages only: text that is not one, or audio sent on it, closes it 1003, saying what it takes', async () => {
+  it('the voices link takes its JSON messages only, a few a second: text that is not one, or audio sent on it, closes it 1003, saying what it takes; a flood closes it 1008', async () => {
     const dan = await open(listeners, await room(), 'Dan', 'en', 'en');
     const closes = await dan.evaluate<Array<{ code: number; error: { code: string; message: string } | null }>>(`(async () => {
       const me = window.tolkRoom.me;
       const one = (bad) => new Promise((resolve) => {
         const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + location.pathname + '/voices?participant=' + me.id + '&secret=' + me.secret);
         let error = null;
-        ws.onmessage = (e) => { const m = JSON.parse(e.data); if (m.type === 'ready') ws.send(bad); if (m.type === 'error') error = m; };
+        ws.onmessage = (e) => {
+          const m = JSON.parse(e.data);
+          if (m.type === 'ready') for (const b of Array.isArray(bad) ? bad : [bad]) ws.send(b);
+          if (m.type === 'error') error = m;
+        };
         ws.onclose = (e) => resolve({ code: e.code, error });
       });
-      return [await one('{"type":"shout"}'), await one(new Uint8Array([1, 2, 3, 4]))];
+      return [await one('{"type":"shout"}'), await one(new Uint8Array([1, 2, 3, 4])), await one(Array(30).fill('{"type":"ping"}'))];
     })()`);
-    for (const c of closes) {
+    for (const c of closes.slice(0, 2)) {
       expect(c.code).toBe(1003);
       expect(c.error?.code).toBe('bad_message');
     }
+    // A flood (even of pings) ends the link: 1008, rate_limited.
+    expect(closes[2]).toMatchObject({ code: 1008, error: { code: 'rate_limited' } });
     expect(closes[0]!.error!.message).toMatch(/"publish"\|"answer"/);
     expect(closes[1]!.error!.message).toMatch(/JSON text only/);
   });
