@@ -158,14 +158,23 @@ export class MediaServers {
     let port = mounts.get(id);
     if (!port) {
       port = this.adminOf(server).then(async ({ streaming }) => {
-        const r = await streaming.request({
-          request: 'create', type: 'rtp', id, description: `${roomId} ${lang}`, is_private: true, permanent: false,
-          media: [{ type: 'audio', mid: 'i', label: 'interpretation', port: 0, pt: 111, codec: 'opus' }],
-          ...(server.adminKey ? { admin_key: server.adminKey } : {}),
-        });
-        const ports = ((r.stream as { ports?: Array<{ port: number }> } | undefined)?.ports) ?? [];
-        if (!ports[0]?.port) throw new Error('the media server gave the interpretation channel no port');
-        return ports[0].port;
+        const key = server.adminKey ? { admin_key: server.adminKey } : {};
+        try {
+          const r = await streaming.request({
+            request: 'create', type: 'rtp', id, description: `${roomId} ${lang}`, is_private: true, permanent: false,
+            media: [{ type: 'audio', mid: 'i', label: 'interpretation', port: 0, pt: 111, codec: 'opus' }], ...key,
+          });
+          const ports = ((r.stream as { ports?: Array<{ port: number }> } | undefined)?.ports) ?? [];
+          if (!ports[0]?.port) throw new Error('the media server gave the interpretation channel no port');
+          return ports[0].port;
+        } catch (err) {
+          // 456: made meanwhile (another process of a shared Janus): its port, from its info.
+          if (!(err instanceof JanusError && err.code === 456)) throw err;
+          const r = await streaming.request({ request: 'info', id, ...key });
+          const port = (r.info as { media?: Array<{ port?: number }> } | undefined)?.media?.[0]?.port;
+          if (!port) throw new Error('the media server gave the interpretation channel no port');
+          return port;
+        }
       });
       port.catch(() => mounts.delete(id));
       mounts.set(id, port);

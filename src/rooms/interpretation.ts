@@ -110,6 +110,8 @@ class RoomInterpreter {
         refs: 0, sender: ch.then((m) => new ChannelSender(m.host, m.port, 8000)), id: ch.then((m) => m.id), chain: Promise.resolve(),
         speaks: !this.media.shared, retry: null,
       };
+      // Awaited by interpret() only once the channel is made: a channel that could not be made fails listen() alone.
+      made.sender.catch(() => {});
       c = made;
       this.channels.set(lang, c);
       ch.catch(() => { if (this.channels.get(lang) === made) this.channels.delete(lang); });

@@ -225,12 +225,25 @@ describe('a live call through the trunk', () => {
   });
 
   it('a call that would wait longer than the pacing allows fails trunk_busy at once; one that waits can be hung up before its INVITE', async () => {
-    const first = await place({ from: numbers.slow, to: '+14155550100' });
-    await untilStatus(first.body.id, ['busy']);
-    const second = await place({ from: numbers.slow, to: '+14155550100' });
-    const third = await place({ from: numbers.slow, to: '+14155550100' });
-    const busy = await untilStatus(third.body.id, ['failed'], live.secret, 5_000);
+    // The trunk's slots as new (a retry of this test starts where the last one left them).
+    await t.pool.query(`UPDATE trunks SET next_invite_at = NULL WHERE id = $1`, [trunks.slow]);
+    // Three at once on a trunk of one call every 20 s, with 30 s of waiting allowed: whichever is
+    // dialed first goes now, the next waits 20 s for its slot, the last would wait 40 s and fails.
+    const placed = await Promise.all([1, 2, 3].map(() => place({ from: numbers.slow, to: '+14155550100' })));
+    const ids = placed.map((p) => p.body.id as string);
+    const busy = await until('one call refused by the pacing', async () => {
+      for (const id of ids) {
+        const c = await get(id);
+        if (c.status === 'failed') return c;
+      }
+      return null;
+    }, { timeoutMs: 15_000, intervalMs: 100 });
     expect(busy).toMatchObject({ end_reason: 'trunk_busy', sip_code: null });
+    const through = await until('one call through at once', async () => {
+      for (const id of ids) if ((await get(id)).status === 'busy') return id;
+      return null;
+    }, { timeoutMs: 15_000, intervalMs: 100 });
+    const second = { body: { id: ids.find((id) => id !== busy.id && id !== through)! } };
     expect((await get(second.body.id)).status).toBe('queued');
     const n = carrier.lines().length;
     const hung = await (await t.request('POST', `/v1/calls/${second.body.id}/hangup`, { key: live.secret })).json();

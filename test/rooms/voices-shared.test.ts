@@ -75,6 +75,9 @@ async function tolk(dbUrl: string, j: { url: string; apiSecret: string; adminKey
   return p;
 }
 
+/** What the processes said last (a failure's detail). */
+const logs = () => `a: ${a.out.slice(-4000)}\nb: ${b.out.slice(-4000)}`;
+
 /** The room's page as served by process `p`. */
 const pageOn = (p: Proc, roomId: string) => `http://127.0.0.1:${p.port}/r/${roomId}`;
 
@@ -124,7 +127,7 @@ describe('two processes, one Janus the operator runs', () => {
     const bea = await joinRoom(listeners, contexts, pageOn(a, roomId), 'Bea', 'en', 'en');
     const anaId = await me(ana);
     await ana.getByRole('button', { name: 'Microphone' }).click();
-    await until('Bea (through a) hears Ana (through b)', async () => (await heardFrom(bea)).includes(anaId), 20_000);
+    await until('Bea (through a) hears Ana (through b)', async () => (await heardFrom(bea)).includes(anaId), { timeoutMs: 20_000, detail: logs });
 
     // Carl listens in Spanish through a, first: a takes the channel; Dan, through b, listens to the same one.
     const carl = await joinRoom(listeners, contexts, pageOn(a, roomId), 'Carl', 'es', 'es');
