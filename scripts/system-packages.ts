@@ -34,6 +34,7 @@ export const NEEDS: Need[] = [
   { pkg: 'curl', why: 'the README\'s examples are run as written, and they call the API with curl' },
   { pkg: 'sox', why: 'the softphone recipe for a server (docs/calling.md) makes its silence with sox' },
   { pkg: 'janus', why: 'rooms\' live voices go through Janus (Meetecho\'s WebRTC server), which the service runs itself' },
+  { pkg: 'coturn', why: 'the TURN server the room pages are handed (TOLK_ICE_SERVERS) in the voices tests' },
   { pkg: 'iproute2', why: 'the live-voice tests run the service, its Janus and the browsers in a network namespace of their own (ip netns)' },
   { pkg: 'espeak-ng', why: 'the voice of the languages Pico does not speak (Portuguese among them)' },
 ];

@@ -4,7 +4,7 @@ import { type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
-import { createNetns, NETNS_INTERFACE, type Netns } from '../helpers/netns.ts';
+import { createNetns, NETNS_ADDRESS, NETNS_INTERFACE, type Netns } from '../helpers/netns.ts';
 import { heardFrom, interpretation, interpretationLinked, joinRoom, launchIn, levels, me } from '../helpers/room-voices.ts';
 import { freePort, ROOT, serverNode } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
@@ -27,6 +27,8 @@ const DATA = '/usr/share/pocketsphinx/test/data/librivox';
 const NAME = 'sense_and_sensibility_01_austen_64kb-0870';
 
 let ns: Netns;
+/** What the TURN server logged. */
+let turnLog = '';
 let db: TestDb;
 let pool: Pool;
 let server: ChildProcess;
@@ -66,12 +68,21 @@ beforeAll(async () => {
   key = (await createKey(pool, { mode: 'test', org: org.id, rpm: 100_000 })).secret;
   port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  // The operator's TURN server (Debian's coturn), in the namespace, handed to the pages through TOLK_ICE_SERVERS.
+  const turnPort = await freePort();
+  const turn = ns.spawn('turnserver', [
+    '-n', '--listening-ip', NETNS_ADDRESS, '--relay-ip', NETNS_ADDRESS, '--listening-port', String(turnPort), '--lt-cred-mech',
+    '--user', 'tolk:turn-pass', '--realm', 'tolk.test', '--no-tls', '--no-dtls', '--no-cli', '--log-file', 'stdout', '--verbose',
+  ]);
+  turn.stdout!.on('data', (d) => { turnLog = (turnLog + d).slice(-50_000); });
+  turn.stderr!.on('data', (d) => { turnLog = (turnLog + d).slice(-50_000); });
   server = ns.spawn(serverNode(), ['src/server.ts'], {
     cwd: ROOT,
     env: {
       ...process.env, DATABASE_URL: await ns.database(db.url), PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base,
       LOG_LEVEL: 'info', TOLK_DATA_DIR: path.join(ns.dir, 'data'), TOLK_TRANSLATE: 'apertium', TOLK_RECOGNIZE: 'pocketsphinx',
       TOLK_MEDIA_SERVER: 'janus', TOLK_JANUS_ICE_ONLY: NETNS_INTERFACE, TOLK_SIP_LISTEN: '127.0.0.1:0',
+      TOLK_ICE_SERVERS: `turn:tolk:turn-pass@${NETNS_ADDRESS}:${turnPort}`,
     },
   });
   const take = (d: Buffer) => {
@@ -202,6 +213,11 @@ describe('a room\'s voices through Janus', () => {
     const [b, c] = await listening;
     expect(b.filter((x) => x.level > 0.01).length, 'Bea hears the agent in English').toBeGreaterThanOrEqual(10);
     expect(c.filter((x) => x.level > 0.01).length, 'Carl hears it in Spanish').toBeGreaterThanOrEqual(10);
+  });
+
+  it('the operator\'s TURN server (TOLK_ICE_SERVERS) reaches the pages: their connections take a relay on it with its credentials', async () => {
+    await anaHeardByBea();
+    await until('an allocation on the TURN server', async () => /user <tolk>: incoming packet ALLOCATE processed, success/.test(turnLog), { timeoutMs: 10_000, detail: () => turnLog.slice(-2000) });
   });
 
   it('a person who leaves stops being heard, and the others keep hearing each other', async () => {
