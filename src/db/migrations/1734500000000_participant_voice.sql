@@ -5,3 +5,6 @@
 -- (rooms/read-aloud.ts phraseVoice); checked again each time it is spoken, so a voice withdrawn
 -- meanwhile is never used.
 ALTER TABLE room_participants ADD COLUMN voice_id text;
+
+-- Down Migration
+ALTER TABLE room_participants DROP COLUMN voice_id;
