@@ -22,7 +22,7 @@ import { chosenVoice } from './sessions/sessions.ts';
 import { speechVoice } from './voices/cloning.ts';
 import { ANNOUNCEMENT, fillName, normaliseLang } from './sim/phrasebook.ts';
 import { BOOKED_MEETINGS } from './rooms/meetings/booked.ts';
-import { callerNumber } from './catalog/numbers.ts';
+import { callerNumber, dialInNumber } from './catalog/numbers.ts';
 import { TrunkDialer } from './trunks/dial.ts';
 import { planStopRobots, startCallee } from './sim/robots.ts';
 import { partialHeard, sayProgress, speechActivity } from './sessions/signals.ts';
@@ -175,6 +175,7 @@ export const REACTIONS: Reactions = {
   bookedMeetings: BOOKED_MEETINGS,
   // What a call reads of the numbers, the voices, the trunks and the simulator.
   callerNumber,
+  dialInNumber,
   spokenVoice: speechVoice,
   trunkDialer: (pool, secretKey) => new TrunkDialer(pool, secretKey),
   // A call's log is its own: the simulator keeps its callee under the call's id, as a room's robots under the room's.

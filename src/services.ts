@@ -198,6 +198,8 @@ export type Reactions = {
    * (catalog/numbers.ts).
    */
   callerNumber(db: Queryable, cred: Caller, from: string | undefined): Promise<{ id: string; e164: string }>;
+  /** The number people dial to join the organization's rooms by phone, or null (catalog/numbers.ts). */
+  dialInNumber(db: Queryable, orgId: string): Promise<{ id: string; e164: string } | null>;
   /**
    * The voice the speech engines say a call's voice with: a ready live
    * clone's provider voice, else undefined (the engines' own voice); pass the

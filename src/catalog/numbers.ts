@@ -36,3 +36,15 @@ export async function callerNumber(db: Queryable, cred: Caller, from: string | u
   }
   throw invalid('from', `'${from.slice(0, 40)}' is not one of your numbers; send the id of a number GET /v1/numbers lists, or omit it for your default`);
 }
+
+/**
+ * The number people dial to join the organization's rooms by phone (operator.md, Phone
+ * participants: `tolk number add ... --trunk T --inbound`): its default one when that takes
+ * calls, else its oldest that does; null when none does. Read by the rooms through the
+ * reactions' dialInNumber port.
+ */
+export async function dialInNumber(db: Queryable, orgId: string): Promise<{ id: string; e164: string } | null> {
+  const { rows } = await db.query<{ id: string; e164: string }>(prepared(
+    `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND inbound AND trunk_id IS NOT NULL ORDER BY is_default DESC, created_at, id LIMIT 1`, [orgId]));
+  return rows[0] ?? null;
+}

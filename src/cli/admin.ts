@@ -154,8 +154,10 @@ export const markNeedsReview = (pool: Pool, id: string) => updateKey(pool, id, '
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
-export async function addNumber(pool: Pool, o: { org: string; e164: string; label?: string; default?: boolean; trunk?: string }) {
+export async function addNumber(pool: Pool, o: { org: string; e164: string; label?: string; default?: boolean; trunk?: string; inbound?: boolean }) {
   if (!E164.test(o.e164)) throw new UsageError('--e164 must be an E.164 number such as +14155550100');
+  // Inbound calls come from the number's trunk, and only from it (operator.md, Phone participants).
+  if (o.inbound && o.trunk === undefined) throw new UsageError('--inbound needs --trunk: the trunk whose calls to this number join rooms');
   return withTx(pool, async (tx) => {
     const org = await tx.query(`SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE`, [o.org]);
     if (!org.rows[0]) throw new UsageError(`no such organization: ${o.org}`);
@@ -167,8 +169,8 @@ export async function addNumber(pool: Pool, o: { org: string; e164: string; labe
     if (o.default) await tx.query(`UPDATE phone_numbers SET is_default = false WHERE org_id = $1`, [o.org]);
     const id = newId('num');
     await tx.query(
-      `INSERT INTO phone_numbers (id, org_id, e164, label, is_default, trunk_id) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [id, o.org, o.e164, o.label ?? null, o.default ?? false, o.trunk ?? null],
+      `INSERT INTO phone_numbers (id, org_id, e164, label, is_default, trunk_id, inbound) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [id, o.org, o.e164, o.label ?? null, o.default ?? false, o.trunk ?? null, o.inbound ?? false],
     );
     return { id };
   });

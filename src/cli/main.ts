@@ -124,6 +124,7 @@ program.command('number').description('phone numbers').command('add')
   .option('--label <label>')
   .option('--default')
   .option('--trunk <id>', 'the trunk live calls from this number go out through')
+  .option('--inbound', 'calls from the trunk to this number join rooms (a greeting, then the person\'s PIN by DTMF, ending with #)')
   .action(async (o) => print(await withDb((p) => addNumber(p, o))));
 
 const trunk = program.command('trunk').description('SIP trunks: the carrier connections live calls go out through');

@@ -1,11 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../db/pool.ts';
 import { ApiError } from '../errors.ts';
 import { personTag } from '../ids.ts';
 import type { Caller, Services } from '../services.ts';
 import { assertLanguagesAllowed } from '../restrictions.ts';
 import { languageCoverage, type LanguageCoverage } from '../engines/coverage.ts';
 import { getRoom, roomUrl } from './rooms.ts';
+import { makePhonePin } from './phone-pins.ts';
+import { linkSigningKey } from './link-key.ts';
 
 // Join links: a signed token carries the room and the prefilled name and
 // languages; the room page verifies the signature, so the link needs no lookup
@@ -44,11 +45,7 @@ export function verifyJoinToken(key: string, token: string, atMs: number): JoinC
   }
 }
 
-/** The join-link key is created by the first migration and shared by every process. */
-export async function linkSigningKey(db: Queryable): Promise<string> {
-  const { rows } = await db.query(`SELECT value FROM settings WHERE name = 'link_signing_key'`);
-  return rows[0].value;
-}
+export { linkSigningKey } from './link-key.ts';
 
 /**
  * A room's join link: its url with a token signed with `key`, carrying the
@@ -86,15 +83,18 @@ export async function createJoinLink(
   cred: Caller,
   id: string,
   input: { name?: string; speak?: string; hear?: string },
-): Promise<{ url: string; room_id: string; coverage: LanguageCoverage | null }> {
+): Promise<{ url: string; room_id: string; coverage: LanguageCoverage | null; phone: { number: string; pin: string } | null }> {
   assertLanguagesAllowed(cred, 'speak', [input.speak]);
   assertLanguagesAllowed(cred, 'hear', [input.hear]);
   const room = await getRoom(s, s.pool, cred, id);
   if (room.status === 'ended' || room.status === 'canceled') throw new ApiError('conflict', `room ${id} has ${room.status === 'ended' ? 'ended' : 'been canceled'}; no one can join it`);
   const key = await linkSigningKey(s.pool);
+  const expires = new Date(room.expires_at);
   return {
-    url: joinUrl(s.config.publicBaseUrl, key, { id: room.id, expires_at: new Date(room.expires_at) }, input),
+    url: joinUrl(s.config.publicBaseUrl, key, { id: room.id, expires_at: expires }, input),
     room_id: room.id,
     coverage: joinLinkCoverage(s, input, room.langs),
+    // The same person by phone, where the organization has a dial-in number (phone-pins.ts).
+    phone: await makePhonePin(s, s.pool, { id: room.id, org_id: cred.orgId, expires_at: expires }, input),
   };
 }

@@ -62,6 +62,13 @@ export const JoinLink = z
     url: z.url(),
     room_id: z.string(),
     coverage: LanguageCoverage.nullable().describe('What works for the languages the link prefills (or the room\'s, which the page preselects); null when neither names one'),
+    phone: z
+      .object({
+        number: z.string().describe('The number to dial (E.164)'),
+        pin: z.string().regex(/^\d{8}$/).describe('This person\'s PIN, typed after the greeting and ended with #: joins them with the link\'s name and languages, to this room only, until it lapses'),
+      })
+      .nullable()
+      .describe('Joining by phone, where the organization has a dial-in number; else null'),
   })
   .meta({ id: 'JoinLink' });
 
