@@ -24,6 +24,7 @@ import { EventReader } from './sessions/reader.ts';
 import { registerPages } from './pages.ts';
 import mcpServer, { mcpChallenge } from './mcp/server.ts';
 import opsRoutes from './ops/routes.ts';
+import { closeQuietConnections } from './http/quiet-connections.ts';
 
 export type AppDeps = Omit<Services, 'reactions'> & { reactions?: Reactions; databaseUrl: string };
 
@@ -40,6 +41,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const anonymous = new AnonymousLimiter(limiter, config.publicLimits.anonymousPerMinute);
   const errorHandler = makeErrorHandler(errorsUrl);
   const app = Fastify(appOptions(config, { anonymous, errorHandler, requestLog: new RequestLogController(), errorsUrl }));
+  closeQuietConnections(app);
 
   const cache = new CredentialCache(pool, deps.databaseUrl);
   await cache.start();
