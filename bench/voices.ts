@@ -8,6 +8,9 @@ import { until } from '../test/helpers/wait.ts';
 import { createPool } from '../src/db/pool.ts';
 import { createKey, createOrg } from '../src/cli/admin.ts';
 import { encodeWav } from '../src/engines/speech/wav.ts';
+import { startSynthesizers } from '../src/engines/speech/index.ts';
+import { loadConfig } from '../src/config.ts';
+import { startTranslation } from '../src/engines/translate/index.ts';
 
 // Mouth-to-ear delay of a room's voices (BENCH_ONLY=voices): Ana's microphone is
 // a click (5 ms, loud) every 500 ms, for BENCH_VOICES_SECONDS (default 20); each
@@ -25,6 +28,13 @@ import { encodeWav } from '../src/engines/speech/wav.ts';
 // at each size, over 8 s, every page must receive her voice and the
 // interpretation, and Janus's and Tolk's CPU is read from /proc. The first limit
 // is named: a page that stops receiving, or the machine's CPU.
+//
+// And the interpretation's delay: an English phrase Ana types (its POST) to its
+// first sound on Carl's Spanish interpretation channel (BENCH_VOICES_PHRASES
+// sentences, default 6, each new; no agent, so no test-mode robots talk over
+// them), split into the engines' time for the same sentence (Apertium, then Pico,
+// timed in the bench's own process) and the rest: the say, the room's log, the
+// interpreter following it, the RTP to Janus and on to the page.
 
 export const VOICES_TARGET_P99_MS = 150;
 
@@ -37,6 +47,8 @@ export type VoicesResult = {
   per_listener: { janus_pct: number; tolk_pct: number } | null;
   per_speaker: { janus_pct: number; tolk_pct: number } | null;
   first_limit: string;
+  /** An agent's say to its first sound on a listener's interpretation channel, and how much of it is the synthesizer's. */
+  interpretation: { phrases: number; p50_ms: number; p99_ms: number; engines_p50_ms: number; rest_p50_ms: number };
 };
 
 const RATE = 16_000;
@@ -130,13 +142,14 @@ export async function runVoicesBench(databaseUrl: string, log: (m: string) => vo
       cwd: ROOT,
       env: {
         ...process.env, DATABASE_URL: await ns.database(databaseUrl), PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        LOG_LEVEL: 'info', TOLK_DATA_DIR: path.join(ns.dir, 'data'), TOLK_TRANSLATE: '', TOLK_RECOGNIZE: '',
+        LOG_LEVEL: 'info', TOLK_DATA_DIR: path.join(ns.dir, 'data'), TOLK_TRANSLATE: 'apertium', TOLK_RECOGNIZE: '',
         TOLK_MEDIA_SERVER: 'janus', TOLK_JANUS_ICE_ONLY: NETNS_INTERFACE, TOLK_SIP_LISTEN: '127.0.0.1:0',
       },
     });
     let janusPid: number | undefined;
     const watch = (d: Buffer) => { const m = /janus runs \(pid (\d+)\)/.exec(String(d)); if (m) janusPid = Number(m[1]); };
     server.stderr!.on('data', watch);
+    if (process.env.BENCH_VOICES_SERVER_LOG) server.stderr!.on('data', (d: Buffer) => fs.appendFileSync(process.env.BENCH_VOICES_SERVER_LOG!, d));
     server.stdout!.on('data', () => {});
     const n = ns;
     await until('the service in the namespace', async () => (await n.request(port, 'GET', '/readyz').catch(() => ({ status: 0 }))).status === 200, 60_000);
@@ -202,6 +215,63 @@ export async function runVoicesBench(databaseUrl: string, log: (m: string) => vo
     await a2.context().close();
     await b2.close();
 
+    // --- The interpretation's delay: a phrase Ana types to its first sound on Carl's channel, in Spanish.
+    const roomId0 = new URL(url).pathname.split('/').pop()!;
+    const anaMe = await ana.evaluate<{ id: string; secret: string }>('window.tolkRoom.me');
+    const carl = await (await listener.newContext()).newPage();
+    await carl.goto(url);
+    await carl.getByLabel('Your name').fill('Carl');
+    await carl.getByLabel('I speak').selectOption('es');
+    await carl.getByLabel('I hear').selectOption('es');
+    await carl.getByRole('button', { name: 'Join' }).click();
+    await until('Carl\'s interpretation linked', async () => carl.evaluate<boolean>('Boolean(window.tolkVoices && window.tolkVoices.live && window.tolkVoices.interpretation())'), 30_000);
+    const phrases = Math.max(2, Number(process.env.BENCH_VOICES_PHRASES ?? 6));
+    const said: number[] = [];
+    const engines: number[] = [];
+    // The same engines in the bench's own process, timed alone: Apertium (its own apertium-apy) and Pico.
+    const engineConfig = loadConfig({ LOG_LEVEL: 'silent', TOLK_TRANSLATE: 'apertium' }, { workers: false });
+    const speech = startSynthesizers(engineConfig);
+    const translation = await startTranslation(engineConfig, { info: () => {}, warn: () => {}, error: () => {} } as never);
+    try {
+      for (let i = 0; i < phrases; i++) {
+        const text = `Sentence number ${i + 1} of the interpretation timing, spoken once.`;
+        // Carl's page waits for a second of quiet (the phrase before has played), then for the next sound; Ana types once it listens.
+        const onset = carl.evaluate<number>(`(async () => {
+          const ctx = new AudioContext();
+          const an = ctx.createAnalyser();
+          ctx.createMediaStreamSource(window.tolkVoices.interpretation()).connect(an);
+          const buf = new Float32Array(an.fftSize);
+          const level = () => { an.getFloatTimeDomainData(buf); return Math.sqrt(buf.reduce((s, x) => s + x * x, 0) / buf.length); };
+          let since = Date.now();
+          while (Date.now() - since < 1000) { await new Promise((r) => setTimeout(r, 5)); if (level() >= 0.002) since = Date.now(); }
+          window.listening = true;
+          const end = Date.now() + 20000;
+          while (Date.now() < end) { await new Promise((r) => setTimeout(r, 2)); if (level() > 0.01) break; }
+          window.listening = false;
+          await ctx.close();
+          return Date.now();
+        })()`);
+        onset.catch(() => {});
+        await until('Carl listening', async () => carl.evaluate<boolean>('window.listening === true'), 60_000);
+        const t0 = Date.now();
+        await n.request(port, 'POST', `/r/${roomId0}/say`, { body: { participant: anaMe.id, secret: anaMe.secret, text } });
+        said.push((await onset) - t0);
+        const e0 = performance.now();
+        const es = (await translation.chain.translate(text, 'en', ['es'])).es;
+        await speech.synthesize(es?.text ?? text, 'es');
+        engines.push(performance.now() - e0);
+      }
+    } finally {
+      await speech.close();
+      await translation.close();
+    }
+    await carl.context().close();
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const interpretation = {
+      phrases, p50_ms: Math.round(med(said)), p99_ms: Math.round(Math.max(...said)),
+      engines_p50_ms: Math.round(med(engines)), rest_p50_ms: Math.round(med(said) - med(engines)),
+    };
+
     // --- The largest room: listeners added while Ana's clicks play and an agent speaks every 3 s.
     const maxListeners = Math.max(2, Number(process.env.BENCH_VOICES_MAX_LISTENERS ?? 16));
     const roomId = new URL(url).pathname.split('/').pop()!;
@@ -256,7 +326,7 @@ export async function runVoicesBench(databaseUrl: string, log: (m: string) => vo
     const failures = (tolk.clicks < seconds) ? 1 : 0;
     return {
       tolk, direct, ratio_p99: Math.round((tolk.p99_ms / Math.max(1, direct.p99_ms)) * 100) / 100, met: tolk.p99_ms <= VOICES_TARGET_P99_MS, failures,
-      capacity, per_listener: perListener, per_speaker: perSpeaker, first_limit: firstLimit,
+      capacity, per_listener: perListener, per_speaker: perSpeaker, first_limit: firstLimit, interpretation,
     };
   } finally {
     for (const b of browsers) await b.close().catch(() => {});
@@ -276,5 +346,7 @@ export function printVoicesReport(r: VoicesResult): void {
     ...r.capacity.map((c) => `  ${String(c.listeners).padStart(3)} listeners: ${c.receiving} receiving  Janus ${c.janus_cpu_pct}%  Tolk ${c.tolk_cpu_pct}%  machine ${c.machine_cpu_pct}% of all cores`),
     `  per listener more: ${r.per_listener ? `Janus ${r.per_listener.janus_pct}%, Tolk ${r.per_listener.tolk_pct}%` : 'n/a'}; the speaker speaking: ${r.per_speaker ? `Janus ${r.per_speaker.janus_pct}%, Tolk ${r.per_speaker.tolk_pct}%` : 'n/a'}`,
     `  first limit: ${r.first_limit}`,
+    `voices: an English phrase typed on a page to its first sound on a Spanish listener's interpretation channel (${r.interpretation.phrases} sentences):`,
+    `  p50 ${r.interpretation.p50_ms} ms, p99 ${r.interpretation.p99_ms} ms; of the median, the engines ${r.interpretation.engines_p50_ms} ms (Apertium then Pico, timed alone), the rest ${r.interpretation.rest_p50_ms} ms (the say, the log, the interpreter, RTP through Janus, the page's jitter buffer)`,
   ].join('\n'));
 }

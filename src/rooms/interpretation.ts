@@ -181,11 +181,26 @@ class RoomInterpreter {
       const spoken = await spokenOnce(this.s, this.speech, `interpretation:${this.roomId}:${lang}`, { roomId: this.roomId, seq: Number(seg.seq), lang: spokenIn, voice: voice ?? '', text });
       const sender = await c.sender;
       this.spoken++;
-      void sender.play(spoken.pcm);
+      void sender.play(fromFirstSound(spoken.pcm));
     } catch (err) {
       this.log.warn({ err: String(err), room: this.roomId, seq: seg.seq, lang }, 'a phrase was not interpreted');
     }
   }
+}
+
+/** Below this (16-bit PCM), a sample is silence: a synthesizer's lead-in, not its voice. */
+const QUIET = 300;
+/** Kept before the first sound (8 kHz samples: 20 ms), so its attack is not cut. */
+const LEAD_SAMPLES = 160;
+
+/**
+ * The phrase from just before its first sound: a synthesizer starts with silence (Pico about
+ * 100 ms), which would only delay the interpretation (BENCH_ONLY=voices times it). All silent: as it is.
+ */
+export function fromFirstSound(pcm: Int16Array): Int16Array {
+  let i = 0;
+  while (i < pcm.length && Math.abs(pcm[i]!) < QUIET) i++;
+  return i === pcm.length ? pcm : pcm.subarray(Math.max(0, i - LEAD_SAMPLES));
 }
 
 /** This process's interpreters, one per room with a listener here. */
