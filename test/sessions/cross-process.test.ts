@@ -93,8 +93,8 @@ describe('listening across processes', () => {
     const texts: string[] = [];
     const seen: any[] = [];
     let writing = true;
+    let cursor = 0;
     const reader = (async () => {
-      let cursor = 0;
       while (writing || cursor < (await roomHead(roomId))) {
         // Alternate processes: both read the same numbering.
         const base = seen.length % 2 ? child.base : t.url;
@@ -104,25 +104,29 @@ describe('listening across processes', () => {
         cursor = r.body.cursor;
       }
     })();
-    await Promise.all(
-      speakers.flatMap((s, i) =>
-        Array.from({ length: 10 }, (_, j) => {
-          const text = `Speaker ${i} line ${j}`;
-          texts.push(text);
-          return call(i % 2 ? child.base : t.url, 'POST', `/v1/sessions/${s.id}/say`, { text }).then((r) => expect(r.status).toBe(202));
-        }),
-      ),
-    );
-    writing = false;
+    try {
+      await Promise.all(
+        speakers.flatMap((s, i) =>
+          Array.from({ length: 10 }, (_, j) => {
+            const text = `Speaker ${i} line ${j}`;
+            texts.push(text);
+            return call(i % 2 ? child.base : t.url, 'POST', `/v1/sessions/${s.id}/say`, { text }).then((r) => expect(r.status).toBe(202));
+          }),
+        ),
+      );
+    } finally {
+      // The reader stops once it has read what was written (and at once if the writers failed).
+      writing = false;
+    }
     await reader;
-    // Exactly the room's log after the listener joined, in order, each once
-    // (the listener never speaks, so it hears every phrase of its window; the
-    // progress of the speakers' says is theirs alone).
+    // Exactly the room's log after the listener joined, up to where the reader stopped (the
+    // robots go on talking after it), in order, each once (the listener never speaks, so it hears
+    // every phrase of its window; the progress of the speakers' says is theirs alone).
     const ids = seen.map((e) => e.id);
     const { rows } = await pool.query(
       `SELECT g.seq::int AS seq FROM room_segments g JOIN agent_sessions s ON s.room_id = g.room_id
-        WHERE s.id = $1 AND g.seq > s.from_seq AND g.kind NOT LIKE 'say.%' ORDER BY g.seq`,
-      [listener.id],
+        WHERE s.id = $1 AND g.seq > s.from_seq AND g.seq <= $2 AND g.kind NOT LIKE 'say.%' ORDER BY g.seq`,
+      [listener.id, cursor],
     );
     expect(ids).toEqual(rows.map((r) => r.seq));
     const heard = seen.map((e) => e.untrusted_content.text).filter((x: string) => x.startsWith('Speaker '));
