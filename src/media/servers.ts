@@ -65,10 +65,17 @@ export class MediaServers {
     return this.own === null && this.urls.length > 0;
   }
 
-  /** For /readyz: `degraded` while the Janus we run is down or did not start; null where voices are off by choice. */
+  /** Operator Janus servers whose last connection failed or closed (until one opens again). */
+  private readonly failing = new Set<string>();
+
+  /**
+   * For /readyz: `degraded` while the Janus we run is down or did not start, or while an operator's
+   * Janus could not be reached (its last connection failed or closed); null where voices are off by choice.
+   */
   state(): 'ok' | 'degraded' | null {
     if (this.off) return null;
-    return this.unavailable !== null || (this.own && !this.own.current()) ? 'degraded' : 'ok';
+    if (this.unavailable !== null || (this.own && !this.own.current())) return 'degraded';
+    return this.urls.some((u) => this.failing.has(u)) ? 'degraded' : 'ok';
   }
 
   /** One line for the start banner. */
@@ -210,7 +217,9 @@ export class MediaServers {
     if (!p) {
       const own = this.ownProcess(url);
       p = JanusConnection.open(url, own ? own.apiSecret : this.apiSecret).then((conn) => {
+        this.failing.delete(url);
         conn.once('closed', () => {
+          if (!own) this.failing.add(url);
           this.conns.delete(url);
           this.made.delete(url);
           this.admin.delete(url);
@@ -218,7 +227,10 @@ export class MediaServers {
         });
         return { url, conn, adminKey: own ? own.adminKey : this.adminKey };
       });
-      p.catch(() => this.conns.delete(url));
+      p.catch(() => {
+        this.conns.delete(url);
+        if (!own) this.failing.add(url);
+      });
       this.conns.set(url, p);
     }
     return p;

@@ -67,3 +67,14 @@ describe('TOLK_MEDIA_SERVER, TOLK_ICE_SERVERS and TOLK_MEDIA_PUBLIC_IP', () => {
     expect(() => media({ TOLK_MEDIA_PUBLIC_IP: 'media.example.com' })).toThrow(/TOLK_MEDIA_PUBLIC_IP/);
   });
 });
+
+describe('an operator\'s Janus that cannot be reached', () => {
+  it('readiness says the voices are degraded once a link to it has failed, never that the process is not ready', async () => {
+    // Port 1 on loopback: nothing listens there.
+    const media = new MediaServers({ urls: ['ws://127.0.0.1:1'], iceServers: [] });
+    expect(media.state()).toBe('ok');
+    await expect(media.roomServer('room_unreachable', 2)).rejects.toThrow();
+    expect(media.state()).toBe('degraded');
+    await media.close();
+  });
+});
