@@ -80,8 +80,7 @@ const Env = z.object({
   // Debian's janus is installed), `janus=ws://HOST:8188[,ws://...]` (run by the operator), `off`.
   TOLK_MEDIA_SERVER: z.string().optional().transform((v, ctx) => parseMediaServer(v ?? (present(['/usr/bin/janus', fs.constants.X_OK]) ? 'janus' : 'off'), ctx)),
   TOLK_JANUS_API_SECRET: z.string().optional(),
-  // Ours (operating.md): the admin_key of an operator's Janus whose VideoRoom and Streaming plugins have one.
-  TOLK_JANUS_ADMIN_KEY: z.string().optional(),
+  TOLK_JANUS_ADMIN_KEY: z.string().optional(), // ours (operating.md): an operator's Janus plugins' admin_key
   TOLK_ICE_SERVERS: z.string().optional().transform((v, ctx) => parseIceServers(v ?? '', ctx)),
   TOLK_MEDIA_PUBLIC_IP: z.union([z.ipv4(), z.ipv6()]).optional(),
   TOLK_RECOGNIZE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),

@@ -1,9 +1,22 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { decodeWav, encodeWav } from '../../src/engines/speech/wav.ts';
 import type { Netns } from './netns.ts';
 import { until } from './wait.ts';
 
 // Room pages with live voices in Chromium, in a test's network namespace (netns.ts): the
 // browsers, and what a page receives measured in it with Web Audio on the tracks it plays.
+
+/** A 16 kHz WAV Chromium plays as a microphone, over and over: the recording `wav`, then `silence` seconds of silence. */
+export function microphoneFile(dir: string, wav: string, silence: number): string {
+  const speech = decodeWav(fs.readFileSync(wav)).samples;
+  const pcm = new Int16Array(speech.length + 16_000 * silence);
+  pcm.set(speech);
+  const p = path.join(dir, 'speech.wav');
+  fs.writeFileSync(p, encodeWav(pcm, 16_000));
+  return p;
+}
 
 /** Chromium in the namespace, its audio not muted (what the page plays is what is measured). */
 export function launchIn(ns: Netns, args: string[]): Promise<Browser> {

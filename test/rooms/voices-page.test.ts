@@ -5,13 +5,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { createNetns, NETNS_ADDRESS, NETNS_INTERFACE, type Netns } from '../helpers/netns.ts';
-import { heardFrom, interpretation, interpretationLinked, joinRoom, launchIn, levels, me } from '../helpers/room-voices.ts';
+import { heardFrom, interpretation, interpretationLinked, joinRoom, launchIn, levels, me, microphoneFile } from '../helpers/room-voices.ts';
 import { freePort, ROOT, serverNode } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
-import { decodeWav, encodeWav } from '../../src/engines/speech/wav.ts';
 
 // People in a room hear each other, live, through Janus (TOLK_MEDIA_SERVER=janus: the service
 // runs Debian's janus itself), in Chromium with real recorded speech: Ana's microphone is a WAV
@@ -44,16 +43,6 @@ let listeners: Browser;
 let wav: string;
 let said: string;
 const contexts: BrowserContext[] = [];
-
-/** The sentence then `silence` seconds of silence, a 16 kHz WAV Chromium plays as the microphone, over and over. */
-function microphoneFile(dir: string, silence: number): string {
-  const speech = decodeWav(fs.readFileSync(`${DATA}/${NAME}.wav`)).samples;
-  const pcm = new Int16Array(speech.length + 16_000 * silence);
-  pcm.set(speech);
-  const p = path.join(dir, 'speech.wav');
-  fs.writeFileSync(p, encodeWav(pcm, 16_000));
-  return p;
-}
 
 const launch = (args: string[]) => launchIn(ns, args);
 
@@ -98,7 +87,7 @@ beforeAll(async () => {
   }, 60_000);
   // Janus starts beside the rest: the voices are ready once readiness says so.
   await until('the media server up', async () => (await ns.request(port, 'GET', '/readyz')).body.checks.media === 'ok', 30_000);
-  wav = microphoneFile(ns.dir, 3);
+  wav = microphoneFile(ns.dir, `${DATA}/${NAME}.wav`, 3);
   const lines = fs.readFileSync(`${DATA}/transcription`, 'utf8').trim().split('\n');
   said = lines.map((l) => /^<s>\s*(.*?)\s*<\/s>\s*\((\S+)\)$/.exec(l.trim())!).find((m) => m[2] === NAME)![1]!;
   speaker = await launch(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${wav}`]);

@@ -1,16 +1,14 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { createNetns, NETNS_INTERFACE, type Netns } from '../helpers/netns.ts';
-import { heardFrom, interpretation, interpretationLinked, joinRoom, launchIn, me } from '../helpers/room-voices.ts';
+import { heardFrom, interpretation, interpretationLinked, joinRoom, launchIn, me, microphoneFile } from '../helpers/room-voices.ts';
 import { freePort, ROOT, serverNode } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
 import { createKey, createOrg } from '../../src/cli/admin.ts';
-import { decodeWav, encodeWav } from '../../src/engines/speech/wav.ts';
 
 // Two Tolk processes sharing one Janus the operator runs (TOLK_MEDIA_SERVER=janus=ws://...,
 // with its api_secret and admin_key): people linked through either process are in one room and
@@ -118,11 +116,7 @@ beforeAll(async () => {
   const dbUrl = await ns.database(db.url);
   [a, b] = await Promise.all([tolk(dbUrl, j, 'a'), tolk(dbUrl, j, 'b')]);
   // Ana's microphone: her recorded sentence then 3 s of silence, over and over.
-  const speech = decodeWav(fs.readFileSync(SPEECH)).samples;
-  const pcm = new Int16Array(speech.length + 48_000);
-  pcm.set(speech);
-  const wav = path.join(ns.dir, 'speech.wav');
-  fs.writeFileSync(wav, encodeWav(pcm, 16_000));
+  const wav = microphoneFile(ns.dir, SPEECH, 3);
   speaker = await launchIn(ns, ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${wav}`]);
   listeners = await launchIn(ns, ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']);
 });
