@@ -1,6 +1,6 @@
 import { createSipSignaling, type SipLog } from './sip-stack.ts';
 import { startSimulatedCallee, type SimulatedCallee } from './callee.ts';
-import type { DialogEvent, SipSignaling } from './signaling.ts';
+import type { DialogEvent, InboundListener, SipSignaling } from './signaling.ts';
 import { MediaPlane } from './media/plane.ts';
 import type { SpeechSynthesizer } from '../src/engines/speech/synthesizer.ts';
 import { NoRecognizer, type SpeechRecognizer } from '../src/engines/speech/recognizer.ts';
@@ -45,8 +45,13 @@ export type Gateway = {
   target(e164: string): string;
   /** The INVITE's extra headers for a call: the built-in callee is told which call it is and the language to speak; a real peer gets none. */
   inviteHeaders(callId: string, lang: string): Record<string, string> | undefined;
-  /** Every dialog event goes to this listener (one: the calls' binding). */
+  /** Every dialog event of the calls placed goes to this listener (one: the calls' binding). */
   onDialog(listener: (key: string, e: DialogEvent) => void): void;
+  /**
+   * The calls our trunks send (one listener: the rooms' dial-in, rooms/phone/): each INVITE from a
+   * trunk is decided there, and its dialog's events go there. Until one is set, they are answered 480.
+   */
+  onInbound(listener: InboundListener): void;
   stop(): Promise<void>;
 };
 
@@ -63,9 +68,14 @@ export async function startGateway(c: GatewayConfig, o: { recognizer?: SpeechRec
   let callee: SimulatedCallee | null = null;
   let listener: (key: string, e: DialogEvent) => void = (key, e) => log.warn({ key, event: e.type }, 'dialog event with nobody listening');
   const onEvent = (key: string, e: DialogEvent) => listener(key, e);
+  let inboundListener: InboundListener | undefined;
+  const inbound: InboundListener = {
+    decide: (inv) => inboundListener?.decide(inv) ?? { status: 480, reason: 'Temporarily Unavailable' },
+    onEvent: (key, e) => inboundListener?.onEvent(key, e),
+  };
   const open = async (listen: string): Promise<SipSignaling> => {
     const so = { listen, ringTimeoutSeconds: c.ringTimeoutSeconds, mediaTimeoutSeconds: c.mediaTimeoutSeconds, onEvent, log, media };
-    if (!c.drachtio) return createSipSignaling({ ...so, ...(o.fromTrunk ? { fromTrunk: o.fromTrunk } : {}) });
+    if (!c.drachtio) return createSipSignaling({ ...so, inbound, ...(o.fromTrunk ? { fromTrunk: o.fromTrunk } : {}) });
     // With DRACHTIO_HOST the SIP goes through that drachtio-server; the media stays here.
     // Its client library is loaded only then.
     const { createDrachtioSignaling } = await import('./drachtio.ts');
@@ -110,6 +120,7 @@ export async function startGateway(c: GatewayConfig, o: { recognizer?: SpeechRec
     target: (e164) => `sip:${e164}@${peerHost ?? callee!.address}`,
     inviteHeaders: (callId, lang) => (callee ? { 'X-Tolk-Call': callId, 'X-Tolk-Lang': lang } : undefined),
     onDialog: (l) => { listener = l; },
+    onInbound: (l) => { inboundListener = l; },
     stop: async () => {
       await signaling.close();
       await callee?.close();

@@ -79,6 +79,31 @@ export interface SipSignaling {
   ping?(uri: string, o: { proxy?: string; timeoutMs: number }): Promise<PingResult>;
 }
 
+/** An INVITE a trunk sent us, outside our dialogs (phone participants, operator.md). */
+export type InboundInvite = {
+  /** Its Call-ID. */
+  callId: string;
+  /** The caller's number: From's user part without separators or its leading + (sip-message.ts numberOf); '' without one. */
+  from: string;
+  /** The number dialed: the Request-URI's user part, likewise. */
+  to: string;
+  /** Where it came from (one of our trunks' addresses). */
+  source: { address: string; port: number };
+};
+
+/**
+ * The listener's decision on an inbound INVITE: answered under `key` (its events are reported with
+ * it, play() and hangup() take it), or refused with a final status (404 a number that takes no calls,
+ * 480 none taken now, 486 busy, 503 overloaded).
+ */
+export type InboundDecision = { key: string } | { status: number; reason: string };
+
+/** Who takes the inbound calls (SignalingOptions.inbound). */
+export type InboundListener = {
+  decide: (inv: InboundInvite) => Promise<InboundDecision> | InboundDecision;
+  onEvent: (key: string, e: DialogEvent) => void;
+};
+
 export type PingResult = { ok: true; status: number } | { ok: false; reason: string };
 
 export type SignalingOptions = {
@@ -103,6 +128,14 @@ export type SignalingOptions = {
    * SDP; without it the SDP names the discard port and no audio flows.
    */
   media?: import('./media/plane.ts').MediaPlane;
+  /**
+   * Inbound calls: an INVITE from one of our trunks (the embedded stack's fromTrunk) is put to
+   * `decide`, and answered as it says; the events of the dialogs it accepts go to its `onEvent`
+   * (`answered` at the caller's ACK, then `remote_hangup` or `media_timeout`), not to the calls'.
+   * Unset: every INVITE from a trunk is answered 480. Stacks without inbound calls (drachtio.ts)
+   * refuse them all.
+   */
+  inbound?: InboundListener;
   /** Every dialog event of every call. Errors it throws are logged, never crash the stack. */
   onEvent: (key: string, event: DialogEvent) => void;
   log?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };

@@ -37,6 +37,7 @@ import { checkPlaceRequest, inviteOf } from './sip-place.ts';
 import { pingOver } from './sip-ping.ts';
 import { startDialog } from '../machines/dialog.ts';
 import { DigestCache, signAhead } from './sip-auth.ts';
+import { InboundDialogs } from './sip-inbound.ts';
 
 export { openSipEndpoint, SipListenError, type SipEndpoint, type SipLog } from './sip-endpoint.ts';
 export { freeUdpPort, parseListen } from './sip-sockets.ts';
@@ -46,8 +47,8 @@ export { audioSdp, formatAor, headerText, randomToken, tagOf } from './sip-messa
 export type SipStackOptions = Omit<SignalingOptions, 'log'> & {
   log?: SipLog;
   /**
-   * Whether a source is one of our trunks: its INVITEs are answered 480 (we
-   * take no calls yet), anyone else's 403 (operator.md). Unset: nobody is.
+   * Whether a source is one of our trunks: its INVITEs go to `inbound` (or
+   * are answered 480 without it), anyone else's 403 (operator.md). Unset: nobody is.
    */
   fromTrunk?: (source: { address: string; port: number }) => boolean;
 };
@@ -77,6 +78,8 @@ class EmbeddedSipSignaling implements SipSignaling {
   private readonly stack: Stack;
   /** Sources of requests from outside our dialogs seen in the last minute: logged at info once, then at debug. */
   private readonly strangers = new RecentMap<string, true>(60_000, 4_096);
+  /** The calls our trunks send us (sip-inbound.ts). */
+  private readonly inbound: InboundDialogs | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(opts: SipStackOptions, log: SipLog, endpoint: SipEndpoint) {
@@ -100,6 +103,11 @@ class EmbeddedSipSignaling implements SipSignaling {
           log,
           onSilent: (key, quietMs) => {
             const d = stack.active.get(key);
+            const inbound = this.inbound?.byKey.get(key);
+            if (inbound) {
+              log.warn({ key, callId: inbound.callId, quietMs }, 'sip: no RTP or RTCP from the caller: BYE');
+              return this.inbound!.end(inbound, 'media_timeout');
+            }
             if (!d) return;
             log.warn({ key, callId: d.callId, quietMs }, 'sip: no RTP or RTCP from the far end: BYE');
             void drive(stack, d, { type: 'MEDIA_SILENT' });
@@ -108,6 +116,10 @@ class EmbeddedSipSignaling implements SipSignaling {
         : undefined,
     };
     this.stack = stack;
+    const inbound = opts.inbound;
+    this.inbound = inbound
+      ? new InboundDialogs({ endpoint, host: endpoint.host, address: endpoint.address, log, plane: opts.media, watch: stack.watch, onEvent: inbound.onEvent, decide: inbound.decide })
+      : undefined;
   }
 
   // --- Requests we receive ---
@@ -115,7 +127,12 @@ class EmbeddedSipSignaling implements SipSignaling {
   onRequest(rq: sip.Message, remote: sip.Remote): void {
     const { endpoint, stack } = this;
     const method = rq.method ?? '';
-    const d = stack.byCallId.get(rq.headers['call-id'] ?? '');
+    const callId = rq.headers['call-id'] ?? '';
+    if (this.inbound?.has(callId)) {
+      if (method === 'INVITE' && !tagOf(rq.headers.to)) return; // a retransmitted INVITE: its transaction answers it
+      return this.inbound.request(rq, remote);
+    }
+    const d = stack.byCallId.get(callId);
     if (method === 'ACK') {
       if (d) onSessionAck(stack, d, rq);
       return; // never answered
@@ -165,13 +182,17 @@ class EmbeddedSipSignaling implements SipSignaling {
   }
 
   /**
-   * An INVITE from outside our dialogs: nobody calls us (yet). 403 from an
-   * unknown source, 480 from one of our trunks (opts.fromTrunk; inbound
-   * calls are the trunks issue's). Answered once: `sip`'s transaction repeats
-   * it to a retransmitted INVITE only, never on its own.
+   * An INVITE from outside our dialogs: 403 from an unknown source; from one
+   * of our trunks (opts.fromTrunk), the inbound listener's to decide
+   * (sip-inbound.ts), 480 without one. A refusal is answered once: `sip`'s
+   * transaction repeats it to a retransmitted INVITE only, never on its own.
    */
   private refuseCall(rq: sip.Message, remote: sip.Remote): void {
     const trunk = this.opts.fromTrunk?.({ address: remote.address, port: remote.port }) ?? false;
+    if (trunk && this.inbound && !this.closing) {
+      this.inbound.invite(rq, remote).catch((err) => this.log.error({ callId: rq.headers['call-id'], err: String(err) }, 'sip: an inbound call failed'));
+      return;
+    }
     const [status, reason] = trunk ? [480, 'Temporarily Unavailable'] : [403, 'Forbidden'];
     this.logStranger({ from: `${remote.address}:${remote.port}`, callId: rq.headers['call-id'], status }, 'sip: INVITE from outside our dialogs refused', remote.address);
     this.endpoint.respond(withToTag(rq, sip.makeResponse(rq, status, reason)), { once: true });
@@ -228,6 +249,7 @@ class EmbeddedSipSignaling implements SipSignaling {
 
   /** Our BYE (answered) or CANCEL (not yet): the machine decides, and reports nothing for it but a CANCEL's outcome. */
   async hangup(key: string): Promise<void> {
+    if (this.inbound?.byKey.has(key)) return this.inbound.hangup(key);
     const d = this.stack.active.get(key);
     if (d) await drive(this.stack, d, { type: 'HANGUP' });
   }
@@ -237,11 +259,11 @@ class EmbeddedSipSignaling implements SipSignaling {
   }
 
   hasMedia(key: string): boolean {
-    return this.stack.active.get(key)?.media.playable ?? false;
+    return (this.stack.active.get(key) ?? this.inbound?.byKey.get(key))?.media.playable ?? false;
   }
 
   async play(key: string, utterance: string, pcm: Int16Array, o: { more?: boolean; interruptible?: boolean } = {}): Promise<{ queuedMs: number }> {
-    const d = this.stack.active.get(key);
+    const d = this.stack.active.get(key) ?? this.inbound?.byKey.get(key);
     if (!d) throw new Error(`play: dialog ${key} has no media`);
     return d.media.play(utterance, pcm, o);
   }
@@ -253,6 +275,7 @@ class EmbeddedSipSignaling implements SipSignaling {
       // Nothing is reported for what close() ends: the answered get a BYE, the ringing a CANCEL;
       // an INVITE without any answer is simply abandoned (a late 1xx or 2xx finds the stack closed).
       for (const d of [...stack.byCallId.values()]) void drive(stack, d, { type: 'CLOSE' });
+      this.inbound?.close();
       await settleWithin(() => stack.byCallId.values(), settled, CLOSE_WAIT_MS);
       await endpoint.settle();
       for (const d of [...stack.byCallId.values()]) forget(stack, d);

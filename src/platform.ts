@@ -15,6 +15,7 @@ import type { CallGateway, Services } from './services.ts';
 import { REACTIONS } from './reactions.ts';
 import { startGateway } from '../gateway/gateway.ts';
 import { bindGateway } from './calls/dialer.ts';
+import { bindDialIn } from './rooms/phone/dial-in.ts';
 import { startHeartbeat } from './calls/heartbeat.ts';
 import { startSweep } from './calls/sweep.ts';
 import { listenForNotices } from './calls/notices.ts';
@@ -41,7 +42,7 @@ type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) 
  * dialog is here end failed/gateway_lost) and then stops the gateway.
  */
 export async function startCallGateway(s: Services, databaseUrl: string, log: Log): Promise<CallGateway> {
-  // The trunks' addresses: an INVITE from one is answered 480, from anyone else 403 (trunks/ping.ts).
+  // The trunks' addresses: an INVITE from one goes to the dial-in (rooms/phone/), from anyone else 403 (trunks/ping.ts).
   const sources = new TrunkSources();
   const gw = await startGateway(s.config, { recognizer: s.recognizer, log, fromTrunk: (src) => sources.has(src.address) });
   let dialer: Awaited<ReturnType<typeof bindGateway>>;
@@ -72,6 +73,8 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     throw err;
   }
   const health = startTrunkHealth(s.pool, gw.signaling, sources, s.config.trunkPingSeconds, log);
+  // Calls to the inbound numbers join rooms (rooms/phone/).
+  const dialIn = bindDialIn(s, gw, log);
   return {
     id: dialer.id,
     address: dialer.address,
@@ -80,6 +83,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     dialPlaced: dialer.dialPlaced,
     media: dialer.media,
     stop: async () => {
+      await dialIn.stop();
       await health.stop();
       await heartbeat.stop();
       await sweep.stop();

@@ -22,7 +22,8 @@ import { chosenVoice } from './sessions/sessions.ts';
 import { speechVoice } from './voices/cloning.ts';
 import { ANNOUNCEMENT, fillName, normaliseLang } from './sim/phrasebook.ts';
 import { BOOKED_MEETINGS } from './rooms/meetings/booked.ts';
-import { callerNumber, dialInNumber } from './catalog/numbers.ts';
+import { callerNumber, dialInNumber, inboundNumberAt } from './catalog/numbers.ts';
+import { trunkSendsFrom } from './trunks/ping.ts';
 import { TrunkDialer } from './trunks/dial.ts';
 import { planStopRobots, startCallee } from './sim/robots.ts';
 import { partialHeard, sayProgress, speechActivity } from './sessions/signals.ts';
@@ -176,6 +177,10 @@ export const REACTIONS: Reactions = {
   // What a call reads of the numbers, the voices, the trunks and the simulator.
   callerNumber,
   dialInNumber,
+  async inboundNumber(db, dialed, source) {
+    const n = await inboundNumberAt(db, dialed);
+    return n && (await trunkSendsFrom(db, n.trunk_id, source)) ? { id: n.id, org_id: n.org_id, e164: n.e164 } : null;
+  },
   spokenVoice: speechVoice,
   trunkDialer: (pool, secretKey) => new TrunkDialer(pool, secretKey),
   // A call's log is its own: the simulator keeps its callee under the call's id, as a room's robots under the room's.

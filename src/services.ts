@@ -201,6 +201,11 @@ export type Reactions = {
   /** The number people dial to join the organization's rooms by phone, or null (catalog/numbers.ts). */
   dialInNumber(db: Queryable, orgId: string): Promise<{ id: string; e164: string } | null>;
   /**
+   * The inbound number a trunk's INVITE dialed, when it takes calls and `source` is its trunk's
+   * address; else null (catalog/numbers.ts inboundNumberAt, trunks/ping.ts trunkSendsFrom).
+   */
+  inboundNumber(db: Queryable, dialed: string, source: string): Promise<{ id: string; org_id: string; e164: string } | null>;
+  /**
    * The voice the speech engines say a call's voice with: a ready live
    * clone's provider voice, else undefined (the engines' own voice); pass the
    * id voiceInUse answered (voices/cloning.ts speechVoice).

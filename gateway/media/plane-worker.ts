@@ -371,6 +371,11 @@ async function handle(c: PlaneCommand): Promise<void> {
       }
       return post({ type: 'reply', id: c.id, stats: { ...s.stats, jitter: s.jitter.stats } });
     }
+    case 'hush': {
+      const s = streams.get(c.key);
+      if (s) act(s, 'interrupt');
+      return post({ type: 'reply', id: c.id });
+    }
     case 'stats': {
       const s = streams.get(c.key);
       return post({ type: 'reply', id: c.id, stats: s ? { ...s.stats, energy: [...s.stats.energy], jitter: { ...s.jitter.stats } } : null });

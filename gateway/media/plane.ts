@@ -32,6 +32,7 @@ export type PlaneCommand =
   | { op: 'connect'; id: number; key: string; remote: Negotiated }
   | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array; more?: boolean; interruptible?: boolean }
   | { op: 'close'; id: number; key: string }
+  | { op: 'hush'; id: number; key: string }
   | { op: 'stats'; id: number; key: string }
   | { op: 'lateness'; id: number; reset: boolean };
 
@@ -183,6 +184,19 @@ export class MediaPlane extends EventEmitter<{
     const copy = pcm.slice();
     const r = await this.send<{ queuedMs: number }>({ op: 'play', key, utterance, pcm: copy, more: o.more === true, interruptible: o.interruptible === true }, [copy.buffer]);
     return { queuedMs: r.queuedMs };
+  }
+
+  /**
+   * Drops what the stream was to say that may be cut (its interruptible utterances, under way and
+   * queued), each reported `interrupted`: a caller who presses a key over a prompt.
+   */
+  async hush(key: string): Promise<void> {
+    await this.send({ op: 'hush', key });
+  }
+
+  /** A digit the signaling carried (SIP INFO): heard as the stream's RFC 4733 events are, a `dtmf`. */
+  digitFromSignaling(key: string, digit: string, durationMs: number): void {
+    this.emit('dtmf', key, digit, durationMs);
   }
 
   /** Ends the stream; what it sent and received. */

@@ -48,3 +48,17 @@ export async function dialInNumber(db: Queryable, orgId: string): Promise<{ id: 
     `SELECT id, e164 FROM phone_numbers WHERE org_id = $1 AND inbound AND trunk_id IS NOT NULL ORDER BY is_default DESC, created_at, id LIMIT 1`, [orgId]));
   return rows[0] ?? null;
 }
+
+/**
+ * The inbound number `dialed` (E.164, or its digits without the +, as a trunk may write it) and the
+ * trunk that brings its calls: null when no number of that value takes calls (operator.md, Phone
+ * participants). Read by the rooms' dial-in through the reactions' inboundNumber port.
+ */
+export async function inboundNumberAt(db: Queryable, dialed: string): Promise<{ id: string; org_id: string; e164: string; trunk_id: string } | null> {
+  const digits = dialed.replace(/^\+/, '');
+  if (!/^\d{4,15}$/.test(digits)) return null;
+  const { rows } = await db.query<{ id: string; org_id: string; e164: string; trunk_id: string }>(prepared(
+    `SELECT id, org_id, e164, trunk_id FROM phone_numbers WHERE e164 = $1 AND inbound AND trunk_id IS NOT NULL AND org_id IS NOT NULL
+      ORDER BY created_at, id LIMIT 1`, [`+${digits}`]));
+  return rows[0] ?? null;
+}

@@ -39,7 +39,7 @@ type Channel = {
   retry: NodeJS.Timeout | null;
 };
 
-type Seg = { seq: number; kind: string; text: string | null; src_lang: string; announced: string | null; created_at: Date; participant_id: string; session_id: string | null };
+export type Seg = { seq: number; kind: string; text: string | null; src_lang: string; announced: string | null; created_at: Date; participant_id: string; session_id: string | null };
 
 /** Kinds with no voice of their own: spoken in every language. */
 const VOICELESS = new Set(['agent', 'robot', 'announcement', 'disclosure']);
@@ -139,25 +139,10 @@ class RoomInterpreter {
 
   private async follow(): Promise<void> {
     this.following = true;
-    const bus = this.s.logBus;
     try {
-      const { rows: [room] } = await this.s.pool.query<{ livemode: boolean; last: string | null }>(
-        `SELECT r.livemode, (SELECT max(seq) FROM room_segments WHERE room_id = r.id) AS last FROM rooms r WHERE r.id = $1`, [this.roomId]);
-      if (!room || !bus) return;
-      let since = Number(room.last ?? 0);
-      while (this.channels.size > 0) {
-        const mark = bus.mark();
-        const { rows } = await this.s.pool.query<Seg>(prepared(
-          `SELECT seq, kind, text, src_lang, announced, created_at, participant_id, session_id FROM room_segments
-            WHERE room_id = $1 AND seq > $2 ORDER BY seq LIMIT 50`, [this.roomId, since]));
-        for (const seg of rows) {
-          since = Number(seg.seq);
-          if (!seg.text || seg.kind === 'dtmf' || (LOG_SIGNALS as readonly string[]).includes(seg.kind)) continue;
-          // In order, per language: each phrase synthesized after the one before, and queued behind it.
-          for (const [lang, c] of this.channels) c.chain = c.chain.then(() => this.interpret(seg, lang, room.livemode));
-        }
-        if (rows.length === 50) continue;
-        await bus.waitFor(this.roomId, 30_000, mark);
+      for await (const { seg, livemode } of roomPhrases(this.s, this.roomId, null, () => this.channels.size > 0)) {
+        // In order, per language: each phrase synthesized after the one before, and queued behind it.
+        for (const [lang, c] of this.channels) c.chain = c.chain.then(() => this.interpret(seg, lang, livemode));
       }
     } catch (err) {
       this.log.warn({ err: String(err), room: this.roomId }, 'the room\'s interpretation stopped following it');
@@ -168,24 +153,66 @@ class RoomInterpreter {
 
   /** One phrase into one language's channel (queued after what it is saying). */
   private async interpret(seg: Seg, lang: string, livemode: boolean): Promise<void> {
-    const voiceless = VOICELESS.has(seg.kind);
-    if (!voiceless && seg.src_lang === lang) return;
     const c = this.channels.get(lang);
     // Another process speaks it (it holds the lease).
     if (!c || !c.speaks) return;
     try {
-      const t = await this.s.reactions.phraseIn(this.s, this.roomId, livemode, seg, lang);
-      const [text, spokenIn] = t.untranslated || t.text === null ? [voiceless ? seg.text : null, seg.src_lang] : [t.text, lang];
-      if (!text || !this.speech.speaks(spokenIn)) return;
-      const voice = await phraseVoice(this.s, seg);
-      const spoken = await spokenOnce(this.s, this.speech, `interpretation:${this.roomId}:${lang}`, { roomId: this.roomId, seq: Number(seg.seq), lang: spokenIn, voice: voice ?? '', text });
+      const pcm = await phraseSpoken(this.s, this.speech, this.roomId, livemode, seg, lang, { voiceHeard: true, who: `interpretation:${this.roomId}:${lang}` });
+      if (!pcm) return;
       const sender = await c.sender;
       this.spoken++;
-      void sender.play(fromFirstSound(spoken.pcm));
+      void sender.play(pcm);
     } catch (err) {
       this.log.warn({ err: String(err), room: this.roomId, seq: seg.seq, lang }, 'a phrase was not interpreted');
     }
   }
+}
+
+/**
+ * The phrases of a room's log from `since` on (null: from now), as they come, with the room's
+ * livemode: what is said, not the signals (speech activity, partials) nor DTMF. Follows the log
+ * bus (waking on its notifications) for as long as `going()` says.
+ */
+export async function* roomPhrases(s: Services, roomId: string, since: number | null, going: () => boolean): AsyncGenerator<{ seg: Seg; livemode: boolean }> {
+  const bus = s.logBus;
+  const { rows: [room] } = await s.pool.query<{ livemode: boolean; last: string | null }>(
+    `SELECT r.livemode, (SELECT max(seq) FROM room_segments WHERE room_id = r.id) AS last FROM rooms r WHERE r.id = $1`, [roomId]);
+  if (!room || !bus) return;
+  let after = since ?? Number(room.last ?? 0);
+  while (going()) {
+    const mark = bus.mark();
+    const { rows } = await s.pool.query<Seg>(prepared(
+      `SELECT seq, kind, text, src_lang, announced, created_at, participant_id, session_id FROM room_segments
+        WHERE room_id = $1 AND seq > $2 ORDER BY seq LIMIT 50`, [roomId, after]));
+    for (const seg of rows) {
+      after = Number(seg.seq);
+      if (!seg.text || seg.kind === 'dtmf' || (LOG_SIGNALS as readonly string[]).includes(seg.kind)) continue;
+      yield { seg, livemode: room.livemode };
+      if (!going()) return;
+    }
+    if (rows.length === 50) continue;
+    await bus.waitFor(roomId, 30_000, mark);
+  }
+}
+
+/**
+ * A phrase of the room as a listener of `lang` hears it, spoken (8 kHz PCM from its first sound), or
+ * null when there is nothing to say: a person's phrase in the listener's own language where their
+ * voice itself is heard (`voiceHeard`), one no engine translates (it is read), one no engine speaks.
+ * Voiceless kinds (an agent's say, a robot's line, an announcement, the disclosure) are spoken in
+ * every language, their own included. Synthesized once per room, phrase, language and voice (spokenOnce).
+ */
+export async function phraseSpoken(
+  s: Services, speech: PageSpeech, roomId: string, livemode: boolean, seg: Seg, lang: string, o: { voiceHeard: boolean; who: string },
+): Promise<Int16Array | null> {
+  const voiceless = VOICELESS.has(seg.kind);
+  if (!voiceless && seg.src_lang === lang && o.voiceHeard) return null;
+  const t = seg.src_lang === lang ? { untranslated: false, text: seg.text } : await s.reactions.phraseIn(s, roomId, livemode, seg, lang);
+  const [text, spokenIn] = t.untranslated || t.text === null ? [voiceless ? seg.text : null, seg.src_lang] : [t.text, lang];
+  if (!text || !speech.speaks(spokenIn)) return null;
+  const voice = await phraseVoice(s, seg);
+  const spoken = await spokenOnce(s, speech, o.who, { roomId, seq: Number(seg.seq), lang: spokenIn, voice: voice ?? '', text });
+  return fromFirstSound(spoken.pcm);
 }
 
 /** Below this (16-bit PCM), a sample is silence: a synthesizer's lead-in, not its voice. */

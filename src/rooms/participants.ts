@@ -9,6 +9,7 @@ import { inTx } from '../jobs/in-tx.ts';
 import { linkSigningKey, verifyJoinToken } from './join-links.ts';
 import { clientKey, takeQuotas } from '../http/quotas.ts';
 import type { PublicLimits } from '../config.ts';
+import { recordUsage } from '../billing/ledger.ts';
 
 // People in a room through its page (src/rooms/page.ts). Joining makes the
 // person a participant of the room (room.participant_joined); leaving, the
@@ -113,7 +114,7 @@ export async function joinAsPerson(s: Services, roomId: string, input: JoinInput
  * languages heard (each is a translation of every phrase). One join of a
  * room at a time (an advisory lock, not the room's row: sayers share that).
  */
-async function admitToRoom(tx: Client, roomId: string, hear: string, l: PublicLimits): Promise<void> {
+async function admitToRoom(tx: Client, roomId: string, hear: string, l: PublicLimits): Promise<number> {
   await tx.query(prepared(`SELECT pg_advisory_xact_lock(hashtext('room-join:' || $1::text))`, [roomId]));
   const { rows } = await tx.query<{ present: number; langs: string[] }>(prepared(
     `SELECT count(*)::int AS present, coalesce(array_agg(DISTINCT hear_lang ORDER BY hear_lang), '{}') AS langs
@@ -127,6 +128,7 @@ async function admitToRoom(tx: Client, roomId: string, hear: string, l: PublicLi
   if (!langs.includes(hear) && langs.length >= l.languagesPerRoom) {
     throw new ApiError('conflict', `hear: this room is translated into ${langs.length} languages already, its most; pick one of them: ${langs.join(', ')}`);
   }
+  return present;
 }
 
 /**
@@ -176,18 +178,76 @@ export async function participantOf(db: Queryable, roomId: string, id: string, s
   return p;
 }
 
-/** Marks participants left in tx (one statement) and writes their events; returns the rooms touched. */
+/**
+ * Marks participants left in tx (one statement) and writes their events; returns the rooms touched.
+ * A participant by phone is billed here, once (the statement ends each participant once): their
+ * connected seconds, from their join to their leaving (to when their line was last heard of, when
+ * the sweep ends them because its process went), rounded up, times their minute factor, to the
+ * room's credential.
+ */
 async function markLeft(tx: Client, where: string, values: unknown[], reason: 'left' | 'absent' | 'room_ended'): Promise<string[]> {
-  const { rows } = await tx.query<{ id: string; room_id: string; org_id: string; livemode: boolean }>(
-    `UPDATE room_participants SET left_at = now(), left_reason = '${reason}' WHERE left_at IS NULL AND ${where} RETURNING id, room_id, org_id, livemode`,
+  const { rows } = await tx.query<{ id: string; room_id: string; org_id: string; livemode: boolean; factor: number | null; connected: number }>(
+    `UPDATE room_participants SET left_at = now(), left_reason = '${reason}' WHERE left_at IS NULL AND ${where}
+     RETURNING id, room_id, org_id, livemode, phone_minute_factor AS factor,
+               extract(epoch FROM ${reason === 'absent' ? 'last_seen_at' : 'now()'} - joined_at)::float8 AS connected`,
     values,
   );
   for (const r of rows) {
     await writeEvent(tx, { orgId: r.org_id, livemode: r.livemode }, 'room.participant_left', eventObject(r));
+    if (r.factor !== null) await billPhone(tx, r.id, r.room_id, Math.max(0, r.connected), r.factor);
   }
   const rooms = [...new Set(rows.map((r) => r.room_id))];
   for (const room of rooms) await notifyRoom(tx, room);
   return rooms;
+}
+
+/** A phone participant's connected minutes, to the room's credential (markLeft). */
+async function billPhone(tx: Client, id: string, roomId: string, connectedSeconds: number, factor: number): Promise<void> {
+  const billed = Math.ceil(connectedSeconds) * factor;
+  await tx.query(prepared(`UPDATE room_participants SET phone_billed_seconds = $2 WHERE id = $1`, [id, billed]));
+  if (!(billed > 0)) return;
+  const { rows } = await tx.query<{ org_id: string; credential_id: string; livemode: boolean }>(prepared(
+    `SELECT org_id, credential_id, livemode FROM rooms WHERE id = $1`, [roomId]));
+  const room = rows[0];
+  if (room) await recordUsage(tx, { orgId: room.org_id, credentialId: room.credential_id, livemode: room.livemode, kind: 'phone', seconds: billed, ref: id });
+}
+
+/** Who joins by phone (rooms/phone/): the PIN's person, with their caller's number masked for the badge. */
+export type PhoneJoin = { roomId: string; name: string; speak: string; hear: string; phone: string; minuteFactor: number };
+
+/**
+ * A caller whose PIN let them in: a participant of the live room under `id` (the line's key), counted in
+ * its people cap as a page's person is, heard from its log's head on. Answers what they are told on
+ * joining. Throws 409 conflict when the room is full or no longer live.
+ */
+export async function joinByPhone(s: Services, id: string, j: PhoneJoin): Promise<{ cursor: number; others: number; title: string; livemode: boolean }> {
+  return withTx(s.pool, async (tx) => {
+    const { rows } = await tx.query<{ org_id: string; livemode: boolean; status: string; title: string }>(prepared(
+      `SELECT org_id, livemode, status, title FROM rooms WHERE id = $1 FOR SHARE`, [j.roomId]));
+    const room = rows[0];
+    if (!room || room.status !== 'live') throw new ApiError('conflict', 'room: this room is not live');
+    const others = await admitToRoom(tx, j.roomId, j.hear, s.config.publicLimits);
+    const cursor = await s.reactions.logHead(tx, j.roomId);
+    await tx.query(prepared(
+      `INSERT INTO room_participants (id, room_id, org_id, livemode, name, speak_lang, hear_lang, secret_hash, from_seq, phone, phone_minute_factor)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [id, j.roomId, room.org_id, room.livemode, j.name, j.speak, j.hear, hash(randomBytes(24).toString('base64url')), cursor, j.phone, j.minuteFactor],
+    ));
+    await writeEvent(tx, { orgId: room.org_id, livemode: room.livemode }, 'room.participant_joined', eventObject({ id, room_id: j.roomId, livemode: room.livemode }));
+    await notifyRoom(tx, j.roomId);
+    return { cursor: Number(cursor), others, title: room.title, livemode: room.livemode };
+  });
+}
+
+/** A phone participant's line ended (their BYE, ours): they leave, billed once. Leaving again changes nothing. */
+export async function leaveByPhone(s: Services, id: string): Promise<void> {
+  await withTx(s.pool, (tx) => markLeft(tx, 'id = $1', [id], 'left'));
+}
+
+/** A phone participant's line is alive (its process's heartbeat): false once they are no longer in the room (it ended, they were removed). */
+export async function phoneStillIn(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query(prepared(`UPDATE room_participants SET last_seen_at = now() WHERE id = $1 AND left_at IS NULL RETURNING id`, [id]));
+  return rows.length > 0;
 }
 
 /** The page's Leave (its button, or the tab closing). Leaving again changes nothing. */
@@ -303,18 +363,19 @@ async function publishPersonPhrase(s: Services, tx: Client, roomId: string, p: P
   return { seq };
 }
 
-export type Person = { id: string; name: string; kind: 'person' | 'agent' | 'robot'; ai: boolean; speak_lang: string; hear_lang: string | null };
+/** `phone`: in the room by phone (the page shows a badge). */
+export type Person = { id: string; name: string; kind: 'person' | 'agent' | 'robot'; ai: boolean; phone: boolean; speak_lang: string; hear_lang: string | null };
 
 /** Who is in the room now: its people, its agent sessions (AI), and its test-mode robots, in the order they came. */
 export async function roomPeople(db: Queryable, roomId: string): Promise<Person[]> {
   const { rows } = await db.query<Person & { at: Date }>(prepared(
-    `SELECT id, name, 'person' AS kind, false AS ai, speak_lang, hear_lang, joined_at AS at FROM room_participants WHERE room_id = $1 AND left_at IS NULL
+    `SELECT id, name, 'person' AS kind, false AS ai, phone IS NOT NULL AS phone, speak_lang, hear_lang, joined_at AS at FROM room_participants WHERE room_id = $1 AND left_at IS NULL
      UNION ALL
-     SELECT id, name, 'agent', true, speak_lang, hear_lang, started_at FROM agent_sessions WHERE room_id = $1 AND status <> 'ended'
+     SELECT id, name, 'agent', true, false, speak_lang, hear_lang, started_at FROM agent_sessions WHERE room_id = $1 AND status <> 'ended'
      UNION ALL
-     SELECT 'robot_a', robot_a_name, 'robot', false, robot_a_lang, robot_a_lang, '-infinity'::timestamptz FROM sim_rooms WHERE room_id = $1
+     SELECT 'robot_a', robot_a_name, 'robot', false, false, robot_a_lang, robot_a_lang, '-infinity'::timestamptz FROM sim_rooms WHERE room_id = $1
      UNION ALL
-     SELECT 'robot_b', 'Robot B', 'robot', false, robot_b_lang, robot_b_lang, '-infinity'::timestamptz FROM sim_rooms WHERE room_id = $1 AND robot_b_lang IS NOT NULL
+     SELECT 'robot_b', 'Robot B', 'robot', false, false, robot_b_lang, robot_b_lang, '-infinity'::timestamptz FROM sim_rooms WHERE room_id = $1 AND robot_b_lang IS NOT NULL
      ORDER BY at, id`,
     [roomId],
   ));

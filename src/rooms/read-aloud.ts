@@ -41,11 +41,15 @@ export class PageSpeech {
   /** Syntheses this process asked the engines for (tests, bench). */
   syntheses = 0;
   private readonly s: Services;
-  constructor(s: Services) {
+  /** Engines given (the gateway's, for phone lines): shared, not closed here. */
+  private readonly given: SpeechSynthesizer | undefined;
+  constructor(s: Services, engines?: SpeechSynthesizer) {
     this.s = s;
+    this.given = engines;
   }
 
   get engines(): SpeechSynthesizer {
+    if (this.given) return this.given;
     this.synth ??= startSynthesizers(this.s.config);
     return this.synth;
   }

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
-import type { Pool } from '../db/pool.ts';
+import type { Pool, Queryable } from '../db/pool.ts';
 import type { SipSignaling } from '../../gateway/signaling.ts';
 import { parseTrunkUri } from './trunks.ts';
 
@@ -49,6 +49,26 @@ export class TrunkSources {
     }));
     this.addresses = next;
   }
+}
+
+/**
+ * Whether an INVITE from `address` comes from trunk `trunkId` (its host's or its proxy's address,
+ * resolved): an inbound number's calls come from its own trunk only (operator.md).
+ */
+export async function trunkSendsFrom(db: Queryable, trunkId: string, address: string): Promise<boolean> {
+  const { rows } = await db.query<{ uri: string; proxy: string | null }>(`SELECT uri, proxy FROM trunks WHERE id = $1`, [trunkId]);
+  const from = address.replace(/^::ffff:/, '');
+  for (const u of [rows[0]?.uri, rows[0]?.proxy]) {
+    const host = u ? parseTrunkUri(u)?.host : undefined;
+    if (!host) continue;
+    if (net.isIP(host)) {
+      if (host === from) return true;
+      continue;
+    }
+    const found = await lookup(host, { all: true }).catch(() => []);
+    if (found.some((a) => a.address === from)) return true;
+  }
+  return false;
 }
 
 type Due = { id: string; uri: string; proxy: string | null; state: string; misses: number };

@@ -356,8 +356,8 @@ describe('INVITEs to the gateway', () => {
     return first.split('\r\n')[0]!;
   }
 
-  it('from a trunk\'s address: 480 (we take no calls yet); from anywhere else: 403', async () => {
-    expect(await inviteFrom('127.0.0.3')).toBe('SIP/2.0 480 Temporarily Unavailable');
+  it('from a trunk\'s address to a number that takes no calls (not --inbound): 404; from anywhere else: 403', async () => {
+    expect(await inviteFrom('127.0.0.3')).toBe('SIP/2.0 404 Not Found');
     expect(await inviteFrom('127.0.0.1')).toBe('SIP/2.0 403 Forbidden');
   });
 });

@@ -42,6 +42,7 @@ export const de: RoomTexts = {
     you: 'Sie',
     someone: 'Jemand',
     aiAgent: 'KI-Agent',
+    byPhone: 'Per Telefon',
     youMark: ' (Sie)',
     speaking: 'spricht',
     speakingNow: ' — spricht gerade',

@@ -42,6 +42,7 @@ export const en: RoomTexts = {
     you: 'You',
     someone: 'Someone',
     aiAgent: 'AI agent',
+    byPhone: 'By phone',
     youMark: ' (you)',
     speaking: 'speaking',
     speakingNow: ' — speaking now',

@@ -42,6 +42,7 @@ export const es: RoomTexts = {
     you: 'Tú',
     someone: 'Alguien',
     aiAgent: 'Agente de IA',
+    byPhone: 'Por teléfono',
     youMark: ' (tú)',
     speaking: 'hablando',
     speakingNow: ' — hablando ahora',

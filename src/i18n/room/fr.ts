@@ -42,6 +42,7 @@ export const fr: RoomTexts = {
     you: 'Vous',
     someone: 'Quelqu’un',
     aiAgent: 'Agent IA',
+    byPhone: 'Par téléphone',
     youMark: ' (vous)',
     speaking: 'parle',
     speakingNow: ' — parle en ce moment',

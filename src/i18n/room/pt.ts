@@ -42,6 +42,7 @@ export const pt: RoomTexts = {
     you: 'Você',
     someone: 'Alguém',
     aiAgent: 'Agente de IA',
+    byPhone: 'Por telefone',
     youMark: ' (você)',
     speaking: 'falando',
     speakingNow: ' — falando agora',

@@ -39,6 +39,8 @@ export type RoomScriptTexts = {
   you: string;
   someone: string;
   aiAgent: string;
+  /** The badge of a participant in the room by phone. */
+  byPhone: string;
   youMark: string;
   speaking: string;
   speakingNow: string;

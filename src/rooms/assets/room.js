@@ -342,6 +342,7 @@
         li.appendChild(el('span', { 'class': 'name' }, p.name || ''));
         if (you) li.appendChild(document.createTextNode(msg('youMark')));
         if (p.ai) li.appendChild(el('span', { 'class': 'ai-badge', title: msg('aiAgent') }, 'AI'));
+        if (p.phone) li.appendChild(el('span', { 'class': 'phone-badge', title: msg('byPhone') }, '\u260E'));
         li.appendChild(el('span', { 'class': 'speaking-label', 'aria-hidden': 'true' }, msg('speaking')));
         li.appendChild(el('span', { 'class': 'visually-hidden speaking-now' }, ''));
         li.appendChild(el('span', { 'class': 'langs' }, msg('speaks', { lang: p.speak_lang }) + (p.hear_lang ? msg('hears', { lang: p.hear_lang }) : '')));

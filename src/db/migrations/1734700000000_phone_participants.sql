@@ -1,0 +1,14 @@
+-- Up Migration
+
+-- A participant who is in the room by phone (rooms/phone/): the caller's number, masked as the
+-- page shows it (its badge), or null for a page's participant; the minute factor their connected
+-- minutes are billed at (their dial-in number's, or their call's), and the gateway process that
+-- holds their line: should it die, the presence sweep ends them (its heartbeat stops) and bills them once.
+ALTER TABLE room_participants ADD COLUMN phone text;
+ALTER TABLE room_participants ADD COLUMN phone_minute_factor real;
+ALTER TABLE room_participants ADD COLUMN phone_billed_seconds real;
+
+-- Down Migration
+ALTER TABLE room_participants DROP COLUMN phone_billed_seconds;
+ALTER TABLE room_participants DROP COLUMN phone_minute_factor;
+ALTER TABLE room_participants DROP COLUMN phone;

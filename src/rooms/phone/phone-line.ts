@@ -1,0 +1,404 @@
+import { ApiError } from '../../errors.ts';
+import { withTx } from '../../db/pool.ts';
+import type { Services } from '../../services.ts';
+import type { Gateway } from '../../../gateway/gateway.ts';
+import { fillPhone, phoneTexts, type PhoneTexts } from '../../i18n/phone.ts';
+import { HeardPhrase } from '../../engines/speech/heard-phrase.ts';
+import { fairQueueOf } from '../../engines/speech/fair-queue.ts';
+import { HEARTBEAT_MS, joinByPhone, leaveByPhone, phoneStillIn, sayAloudAsPerson } from '../participants.ts';
+import { pinAt, type PinHolder } from '../phone-pins.ts';
+import { phraseSpoken, roomPhrases } from '../interpretation.ts';
+import type { PageSpeech } from '../read-aloud.ts';
+
+// One person on the phone (rooms/phone/dial-in.ts answered their call): first in the lobby, where
+// they are greeted in the languages of the organization's rooms and type their PIN (digits, `#` to
+// end, `*` to start again; three wrong PINs and a polite goodbye, then our BYE; a PIN that lets
+// nobody in never says why); then in the room, a participant like a page's person (their name and
+// languages, counted in the people cap, on the participant list with a phone badge):
+//
+// - what they say is the media plane's utterances (its voice activity, 8 kHz), read by the service's
+//   recognizers in their speaking language (a stream as it is said where the engine hears as the
+//   audio comes: partials), and published as their phrase: captions, agents' session events, the
+//   others' interpretation, the transcript, with them as speaker; their onset and offset are
+//   speech.started and speech.stopped;
+// - what they hear is the room's phrases in their hearing language, spoken (rooms/interpretation.ts
+//   phraseSpoken, synthesized once per room, phrase and language, shared with the interpretation
+//   channels), from the moment they joined, the AI-translation notice first. The others' own voices
+//   are not mixed in: a phrase said in their own language is spoken by the synthesizer too, so that
+//   they hear everything said;
+// - `*6` mutes and unmutes them (said back to them);
+// - their BYE makes them leave; the room ending (or their removal) says so and hangs up. Their
+//   process's heartbeat keeps them present; should it die, the presence sweep ends them, billed to
+//   when they were last seen (participants.ts markLeft bills a phone participant once).
+
+type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
+
+export type PhoneLineDeps = { s: Services; gw: Gateway; speech: PageSpeech; log: Log };
+
+export type DialIn = {
+  /** The dial-in number: its id (PIN quotas per number), and the organization whose rooms it takes callers into. */
+  numberId: string;
+  orgId: string;
+  /** The caller: their number (or address) as the PIN quotas count it, and masked as the badge shows it. */
+  caller: string;
+  masked: string;
+  /** Their connected minutes are billed at this factor. */
+  minuteFactor: number;
+};
+
+/** Wrong PINs before the goodbye. */
+export const PIN_ATTEMPTS = 3;
+/** A PIN typed without `#` is taken after this pause. */
+const DIGIT_PAUSE_MS = 8_000;
+/** Nothing typed after a prompt: it is said again, at most twice, then the goodbye. */
+const SILENT_PROMPT_MS = 20_000;
+const SILENT_PROMPTS = 3;
+/** `*` then `6` within this: mute or unmute. */
+const STAR_MS = 3_000;
+/** The languages a caller is greeted in, at most. */
+const GREETING_LANGS = 3;
+
+export class PhoneLine {
+  readonly key: string;
+  private readonly d: PhoneLineDeps;
+  private readonly dialIn: DialIn;
+  private state: 'ringing' | 'lobby' | 'joining' | 'room' | 'gone' = 'ringing';
+  private digits = '';
+  private tries = 0;
+  private silentPrompts = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private greeting: Array<{ lang: string; texts: PhoneTexts }> = [];
+  private room: { id: string; name: string; speak: string; hear: string; texts: PhoneTexts; textsLang: string; livemode: boolean; cursor: number } | undefined;
+  private muted = false;
+  private starAt = 0;
+  private phrase: HeardPhrase | null = null;
+  private heardChain: Promise<void> = Promise.resolve();
+  private signals: Promise<void> = Promise.resolve();
+  private playing: Promise<void> = Promise.resolve();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private n = 0;
+  /** Utterances played whose end is awaited (a goodbye before the BYE). */
+  private readonly ends = new Map<string, () => void>();
+  /** Called once the line is over (its map entry goes). */
+  onGone: () => void = () => {};
+
+  constructor(key: string, dialIn: DialIn, d: PhoneLineDeps) {
+    this.key = key;
+    this.dialIn = dialIn;
+    this.d = d;
+  }
+
+  get inRoom(): boolean {
+    return this.state === 'room';
+  }
+
+  /** The caller's ACK came: they are greeted, and their PIN awaited. */
+  async answered(): Promise<void> {
+    if (this.state !== 'ringing') return;
+    this.state = 'lobby';
+    this.greeting = await this.greetingLanguages().catch(() => [{ lang: 'en', texts: phoneTexts('en').texts }]);
+    this.prompt('welcome');
+  }
+
+  /** A digit from the caller (RFC 4733 or SIP INFO). */
+  digit(digit: string): void {
+    if (this.state === 'lobby') return this.lobbyDigit(digit);
+    if (this.state !== 'room') return;
+    const now = Date.now();
+    if (digit === '*') {
+      this.starAt = now;
+      return;
+    }
+    if (digit === '6' && now - this.starAt <= STAR_MS) {
+      this.starAt = 0;
+      this.muted = !this.muted;
+      if (this.muted) this.unheard();
+      this.d.log.info({ key: this.key, muted: this.muted }, 'phone participant muted or unmuted (*6)');
+      const r = this.room!;
+      void this.say(`mute-${this.n++}`, this.muted ? r.texts.muted : r.texts.unmuted, r.textsLang);
+    }
+  }
+
+  private lobbyDigit(digit: string): void {
+    clearTimeout(this.timer);
+    // A key pressed over a prompt stops it.
+    void this.d.gw.media.hush(this.key).catch(() => {});
+    if (digit === '#') return void this.submit();
+    if (digit === '*') {
+      this.digits = '';
+    } else if (/^[0-9]$/.test(digit) && this.digits.length < 16) {
+      this.digits += digit;
+    }
+    this.timer = setTimeout(() => void this.submit(), DIGIT_PAUSE_MS);
+    this.timer.unref();
+  }
+
+  /** The PIN typed so far is tried. */
+  private async submit(): Promise<void> {
+    clearTimeout(this.timer);
+    if (this.state !== 'lobby') return;
+    const pin = this.digits;
+    this.digits = '';
+    if (pin === '') return this.prompt('welcome');
+    this.tries++;
+    let holder: PinHolder | null;
+    try {
+      holder = await pinAt(this.d.s, this.dialIn.numberId, this.dialIn.caller, pin);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'rate_limited')) this.d.log.error({ key: this.key, err: String(err) }, 'a PIN could not be checked');
+      else this.d.log.warn({ key: this.key, caller: this.dialIn.masked }, 'too many PIN tries: goodbye');
+      return this.goodbye('goodbye');
+    }
+    if (this.state !== 'lobby') return;
+    if (!holder || holder.status !== 'live' || holder.org_id !== this.dialIn.orgId) {
+      this.d.log.info({ key: this.key, tries: this.tries }, 'a PIN let nobody in');
+      if (this.tries >= PIN_ATTEMPTS) return this.goodbye('goodbye');
+      return this.prompt('wrongPin');
+    }
+    await this.join(holder);
+  }
+
+  private async join(h: PinHolder): Promise<void> {
+    this.state = 'joining';
+    const speak = h.speak_lang ?? 'en';
+    const hear = h.hear_lang ?? speak;
+    const name = h.name ?? `Phone ${this.dialIn.masked}`;
+    let joined: Awaited<ReturnType<typeof joinByPhone>>;
+    try {
+      joined = await joinByPhone(this.d.s, this.key, { roomId: h.room_id, name, speak, hear, phone: this.dialIn.masked, minuteFactor: this.dialIn.minuteFactor });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 'conflict')) this.d.log.error({ key: this.key, err: String(err) }, 'a caller could not join the room');
+      this.state = 'lobby';
+      return this.goodbye(/full/.test(String((err as Error).message)) ? 'full' : 'goodbye');
+    }
+    if (this.gone) {
+      // Hung up while joining: they leave again (billed their few seconds).
+      await leaveByPhone(this.d.s, this.key).catch(() => {});
+      return;
+    }
+    const t = phoneTexts(hear);
+    this.room = { id: h.room_id, name, speak, hear, texts: t.texts, textsLang: t.lang, livemode: joined.livemode, cursor: joined.cursor };
+    this.state = 'room';
+    this.d.log.info({ key: this.key, room: h.room_id, speak, hear }, 'a caller joined the room by phone');
+    void this.say('joined', fillPhone(t.texts.joined, { title: joined.title, count: joined.others }), t.lang);
+    void this.say('notice', t.texts.notice, t.lang);
+    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    void this.follow();
+    void this.watch();
+  }
+
+  private get gone(): boolean {
+    return this.state === 'gone';
+  }
+
+  // --- What they hear ---
+
+  /** The room's phrases from their join on, in their language, in order. */
+  private async follow(): Promise<void> {
+    const r = this.room!;
+    try {
+      for await (const { seg, livemode } of roomPhrases(this.d.s, r.id, r.cursor, () => this.inRoom)) {
+        if (seg.participant_id === this.key) continue;
+        const pcm = await phraseSpoken(this.d.s, this.d.speech, r.id, livemode, seg, r.hear, { voiceHeard: false, who: this.key })
+          .catch((err) => { this.d.log.warn({ key: this.key, seq: seg.seq, err: String(err) }, 'a phrase was not spoken to the caller'); return null; });
+        if (pcm && this.inRoom) await this.play(`seq-${seg.seq}`, pcm, false);
+      }
+    } catch (err) {
+      if (this.inRoom) this.d.log.warn({ key: this.key, err: String(err) }, 'the caller stopped hearing the room');
+    }
+  }
+
+  /** Whether they are still in the room, at each change of it (the room ended, they were removed). */
+  private async watch(): Promise<void> {
+    const bus = this.d.s.logBus;
+    const r = this.room!;
+    while (this.inRoom && bus) {
+      const mark = bus.mark();
+      const { rows } = await this.d.s.pool.query<{ left: boolean }>(`SELECT left_at IS NOT NULL AS left FROM room_participants WHERE id = $1`, [this.key]).catch(() => ({ rows: [] as Array<{ left: boolean }> }));
+      if (rows[0]?.left) return this.removed();
+      await bus.waitFor(r.id, 30_000, mark);
+    }
+  }
+
+  private async beat(): Promise<void> {
+    if (!this.inRoom) return;
+    const still = await phoneStillIn(this.d.s.pool, this.key).catch(() => true);
+    if (!still) this.removed();
+  }
+
+  /** The room ended, or they were removed: told, then our BYE. */
+  private removed(): void {
+    if (!this.inRoom) return;
+    const r = this.room!;
+    this.state = 'gone';
+    this.stopRoom();
+    this.d.log.info({ key: this.key, room: r.id }, 'the caller is no longer in the room: goodbye');
+    void this.say('ended', r.texts.ended, r.textsLang, true).then(() => this.hangup());
+  }
+
+  // --- What they say ---
+
+  /** Onset or offset of their voice. */
+  speech(kind: 'onset' | 'offset'): void {
+    if (!this.inRoom || this.muted) return;
+    const r = this.room!;
+    const p = { logId: r.id, speaker: r.name, participantId: this.key, kind: kind === 'onset' ? 'started' as const : 'stopped' as const };
+    this.signal((tx) => this.d.s.reactions.speechActivity(this.d.s, tx, p));
+  }
+
+  private signal(write: (tx: import('../../db/pool.ts').Client) => Promise<void>): void {
+    this.signals = this.signals
+      .then(() => withTx(this.d.s.pool, write))
+      .catch((err) => this.d.log.warn({ err: String(err), key: this.key }, 'a speech signal was not published'));
+  }
+
+  /** Their utterance under way, in parts of 100 ms: a recognizer stream of its own where the engine hears as the audio comes. */
+  listen(pcm: Int16Array, start: boolean): void {
+    if (start) {
+      this.phrase?.abandon();
+      this.phrase = null;
+      const recognizer = this.d.s.recognizer;
+      if (!this.inRoom || this.muted || !recognizer) return;
+      const r = this.room!;
+      if (!recognizer.streamsAsSpoken?.(r.speak)) return;
+      const phrase = new HeardPhrase(recognizer, { lang: r.speak, rate: 8000, key: this.key }, {
+        onPartial: (text, segmentId) => {
+          const p = { logId: r.id, speaker: r.name, participantId: this.key, srcLang: r.speak, segmentId, text };
+          this.signal((tx) => this.d.s.reactions.partialHeard(this.d.s, tx, p));
+        },
+        onFinal: (f) => { this.heardChain = this.heardChain.then(() => this.publish(f.text, f.audioMs, f.segmentId)); },
+      });
+      if (!phrase.stream) return;
+      this.phrase = phrase;
+    }
+    this.phrase?.write(pcm);
+  }
+
+  unheard(): void {
+    this.phrase?.abandon();
+    this.phrase = null;
+  }
+
+  /** An utterance of theirs ended: read (its stream settled, or read whole) in their turn, then published as their phrase. */
+  hear(u: { pcm: Int16Array; audioMs: number; at: number }): void {
+    const phrase = this.phrase;
+    this.phrase = null;
+    if (!this.inRoom || this.muted) return phrase?.abandon();
+    const recognizer = this.d.s.recognizer;
+    const r = this.room!;
+    if (!recognizer?.hears(r.speak)) return phrase?.abandon();
+    phrase?.hush();
+    this.heardChain = this.heardChain.then(async () => {
+      const text = await fairQueueOf(recognizer).run(this.key, async () => {
+        const heard = phrase?.finish();
+        if (heard) return heard;
+        return (await recognizer.recognize({ key: this.key, pcm: u.pcm, rate: 8000, audioMs: u.audioMs, lang: r.speak, at: u.at })).text;
+      });
+      if (!text || !text.trim()) return;
+      await this.publish(text, Math.max(0, u.audioMs - (phrase?.earlyMs ?? 0)), phrase?.id);
+    }).catch((err) => this.d.log.warn({ key: this.key, err: String(err) }, 'a phrase said on the phone was not published'));
+  }
+
+  private async publish(text: string, audioMs: number, segmentId: string | undefined): Promise<void> {
+    if (!this.inRoom) return;
+    await this.signals;
+    try {
+      await sayAloudAsPerson(this.d.s, this.room!.id, this.key, text, audioMs, segmentId);
+    } catch (err) {
+      if (err instanceof ApiError && (err.code === 'conflict' || err.code === 'rate_limited')) return;
+      throw err;
+    }
+  }
+
+  // --- The line ---
+
+  /** Their BYE (or the media timeout): they leave the room, billed once. */
+  async ended(): Promise<void> {
+    const was = this.state;
+    this.state = 'gone';
+    clearTimeout(this.timer);
+    this.stopRoom();
+    for (const done of this.ends.values()) done();
+    if (was === 'room') await leaveByPhone(this.d.s, this.key).catch((err) => this.d.log.error({ key: this.key, err: String(err) }, 'a phone participant could not leave'));
+    this.onGone();
+  }
+
+  /** The plane finished (or dropped) one of our utterances. */
+  spoken(utterance: string): void {
+    this.ends.get(utterance)?.();
+  }
+
+  private stopRoom(): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    this.unheard();
+  }
+
+  /** A lobby prompt in each greeting language, interruptible by a key; after it, the wait for digits. */
+  private prompt(which: 'welcome' | 'wrongPin'): void {
+    for (const g of this.greeting) void this.say(`${which}-${this.n++}`, g.texts[which], g.lang, false, true);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.state !== 'lobby' || this.digits !== '') return;
+      if (++this.silentPrompts >= SILENT_PROMPTS) return this.goodbye('goodbye');
+      this.prompt('welcome');
+    }, SILENT_PROMPT_MS);
+    this.timer.unref();
+  }
+
+  /** The goodbye (in the greeting's languages), then our BYE. */
+  private goodbye(which: 'goodbye' | 'full'): void {
+    if (this.state !== 'lobby') return;
+    this.state = 'gone';
+    clearTimeout(this.timer);
+    const said = this.greeting.map((g) => this.say(`${which}-${this.n++}`, g.texts[which], g.lang, true));
+    void Promise.all(said).then(() => this.hangup());
+  }
+
+  private async hangup(): Promise<void> {
+    await this.d.gw.signaling.hangup(this.key).catch((err) => this.d.log.warn({ key: this.key, err: String(err) }, 'the caller could not be hung up'));
+    await this.ended();
+  }
+
+  /** Says `text` in `lang` on the line (after what is playing); `untilSaid`: resolves once it has been heard (or the line went). */
+  private async say(utterance: string, text: string, lang: string, untilSaid = false, interruptible = false): Promise<void> {
+    const speech = this.d.gw.speech;
+    if (!speech.speaks(lang)) return;
+    const made = speech.synthesize(text, lang);
+    // In the order asked: each waits for the one before it to be queued.
+    const turn = this.playing.then(async () => {
+      const { pcm } = await made;
+      await this.play(utterance, pcm, interruptible, untilSaid);
+    });
+    this.playing = turn.catch(() => {});
+    await turn.catch((err) => this.d.log.warn({ key: this.key, utterance, err: String(err) }, 'a prompt was not said'));
+  }
+
+  private async play(utterance: string, pcm: Int16Array, interruptible: boolean, untilSaid = false): Promise<void> {
+    const { signaling } = this.d.gw;
+    if (!signaling.hasMedia(this.key)) return;
+    const heard = untilSaid ? new Promise<void>((ok) => {
+      const t = setTimeout(ok, pcm.length / 8 + 3_000);
+      t.unref();
+      this.ends.set(utterance, () => { clearTimeout(t); this.ends.delete(utterance); ok(); });
+    }) : undefined;
+    await signaling.play(this.key, utterance, pcm, { interruptible });
+    await heard;
+  }
+
+  /** The languages of the organization's live and scheduled rooms, the most used first (at most GREETING_LANGS that an engine speaks); English without any. */
+  private async greetingLanguages(): Promise<Array<{ lang: string; texts: PhoneTexts }>> {
+    const { rows } = await this.d.s.pool.query<{ lang: string }>(
+      `SELECT l AS lang FROM rooms, unnest(langs) AS l WHERE org_id = $1 AND status IN ('live', 'scheduled')
+        GROUP BY l ORDER BY count(*) DESC, l LIMIT 20`, [this.dialIn.orgId]);
+    const out: Array<{ lang: string; texts: PhoneTexts }> = [];
+    for (const { lang } of rows) {
+      const t = phoneTexts(lang);
+      if (out.some((o) => o.lang === t.lang) || !this.d.gw.speech.speaks(t.lang)) continue;
+      out.push({ lang: t.lang, texts: t.texts });
+      if (out.length === GREETING_LANGS) break;
+    }
+    return out.length > 0 ? out : [{ lang: 'en', texts: phoneTexts('en').texts }];
+  }
+}

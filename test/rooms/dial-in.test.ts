@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
+import { startKamailio, type Kamailio } from '../helpers/kamailio.ts';
+import { evenFreePort, finished, wire } from '../helpers/sipp.ts';
+import { dialIn, PhoneMedia } from '../helpers/dial-in-caller.ts';
+import { sentence, silence } from '../helpers/stream-audio.ts';
+import { until } from '../helpers/wait.ts';
+import { withApertium } from '../helpers/apertium.ts';
+import { addTrunk, listTrunks } from '../../src/cli/trunk.ts';
+import { addNumber } from '../../src/cli/admin.ts';
+import { roomPeople } from '../../src/rooms/participants.ts';
+
+// People dialing into a translated room (operator.md, Phone participants), end to end with real
+// peers: Kamailio is the carrier that brings the call from its trunk's address, SIPp the phone
+// that dials the inbound number and types the PIN (SIP INFO, or RFC 4733 events from SIPp's own
+// captures), the test's socket the phone's audio (LibriVox speech out, what it hears recorded),
+// PocketSphinx hears the caller, Apertium translates, Pico speaks.
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
+
+const DIAL_IN = '+12125550199';
+const CALLER = '+14155550123';
+const secretKey = randomBytes(32);
+
+let db: TestDb;
+let t: TestApp;
+let carrier: Kamailio;
+let key = '';
+let orgId = '';
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  t = await startTestApp({
+    db, workers: true,
+    config: {
+      ...withApertium(), recognize: [{ name: 'pocketsphinx' }], speechEngines: ['pico'],
+      secretKey, trunkPingSeconds: 0.5, recognizeTimeoutMs: 30_000, mediaTimeoutSeconds: 120,
+    },
+  });
+  const k = await t.key({ mode: 'live', minutes: 30, rpm: 100_000 });
+  key = k.secret;
+  orgId = k.orgId;
+  carrier = await startKamailio({ next: t.services.gateway!.address });
+  const trunk = await addTrunk(t.pool, secretKey, { org: orgId, uri: `sip:${carrier.address}` });
+  await addNumber(t.pool, { org: orgId, e164: DIAL_IN, trunk: trunk.id, inbound: true });
+  // The trunk answered its OPTIONS: the gateway knows its address as a trunk's.
+  await until('the trunk up', async () => (await listTrunks(t.pool, orgId)).data.every((x) => x.state === 'up'), { timeoutMs: 10_000, intervalMs: 100 });
+});
+afterAll(async () => {
+  await t?.close();
+  await carrier?.stop();
+  await db?.drop();
+});
+
+const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
+
+async function room(langs = ['en', 'es']): Promise<string> {
+  const res = await t.request('POST', '/v1/rooms', { key, headers: idem(), body: { langs, visibility: 'public' } });
+  expect(res.status).toBe(201);
+  return (await res.json()).id;
+}
+
+async function pinFor(roomId: string, body: Record<string, string>): Promise<string> {
+  const res = await t.request('POST', `/v1/rooms/${roomId}/join-links`, { key, body });
+  const link = await res.json();
+  expect(res.status, JSON.stringify(link)).toBe(201);
+  expect(link.phone.number).toBe(DIAL_IN);
+  return link.phone.pin;
+}
+
+type Person = { id: string; secret: string };
+async function joinPage(roomId: string, name: string, speak: string, hear: string): Promise<Person> {
+  const res = await fetch(`${t.url}/r/${roomId}/participants`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, speak, hear }) });
+  expect(res.status).toBe(201);
+  return res.json() as Promise<Person>;
+}
+
+type Row = { id: string; name: string; speak_lang: string; hear_lang: string; phone: string | null; left_at: Date | null; left_reason: string | null; phone_billed_seconds: number | null };
+async function phoneParticipants(roomId: string): Promise<Row[]> {
+  return (await t.pool.query<Row>(
+    `SELECT id, name, speak_lang, hear_lang, phone, left_at, left_reason, phone_billed_seconds FROM room_participants WHERE room_id = $1 AND phone IS NOT NULL ORDER BY joined_at`, [roomId])).rows;
+}
+
+describe('dialing into a room', () => {
+  it('the PIN (SIP INFO) brings the caller in with the link\'s name and languages; the others read what they say, translated, and they hear what the others type', async () => {
+    const roomId = await room();
+    const pin = await pinFor(roomId, { name: 'Paula', speak: 'en', hear: 'en' });
+    const ana = await joinPage(roomId, 'Ana', 'es', 'es');
+    const media = await PhoneMedia.open();
+    const sipp = await dialIn({ to: DIAL_IN, carrier: carrier.address, from: CALLER, media: { port: media.port }, pins: [pin], waitMs: 2_000 });
+    try {
+      // The greeting reaches the phone before the PIN is typed: audio, and loud enough to be speech.
+      await until('the greeting on the phone', async () => media.levelSince(0) > 300 || null, { timeoutMs: 15_000, intervalMs: 100 });
+      const paula = await until('Paula in the room', async () => (await phoneParticipants(roomId))[0] ?? null, { timeoutMs: 20_000, intervalMs: 100 });
+      expect(paula).toMatchObject({ name: 'Paula', speak_lang: 'en', hear_lang: 'en', phone: expect.stringMatching(/^\+1•+23$/), left_at: null });
+      // The page's participant list has them, marked as on the phone (its badge).
+      expect(await roomPeople(t.pool, roomId)).toEqual([
+        expect.objectContaining({ name: 'Ana', phone: false }),
+        expect.objectContaining({ id: paula.id, name: 'Paula', kind: 'person', phone: true, speak_lang: 'en', hear_lang: 'en' }),
+      ]);
+
+      // Paula speaks (recorded speech): it enters the room's log as her phrase, and Ana's language has its translation.
+      const { pcm, reference } = await sentence('0870');
+      await media.speak(new Int16Array([...silence(300), ...pcm, ...silence(1_200)]));
+      const said = await until('Paula\'s phrase in the room', async () => {
+        const { rows } = await t.pool.query(`SELECT seq, text, src_lang, kind FROM room_segments WHERE room_id = $1 AND participant_id = $2 AND kind = 'person' AND text IS NOT NULL`, [roomId, paula.id]);
+        return rows[0] ?? null;
+      }, { timeoutMs: 40_000, intervalMs: 200 });
+      expect(said.src_lang).toBe('en');
+      const refWords = new Set(reference.toLowerCase().split(/\s+/));
+      expect(said.text.toLowerCase().split(/\s+/).filter((w: string) => refWords.has(w)).length, `${said.text} / ${reference}`).toBeGreaterThanOrEqual(2);
+
+      // Ana types in Spanish: Paula hears it, spoken in English, on her phone.
+      // Once the welcome in the room (its notice) is over: a second of quiet on the phone.
+      await until('the prompts over', async () => media.levelSince(Date.now() - 1_000) < 50 || null, { timeoutMs: 30_000, intervalMs: 100 });
+      const typedAt = Date.now();
+      const typed = await fetch(`${t.url}/r/${roomId}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ participant: ana.id, secret: ana.secret, text: 'Buenos días, ¿me oyes bien?' }) });
+      expect(typed.status).toBe(202);
+      await until('Ana\'s phrase on Paula\'s phone', async () => media.levelSince(typedAt) > 300 || null, { timeoutMs: 20_000, intervalMs: 100 });
+
+      // The room ends: the phone is told, then our BYE; Paula left, billed her connected seconds.
+      const ended = await t.request('DELETE', `/v1/rooms/${roomId}`, { key });
+      expect(ended.status).toBe(200);
+      const r = await finished(sipp, 30_000);
+      expect(r.code, r.errors).toBe(0);
+      const bye = wire(r.trace).find((m) => m.by === 'gateway' && m.startLine.startsWith('BYE'));
+      expect(bye).toBeDefined();
+      const [left] = await phoneParticipants(roomId);
+      expect(left).toMatchObject({ left_reason: 'room_ended' });
+      expect(left!.phone_billed_seconds).toBeGreaterThan(0);
+      const { rows: usage } = await t.pool.query(`SELECT seconds FROM usage_ledger WHERE kind = 'phone' AND ref = $1`, [paula.id]);
+      expect(usage).toHaveLength(1);
+      expect(Number(usage[0].seconds)).toBe(Number(left!.phone_billed_seconds));
+    } finally {
+      await sipp.stop();
+      media.close();
+    }
+  });
+
+  it('three wrong PINs (RFC 4733 events): a goodbye and our BYE, and nobody joins', async () => {
+    const roomId = await room();
+    const right = await pinFor(roomId, { name: 'Quinn' });
+    const wrong = right.startsWith('9') ? '1' + right.slice(1) : '9' + right.slice(1);
+    const sipp = await dialIn(
+      { to: DIAL_IN, carrier: carrier.address, from: '+14155550124', media: 'sipp', pins: [wrong, wrong, '12'], waitMs: 1_500, betweenMs: 3_000, byeTimeoutMs: 40_000 },
+      { mediaPort: await evenFreePort() },
+    );
+    try {
+      const r = await finished(sipp, 90_000);
+      expect(r.code, `${r.errors}\n${r.trace}`).toBe(0);
+      expect(wire(r.trace).some((m) => m.by === 'gateway' && m.startLine.startsWith('BYE'))).toBe(true);
+      expect(await phoneParticipants(roomId)).toEqual([]);
+    } finally {
+      await sipp.stop();
+    }
+  });
+
+  it('the caller hangs up: they leave the room, billed once', async () => {
+    const roomId = await room();
+    const pin = await pinFor(roomId, { name: 'Rita', speak: 'en', hear: 'es' });
+    const media = await PhoneMedia.open();
+    const sipp = await dialIn({ to: DIAL_IN, carrier: carrier.address, from: '+14155550125', media: { port: media.port }, pins: [pin], waitMs: 1_000, hangupAfterMs: 5_000 });
+    try {
+      const r = await finished(sipp, 60_000);
+      expect(r.code, r.errors).toBe(0);
+      const [rita] = await until('Rita gone', async () => {
+        const rows = await phoneParticipants(roomId);
+        return rows[0]?.left_at ? rows : null;
+      }, { timeoutMs: 10_000, intervalMs: 100 });
+      expect(rita).toMatchObject({ name: 'Rita', speak_lang: 'en', hear_lang: 'es', left_reason: 'left' });
+      expect(rita!.phone_billed_seconds).toBeGreaterThanOrEqual(3);
+      expect(rita!.phone_billed_seconds).toBeLessThan(15);
+    } finally {
+      await sipp.stop();
+      media.close();
+    }
+  });
+});
