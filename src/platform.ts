@@ -75,6 +75,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
   const health = startTrunkHealth(s.pool, gw.signaling, sources, s.config.trunkPingSeconds, log);
   // Calls to the inbound numbers join rooms (rooms/phone/).
   const dialIn = bindDialIn(s, gw, log);
+  s.phoneRooms = dialIn;
   return {
     id: dialer.id,
     address: dialer.address,
@@ -84,6 +85,7 @@ export async function startCallGateway(s: Services, databaseUrl: string, log: Lo
     media: dialer.media,
     stop: async () => {
       await dialIn.stop();
+      s.phoneRooms = undefined;
       await health.stop();
       await heartbeat.stop();
       await sweep.stop();

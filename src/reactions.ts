@@ -22,6 +22,7 @@ import { chosenVoice } from './sessions/sessions.ts';
 import { speechVoice } from './voices/cloning.ts';
 import { ANNOUNCEMENT, fillName, normaliseLang } from './sim/phrasebook.ts';
 import { BOOKED_MEETINGS } from './rooms/meetings/booked.ts';
+import { roomForCall } from './rooms/rooms.ts';
 import { callerNumber, dialInNumber, inboundNumberAt } from './catalog/numbers.ts';
 import { trunkSendsFrom } from './trunks/ping.ts';
 import { TrunkDialer } from './trunks/dial.ts';
@@ -147,6 +148,7 @@ export const REACTIONS: Reactions = {
     planSessionEnd(w, session as unknown as Locked<SessionRow>, 'CALL_ENDED');
   },
   usableVoice,
+  roomForCall,
   voiceInUse,
   personVoice,
   async queueMail(s, tx, message) {

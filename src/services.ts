@@ -5,6 +5,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Credential } from './credentials.ts';
 import type { Translation } from './engines/translate/index.ts';
 import type { RecognizerChain } from './engines/speech/recognizers.ts';
+import type { SpeechRecognizer } from './engines/speech/recognizer.ts';
 import type { Speech } from './providers/speech.ts';
 import { textRateSpeech } from './providers/speech.ts';
 import type { MediaPlane } from '../gateway/media/plane.ts';
@@ -40,6 +41,24 @@ export type Services = {
   media?: MediaServers;
   /** Wakes whoever waits for a log's next events (sessions/bus.ts SessionBus); the app and the gateway give it. */
   logBus?: LogBus;
+  /** The rooms' phone lines of this process's gateway (rooms/phone/dial-in.ts), which a call placed into a room joins. */
+  phoneRooms?: PhoneRooms;
+};
+
+/**
+ * A call placed into a room (POST /v1/calls with room_id, operator.md): once answered, its line is a
+ * participant of the room (rooms/phone/), instead of talking to an AI agent; the calls keep its
+ * SIP, its timers and its billing.
+ */
+export type PhoneRooms = {
+  /**
+   * The callee answered: they join the room (named by their number, masked), speaking and hearing
+   * `lang`; `recognizer` reads them (the service's for a real person, the simulated callee's own for a
+   * test call); `end` hangs the call up (the room ended, or had no room for them).
+   */
+  bring(callId: string, o: { roomId: string; lang: string; phone: string; recognizer: SpeechRecognizer; end: () => void }): void;
+  /** The call ended (its line went): its participant leaves. */
+  ended(callId: string): void;
 };
 
 /**
@@ -183,6 +202,8 @@ export type Reactions = {
    * default voice (voices/usable.ts).
    */
   usableVoice(db: Queryable, cred: Caller, field: string, voiceId: string | undefined | null): Promise<string | null>;
+  /** A live room of the caller's a call brings its callee into (rooms/rooms.ts roomForCall): its id; 400 naming `field`, or 409 when not live. */
+  roomForCall(db: Queryable, cred: Caller, field: string, roomId: string): Promise<string>;
   /** The voice still usable by its owner now (a withdrawal since stops it), else null: the default voice (voices/usable.ts). */
   voiceInUse(db: Queryable, owner: { orgId: string; livemode: boolean }, voiceId: string | null): Promise<string | null>;
   /** The mail outbox (mail/mail.ts): the message kept in tx, and for live mode with SMTP_URL set its sending queued. */

@@ -64,6 +64,8 @@ export type LinePlan = {
   maxSeconds: number | null;
   /** Through a trunk: the far end is a real person, heard by the service's recognizers (TOLK_RECOGNIZE), never by the built-in callee's. */
   live: boolean;
+  /** A call into a room (its room_id), and its number masked (the participant's name there); unset: a call with an AI agent. */
+  room?: { id: string; phone: string };
 };
 
 /** How long a call's next events (its hangup) wait for the recognition of a phrase heard before them. */
@@ -75,6 +77,13 @@ export class CallLine {
   readonly voice: CallVoice | undefined;
   readonly maxSeconds: number | null;
   readonly live: boolean;
+  /**
+   * A call into a room: once answered, its callee is a participant there (the services' phoneRooms
+   * port, rooms/phone/), which hears and speaks on the line; this line then says and hears nothing
+   * itself (no AI disclosure: the room's line tells them the call is translated by AI).
+   */
+  readonly room: { id: string; phone: string } | undefined;
+  private brought = false;
   readonly placedAt = Date.now();
   /** A live call on its way to its INVITE (its trunk read, its calls-per-second slot awaited). */
   preparing = false;
@@ -109,6 +118,7 @@ export class CallLine {
     this.voice = plan.voice;
     this.maxSeconds = plan.maxSeconds;
     this.live = plan.live;
+    this.room = plan.room;
     this.d = d;
     const { log } = d;
     this.events = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
@@ -135,6 +145,7 @@ export class CallLine {
    * spoken into the synthesizer's cache), so that at the pick-up it only has to be played.
    */
   prepare(): void {
+    if (this.room) return;
     const { speech } = this.d.gw;
     void this.wordingOf().then(async (w) => {
       if (!speech.speaks(w.lang)) return;
@@ -149,14 +160,30 @@ export class CallLine {
    * picks up and says nothing hears it within a tick or two, not after the detector's wait.
    */
   pickedUp(): void {
-    if (this.wording) this.disclose();
+    if (this.wording && !this.room) this.disclose();
   }
 
   /** A person answered and the dialog is here: the disclosure goes first (unless it started at the pick-up), and what is heard is published. */
   answer(): void {
     if (this.disposed) return;
+    if (this.room) return this.bring(this.room);
     this.answeredIn = this.lang;
     this.disclose();
+  }
+
+  /** A call into a room, answered: its callee joins the room, whose line speaks and hears from now on. */
+  private bring(room: { id: string; phone: string }): void {
+    if (this.brought) return;
+    this.brought = true;
+    const rooms = this.d.s.phoneRooms;
+    if (!rooms) {
+      this.d.log.error({ callId: this.id, room: room.id }, 'no room lines in this process: the call into a room is hung up');
+      return this.hangup({ type: 'HANGUP' }, now(this.d.s));
+    }
+    rooms.bring(this.id, {
+      roomId: room.id, lang: this.lang, phone: room.phone, recognizer: this.recognizer,
+      end: () => this.hangup({ type: 'HANGUP' }, now(this.d.s), 'cannot hang up a call whose room ended'),
+    });
   }
 
   /** Says a phrase on the line, after what was asked before it: `what` gives its text and language when its turn comes (null: none). */
@@ -211,7 +238,7 @@ export class CallLine {
 
   /** The callee started or stopped talking (the media plane's onset and offset): speech.started or speech.stopped, once answered. */
   speech(kind: 'started' | 'stopped'): void {
-    if (this.answeredIn === null) return;
+    if (this.answeredIn === null || this.room) return;
     const { s } = this.d;
     this.write(`speech.${kind}`, (tx) => s.reactions.speechActivity(s, tx, { logId: this.id, speaker: CALLEE_NAME, participantId: 'callee', kind }));
   }
@@ -227,6 +254,7 @@ export class CallLine {
    * answered, it goes to a recognizer stream of its own, whose partials are published as it goes.
    */
   listen(pcm: Int16Array, start: boolean): void {
+    if (this.room) return;
     if (start) {
       this.phrase?.abandon();
       this.phrase = null;
@@ -262,6 +290,7 @@ export class CallLine {
 
   /** What the far end said (an utterance of the media plane): recognized, then published as the callee's phrase. */
   hear(u: { pcm: Int16Array; audioMs: number; at: number }): void {
+    if (this.room) return;
     const recognizer = this.recognizer;
     // Heard as it was said: its stream settles it now (its last words), whatever waits before it.
     const phrase = this.phrase;
@@ -279,6 +308,7 @@ export class CallLine {
 
   /** A DTMF digit from the far end: an event of the call's log of its own. */
   digit(digit: string, durationMs: number): void {
+    if (this.room) return;
     this.publishHeard(async (lang) => ({ callId: this.id, kind: 'dtmf', speaker: CALLEE_NAME, lang, text: digit, audioMs: durationMs }));
   }
 
@@ -348,6 +378,7 @@ export class CallLine {
 
   /** The call ended: its timers stop, nothing more is heard or said; what is under way finishes (pending()). */
   dispose(): void {
+    if (this.brought && !this.disposed) this.d.s.phoneRooms?.ended(this.id);
     this.disposed = true;
     this.unheard();
     this.clearTimers();

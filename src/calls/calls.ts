@@ -33,11 +33,13 @@ export type CallRow = {
   created_at: Date; answered_at: Date | null; ended_at: Date | null; sip_code: number | null; sip_reason: string | null;
   /** The trunk a live call goes out through (null: a test call). */
   trunk_id?: string | null;
+  /** The room its callee joins once answered (null: a call with an AI agent). */
+  room_id: string | null;
 };
 
 export const CALL_COLUMNS = `id, org_id, livemode, credential_id, to_e164, from_number_id, from_e164, country, kind, purpose,
   consent_kind, consent_ref, agent_lang, remote_lang, voice_id, minute_factor, max_answered_seconds, status, end_reason,
-  blocked_code, blocked_reason, session_id, billed_seconds, gateway_id, created_at, answered_at, ended_at, sip_code, sip_reason`;
+  blocked_code, blocked_reason, session_id, billed_seconds, gateway_id, created_at, answered_at, ended_at, sip_code, sip_reason, room_id`;
 
 /** Statuses after which nothing happens to a call. */
 export const ENDED = new Set(['completed', 'busy', 'voicemail', 'no_answer', 'failed', 'blocked']);
@@ -73,6 +75,7 @@ export function toCall(r: CallRow, opts: { mask?: boolean } = {}): z.infer<typeo
     agent_lang: r.agent_lang,
     remote_lang: r.remote_lang,
     session_id: r.session_id,
+    room_id: r.room_id ?? null,
     blocked: r.status === 'blocked' ? { code: r.blocked_code ?? 'blocked', message: r.blocked_reason ?? '' } : null,
     livemode: r.livemode,
   };

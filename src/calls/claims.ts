@@ -14,8 +14,10 @@ export type Claimed = {
   id: string; to_e164: string; from_e164: string; remote_lang: string; trunk_id: string | null; livemode: boolean; voice_id: string | null; org_id: string;
   /** The per-call limit (NUMERIC: a number, or the string a CallRow keeps), null when none. */
   max_answered_seconds: number | string | null;
+  /** The room its callee joins once answered, or null. */
+  room_id: string | null;
 };
-const CLAIMED = 'id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id, max_answered_seconds';
+const CLAIMED = 'id, to_e164, from_e164, remote_lang, trunk_id, livemode, voice_id, org_id, max_answered_seconds, room_id';
 
 /** Claims the given calls no gateway has dialed yet (one statement for many: the dial jobs come in batches). */
 export async function claimCalls(s: Services, gatewayId: string, callIds: string[]): Promise<Claimed[]> {

@@ -1,3 +1,4 @@
+import { maskNumber } from '../../policies/evaluate.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBase62 } from '../ids.ts';
 import { prepared, withTx } from '../db/pool.ts';
@@ -87,7 +88,8 @@ export async function bindGateway(s: Services, gw: Gateway, log: Log): Promise<D
   const apply = async (callId: string, event: CallEvent, answeredAt?: Date, answer?: { code: number; reason: string }, endedAt?: Date) => {
     const line = lines.get(callId);
     const opts: ApplyOpts = {
-      simulatedCallee: gw.callee !== null && !line?.live,
+      // The simulated callee talks with the call's agent in its log; a call into a room has none.
+      simulatedCallee: gw.callee !== null && !line?.live && !line?.room,
       answeredAt,
       ...(endedAt ? { endedAt } : {}),
       ...(answer ? { sip: answer } : {}),
@@ -176,7 +178,10 @@ export async function bindGateway(s: Services, gw: Gateway, log: Log): Promise<D
     for (const call of rows) {
       const voice = call.voice_id ? { id: call.voice_id, orgId: call.org_id, livemode: call.livemode } : undefined;
       const maxSeconds = call.max_answered_seconds === null ? null : Number(call.max_answered_seconds);
-      const line = lines.open({ id: call.id, lang: call.remote_lang, ...(voice ? { voice } : {}), maxSeconds, live: call.livemode && call.trunk_id !== null });
+      const line = lines.open({
+        id: call.id, lang: call.remote_lang, ...(voice ? { voice } : {}), maxSeconds, live: call.livemode && call.trunk_id !== null,
+        ...(call.room_id ? { room: { id: call.room_id, phone: maskNumber(call.to_e164) } } : {}),
+      });
       if (written?.call.id === call.id) line.state = written;
       // What the line says at the pick-up, before the call's answer is written: the disclosure, in its voice.
       line.prepare();
@@ -248,7 +253,7 @@ export async function bindGateway(s: Services, gw: Gateway, log: Log): Promise<D
     /** A call this process placed and committed with this gateway's id: dialed at once, with what was written. */
     dialPlaced: async (state: CallState) => {
       const r = state.call.row;
-      await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null, livemode: r.livemode, voice_id: r.voice_id, org_id: r.org_id, max_answered_seconds: r.max_answered_seconds }], state);
+      await place([{ id: r.id, to_e164: r.to_e164, from_e164: r.from_e164, remote_lang: r.remote_lang, trunk_id: r.trunk_id ?? null, livemode: r.livemode, voice_id: r.voice_id, org_id: r.org_id, max_answered_seconds: r.max_answered_seconds, room_id: r.room_id ?? null }], state);
     },
     media,
     stop: async () => {

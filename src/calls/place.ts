@@ -32,7 +32,7 @@ const COUNTRY_LANG: Record<string, string> = {
 
 export type PlaceInput = {
   to: string; from?: string; purpose: Purpose; consent?: { kind: ConsentKind; ref?: string };
-  agent_lang: string; remote_lang?: string; voice_id?: string;
+  agent_lang: string; remote_lang?: string; voice_id?: string; room_id?: string;
 };
 
 /**
@@ -116,6 +116,8 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
   // The voice and the caller id are the voices' and the numbers' (read through the reactions' ports).
   const voiceId = await s.reactions.usableVoice(tx, cred, 'voice_id', input.voice_id);
   const from = await s.reactions.callerNumber(tx, cred, input.from);
+  // A call into a room: its callee joins it once answered (the rooms', through the reactions' port).
+  const roomId = input.room_id ? await s.reactions.roomForCall(tx, cred, 'room_id', input.room_id) : null;
   // The default number (the organization's, or the shared one) is a caller id too: a key limited to some numbers uses no other.
   if (!input.from) assertNumberAllowed(cred, 'from', from.id);
   // Live: a real call through the trunk of its number, when there is one and the engines cover the conversation; else 501.
@@ -148,7 +150,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
     session_id: sessionId, billed_seconds: '0',
     // This process's gateway dials the call once committed: it is the call's from the start (dialer.ts).
     gateway_id: allowed ? s.gateway?.id ?? null : null, created_at: at, answered_at: null, ended_at: allowed ? null : at,
-    sip_code: null, sip_reason: null, trunk_id: trunkId,
+    sip_code: null, sip_reason: null, trunk_id: trunkId, room_id: roomId,
   };
   const max = allowed ? await maxAnsweredSeconds(tx, cred, verdict.minute_factor, at) : null;
   row.max_answered_seconds = max === null ? null : String(max);
@@ -174,7 +176,7 @@ export async function placeCall(s: Services, tx: Client, cred: Caller, input: Pl
       consent_ref: row.consent_ref, agent_lang: row.agent_lang, remote_lang: row.remote_lang, voice_id: row.voice_id,
       minute_factor: row.minute_factor, max_answered_seconds: row.max_answered_seconds, end_reason: row.end_reason,
       blocked_code: row.blocked_code, blocked_reason: row.blocked_reason, session_id: sessionId, created_at: at,
-      ended_at: row.ended_at, gateway_id: row.gateway_id, trunk_id: trunkId,
+      ended_at: row.ended_at, gateway_id: row.gateway_id, trunk_id: trunkId, room_id: roomId,
     },
   });
   await w.run(tx);

@@ -19,6 +19,8 @@ export const PlaceCallBody = z.object({
   agent_lang: Lang.default('en').describe('The language the agent (your client) hears the callee in and speaks'),
   remote_lang: Lang.optional().describe("The callee's language; default: the destination country's main language"),
   voice_id: z.string().max(100).optional(),
+  room_id: z.string().max(64).optional()
+    .describe('A live room of yours (GET /v1/rooms): once answered and told it is a translated call, the callee is a participant of that room, speaking and hearing remote_lang, instead of talking to an AI agent'),
 });
 
 export const Call = z
@@ -45,6 +47,7 @@ export const Call = z
       .string()
       .nullable()
       .describe('The call\'s conversation: listen with GET /v1/sessions/{id}/events, speak with POST /v1/sessions/{id}/say, hang up with its leave. Null for a blocked call'),
+    room_id: z.string().nullable().describe('The room the callee joins once answered (POST /v1/calls room_id); null for a call with an AI agent'),
     blocked: z
       .object({ code: z.string(), message: z.string() })
       .nullable()

@@ -213,7 +213,8 @@ async function billPhone(tx: Client, id: string, roomId: string, connectedSecond
 }
 
 /** Who joins by phone (rooms/phone/): the PIN's person, with their caller's number masked for the badge. */
-export type PhoneJoin = { roomId: string; name: string; speak: string; hear: string; phone: string; minuteFactor: number };
+/** `minuteFactor` null: not billed as a participant (a call brought into the room is billed as the call it is). */
+export type PhoneJoin = { roomId: string; name: string; speak: string; hear: string; phone: string; minuteFactor: number | null };
 
 /**
  * A caller whose PIN let them in: a participant of the live room under `id` (the line's key), counted in

@@ -1,7 +1,7 @@
 import type { Client, Queryable } from '../db/pool.ts';
 import { prepared, withTx } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
-import { invalid, notFound, truncate } from '../errors.ts';
+import { ApiError, invalid, notFound, truncate } from '../errors.ts';
 import { createPersistedActor, transition } from '../actors/store.ts';
 import type { Room } from './schemas.ts';
 import { now, type Caller, type Services } from '../services.ts';
@@ -172,4 +172,21 @@ export async function expireRooms(s: Services): Promise<number> {
     if (rows.length < SWEEP_BATCH) return ended;
     after = rows.at(-1)!.id;
   }
+}
+
+/**
+ * The room a call brings its callee into (POST /v1/calls room_id): one of the caller's rooms (its
+ * organization and mode), live now. 400 naming `field` when it is none of theirs; 409 when it is
+ * not live (scheduled, ended). Read by the calls through the reactions' roomForCall port.
+ */
+export async function roomForCall(db: Queryable, cred: { orgId: string; livemode: boolean }, field: string, id: string): Promise<string> {
+  const none = () => invalid(field, `'${id.slice(0, 40)}' is not one of your rooms; send the id of a live room GET /v1/rooms lists`);
+  if (!ID_PATTERN.test(id) || !id.startsWith('room_')) throw none();
+  const { rows } = await db.query<{ status: string }>(prepared(
+    `SELECT status FROM rooms WHERE id = $1 AND org_id = $2 AND livemode = $3 FOR SHARE`, [id, cred.orgId, cred.livemode]));
+  const room = rows[0];
+  if (!room) throw none();
+  if (room.status === 'scheduled') throw new ApiError('conflict', `${field}: this meeting has not started yet; a call can join it once it is live`);
+  if (room.status !== 'live') throw new ApiError('conflict', `${field}: this room has ended`);
+  return id;
 }

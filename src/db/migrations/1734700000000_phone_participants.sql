@@ -8,7 +8,11 @@ ALTER TABLE room_participants ADD COLUMN phone text;
 ALTER TABLE room_participants ADD COLUMN phone_minute_factor real;
 ALTER TABLE room_participants ADD COLUMN phone_billed_seconds real;
 
+-- A call placed into a room (POST /v1/calls with room_id): once answered, its callee is a participant there.
+ALTER TABLE calls ADD COLUMN room_id text REFERENCES rooms (id) ON DELETE SET NULL;
+
 -- Down Migration
+ALTER TABLE calls DROP COLUMN room_id;
 ALTER TABLE room_participants DROP COLUMN phone_billed_seconds;
 ALTER TABLE room_participants DROP COLUMN phone_minute_factor;
 ALTER TABLE room_participants DROP COLUMN phone;

@@ -1,4 +1,4 @@
-import type { Services } from '../../services.ts';
+import type { PhoneRooms, Services } from '../../services.ts';
 import type { Gateway } from '../../../gateway/gateway.ts';
 import type { InboundDecision, InboundInvite } from '../../../gateway/signaling.ts';
 import { newId } from '../../ids.ts';
@@ -16,7 +16,7 @@ import { PhoneLine } from './phone-line.ts';
 
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
-export type DialInBinding = {
+export type DialInBinding = PhoneRooms & {
   /** The lines this process holds now, by key (tests, bench). */
   readonly lines: ReadonlyMap<string, PhoneLine>;
   /** Every line hung up, its participant gone. */
@@ -49,8 +49,7 @@ export function bindDialIn(s: Services, gw: Gateway, log: Log): DialInBinding {
     const caller = e164 ?? inv.source.address;
     const masked = e164 ? maskNumber(e164) : 'anonymous';
     const line = new PhoneLine(key, {
-      numberId: number.id, orgId: number.org_id, caller, masked,
-      minuteFactor: minuteFactorOf(number.e164),
+      dialIn: { numberId: number.id, orgId: number.org_id, caller, masked, minuteFactor: minuteFactorOf(number.e164) },
     }, { s, gw, speech, log });
     line.onGone = () => { if (lines.get(key) === line) lines.delete(key); };
     lines.set(key, line);
@@ -78,6 +77,15 @@ export function bindDialIn(s: Services, gw: Gateway, log: Log): DialInBinding {
 
   return {
     lines,
+    bring(callId, o) {
+      const line = new PhoneLine(callId, { pid: newId('par'), recognizer: o.recognizer, endCall: o.end }, { s, gw, speech, log });
+      line.onGone = () => { if (lines.get(callId) === line) lines.delete(callId); };
+      lines.set(callId, line);
+      void line.enter({ roomId: o.roomId, name: o.phone, speak: o.lang, hear: o.lang, phone: o.phone, minuteFactor: null });
+    },
+    ended(callId) {
+      void lines.get(callId)?.ended();
+    },
     async stop() {
       stopping = true;
       await Promise.all([...lines.values()].map(async (line) => {

@@ -4,6 +4,7 @@ import type { Services } from '../../services.ts';
 import type { Gateway } from '../../../gateway/gateway.ts';
 import { fillPhone, phoneTexts, type PhoneTexts } from '../../i18n/phone.ts';
 import { HeardPhrase } from '../../engines/speech/heard-phrase.ts';
+import type { StreamingRecognizer } from '../../engines/speech/streaming.ts';
 import { fairQueueOf } from '../../engines/speech/fair-queue.ts';
 import { HEARTBEAT_MS, joinByPhone, leaveByPhone, phoneStillIn, sayAloudAsPerson } from '../participants.ts';
 import { pinAt, type PinHolder } from '../phone-pins.ts';
@@ -59,9 +60,16 @@ const STAR_MS = 3_000;
 const GREETING_LANGS = 3;
 
 export class PhoneLine {
+  /** The dialog's key (the signaling's): a dial-in's participant id, or the call's id. */
   readonly key: string;
+  /** Their participant id in the room. */
+  readonly pid: string;
   private readonly d: PhoneLineDeps;
-  private readonly dialIn: DialIn;
+  private readonly dialIn: DialIn | null;
+  /** Who reads what they say: the service's recognizers (a real person), or the simulated callee's own (a test call). */
+  private readonly recognizer: (Gateway['recognizer'] & { open?: StreamingRecognizer['open'] }) | undefined;
+  /** A call brought into the room (not a dial-in): how it is hung up (the call ends with it). */
+  private readonly endCall: (() => void) | undefined;
   private state: 'ringing' | 'lobby' | 'joining' | 'room' | 'gone' = 'ringing';
   private digits = '';
   private tries = 0;
@@ -82,9 +90,12 @@ export class PhoneLine {
   /** Called once the line is over (its map entry goes). */
   onGone: () => void = () => {};
 
-  constructor(key: string, dialIn: DialIn, d: PhoneLineDeps) {
+  constructor(key: string, o: { pid?: string; dialIn?: DialIn; recognizer?: Gateway['recognizer'] & { open?: StreamingRecognizer['open'] }; endCall?: () => void }, d: PhoneLineDeps) {
     this.key = key;
-    this.dialIn = dialIn;
+    this.pid = o.pid ?? key;
+    this.dialIn = o.dialIn ?? null;
+    this.recognizer = o.recognizer ?? d.s.recognizer;
+    this.endCall = o.endCall;
     this.d = d;
   }
 
@@ -143,14 +154,14 @@ export class PhoneLine {
     this.tries++;
     let holder: PinHolder | null;
     try {
-      holder = await pinAt(this.d.s, this.dialIn.numberId, this.dialIn.caller, pin);
+      holder = await pinAt(this.d.s, this.dialIn!.numberId, this.dialIn!.caller, pin);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 'rate_limited')) this.d.log.error({ key: this.key, err: String(err) }, 'a PIN could not be checked');
-      else this.d.log.warn({ key: this.key, caller: this.dialIn.masked }, 'too many PIN tries: goodbye');
+      else this.d.log.warn({ key: this.key, caller: this.dialIn!.masked }, 'too many PIN tries: goodbye');
       return this.goodbye('goodbye');
     }
     if (this.state !== 'lobby') return;
-    if (!holder || holder.status !== 'live' || holder.org_id !== this.dialIn.orgId) {
+    if (!holder || holder.status !== 'live' || holder.org_id !== this.dialIn!.orgId) {
       this.d.log.info({ key: this.key, tries: this.tries }, 'a PIN let nobody in');
       if (this.tries >= PIN_ATTEMPTS) return this.goodbye('goodbye');
       return this.prompt('wrongPin');
@@ -159,28 +170,42 @@ export class PhoneLine {
   }
 
   private async join(h: PinHolder): Promise<void> {
-    this.state = 'joining';
     const speak = h.speak_lang ?? 'en';
-    const hear = h.hear_lang ?? speak;
-    const name = h.name ?? `Phone ${this.dialIn.masked}`;
+    const dialIn = this.dialIn!;
+    await this.enter({
+      roomId: h.room_id, name: h.name ?? `Phone ${dialIn.masked}`, speak, hear: h.hear_lang ?? speak, phone: dialIn.masked, minuteFactor: dialIn.minuteFactor,
+    });
+  }
+
+  /**
+   * Into the room (their PIN, or a call placed into it once answered): a participant, told where they
+   * are and that the others are translated for them by AI; then they hear the room and it hears them.
+   */
+  async enter(j: { roomId: string; name: string; speak: string; hear: string; phone: string; minuteFactor: number | null }): Promise<void> {
+    this.state = 'joining';
     let joined: Awaited<ReturnType<typeof joinByPhone>>;
     try {
-      joined = await joinByPhone(this.d.s, this.key, { roomId: h.room_id, name, speak, hear, phone: this.dialIn.masked, minuteFactor: this.dialIn.minuteFactor });
+      joined = await joinByPhone(this.d.s, this.pid, { ...j });
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 'conflict')) this.d.log.error({ key: this.key, err: String(err) }, 'a caller could not join the room');
       this.state = 'lobby';
+      if (this.endCall) {
+        this.state = 'gone';
+        this.endCall();
+        return;
+      }
       return this.goodbye(/full/.test(String((err as Error).message)) ? 'full' : 'goodbye');
     }
     if (this.gone) {
       // Hung up while joining: they leave again (billed their few seconds).
-      await leaveByPhone(this.d.s, this.key).catch(() => {});
+      await leaveByPhone(this.d.s, this.pid).catch(() => {});
       return;
     }
-    const t = phoneTexts(hear);
-    this.room = { id: h.room_id, name, speak, hear, texts: t.texts, textsLang: t.lang, livemode: joined.livemode, cursor: joined.cursor };
+    const t = phoneTexts(j.hear);
+    this.room = { id: j.roomId, name: j.name, speak: j.speak, hear: j.hear, texts: t.texts, textsLang: t.lang, livemode: joined.livemode, cursor: joined.cursor };
     this.state = 'room';
-    this.d.log.info({ key: this.key, room: h.room_id, speak, hear }, 'a caller joined the room by phone');
-    void this.say('joined', fillPhone(t.texts.joined, { title: joined.title, count: joined.others }), t.lang);
+    this.d.log.info({ key: this.key, participant: this.pid, room: j.roomId, speak: j.speak, hear: j.hear }, 'a phone participant joined the room');
+    void this.say('joined', fillPhone(t.texts.joined, { title: joined.title || 'the meeting', count: joined.others }), t.lang);
     void this.say('notice', t.texts.notice, t.lang);
     this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
@@ -199,7 +224,7 @@ export class PhoneLine {
     const r = this.room!;
     try {
       for await (const { seg, livemode } of roomPhrases(this.d.s, r.id, r.cursor, () => this.inRoom)) {
-        if (seg.participant_id === this.key) continue;
+        if (seg.participant_id === this.pid) continue;
         const pcm = await phraseSpoken(this.d.s, this.d.speech, r.id, livemode, seg, r.hear, { voiceHeard: false, who: this.key })
           .catch((err) => { this.d.log.warn({ key: this.key, seq: seg.seq, err: String(err) }, 'a phrase was not spoken to the caller'); return null; });
         if (pcm && this.inRoom) await this.play(`seq-${seg.seq}`, pcm, false);
@@ -215,7 +240,7 @@ export class PhoneLine {
     const r = this.room!;
     while (this.inRoom && bus) {
       const mark = bus.mark();
-      const { rows } = await this.d.s.pool.query<{ left: boolean }>(`SELECT left_at IS NOT NULL AS left FROM room_participants WHERE id = $1`, [this.key]).catch(() => ({ rows: [] as Array<{ left: boolean }> }));
+      const { rows } = await this.d.s.pool.query<{ left: boolean }>(`SELECT left_at IS NOT NULL AS left FROM room_participants WHERE id = $1`, [this.pid]).catch(() => ({ rows: [] as Array<{ left: boolean }> }));
       if (rows[0]?.left) return this.removed();
       await bus.waitFor(r.id, 30_000, mark);
     }
@@ -223,7 +248,7 @@ export class PhoneLine {
 
   private async beat(): Promise<void> {
     if (!this.inRoom) return;
-    const still = await phoneStillIn(this.d.s.pool, this.key).catch(() => true);
+    const still = await phoneStillIn(this.d.s.pool, this.pid).catch(() => true);
     if (!still) this.removed();
   }
 
@@ -234,7 +259,7 @@ export class PhoneLine {
     this.state = 'gone';
     this.stopRoom();
     this.d.log.info({ key: this.key, room: r.id }, 'the caller is no longer in the room: goodbye');
-    void this.say('ended', r.texts.ended, r.textsLang, true).then(() => this.hangup());
+    void this.say('ended', r.texts.ended, r.textsLang, true).then(() => (this.endCall ? this.endCall() : this.hangup()));
   }
 
   // --- What they say ---
@@ -243,7 +268,7 @@ export class PhoneLine {
   speech(kind: 'onset' | 'offset'): void {
     if (!this.inRoom || this.muted) return;
     const r = this.room!;
-    const p = { logId: r.id, speaker: r.name, participantId: this.key, kind: kind === 'onset' ? 'started' as const : 'stopped' as const };
+    const p = { logId: r.id, speaker: r.name, participantId: this.pid, kind: kind === 'onset' ? 'started' as const : 'stopped' as const };
     this.signal((tx) => this.d.s.reactions.speechActivity(this.d.s, tx, p));
   }
 
@@ -258,13 +283,13 @@ export class PhoneLine {
     if (start) {
       this.phrase?.abandon();
       this.phrase = null;
-      const recognizer = this.d.s.recognizer;
+      const recognizer = this.recognizer;
       if (!this.inRoom || this.muted || !recognizer) return;
       const r = this.room!;
       if (!recognizer.streamsAsSpoken?.(r.speak)) return;
       const phrase = new HeardPhrase(recognizer, { lang: r.speak, rate: 8000, key: this.key }, {
         onPartial: (text, segmentId) => {
-          const p = { logId: r.id, speaker: r.name, participantId: this.key, srcLang: r.speak, segmentId, text };
+          const p = { logId: r.id, speaker: r.name, participantId: this.pid, srcLang: r.speak, segmentId, text };
           this.signal((tx) => this.d.s.reactions.partialHeard(this.d.s, tx, p));
         },
         onFinal: (f) => { this.heardChain = this.heardChain.then(() => this.publish(f.text, f.audioMs, f.segmentId)); },
@@ -285,7 +310,7 @@ export class PhoneLine {
     const phrase = this.phrase;
     this.phrase = null;
     if (!this.inRoom || this.muted) return phrase?.abandon();
-    const recognizer = this.d.s.recognizer;
+    const recognizer = this.recognizer;
     const r = this.room!;
     if (!recognizer?.hears(r.speak)) return phrase?.abandon();
     phrase?.hush();
@@ -304,7 +329,7 @@ export class PhoneLine {
     if (!this.inRoom) return;
     await this.signals;
     try {
-      await sayAloudAsPerson(this.d.s, this.room!.id, this.key, text, audioMs, segmentId);
+      await sayAloudAsPerson(this.d.s, this.room!.id, this.pid, text, audioMs, segmentId);
     } catch (err) {
       if (err instanceof ApiError && (err.code === 'conflict' || err.code === 'rate_limited')) return;
       throw err;
@@ -320,7 +345,7 @@ export class PhoneLine {
     clearTimeout(this.timer);
     this.stopRoom();
     for (const done of this.ends.values()) done();
-    if (was === 'room') await leaveByPhone(this.d.s, this.key).catch((err) => this.d.log.error({ key: this.key, err: String(err) }, 'a phone participant could not leave'));
+    if (was === 'room') await leaveByPhone(this.d.s, this.pid).catch((err) => this.d.log.error({ key: this.key, err: String(err) }, 'a phone participant could not leave'));
     this.onGone();
   }
 
@@ -391,7 +416,7 @@ export class PhoneLine {
   private async greetingLanguages(): Promise<Array<{ lang: string; texts: PhoneTexts }>> {
     const { rows } = await this.d.s.pool.query<{ lang: string }>(
       `SELECT l AS lang FROM rooms, unnest(langs) AS l WHERE org_id = $1 AND status IN ('live', 'scheduled')
-        GROUP BY l ORDER BY count(*) DESC, l LIMIT 20`, [this.dialIn.orgId]);
+        GROUP BY l ORDER BY count(*) DESC, l LIMIT 20`, [this.dialIn!.orgId]);
     const out: Array<{ lang: string; texts: PhoneTexts }> = [];
     for (const { lang } of rows) {
       const t = phoneTexts(lang);
