@@ -185,11 +185,11 @@ export async function participantOf(db: Queryable, roomId: string, id: string, s
  * the sweep ends them because its process went), rounded up, times their minute factor, to the
  * room's credential.
  */
-async function markLeft(tx: Client, where: string, values: unknown[], reason: 'left' | 'absent' | 'room_ended'): Promise<string[]> {
+async function markLeft(tx: Client, where: string, values: unknown[], reason: 'left' | 'absent' | 'room_ended' | 'gateway_lost'): Promise<string[]> {
   const { rows } = await tx.query<{ id: string; room_id: string; org_id: string; livemode: boolean; factor: number | null; connected: number }>(
     `UPDATE room_participants SET left_at = now(), left_reason = '${reason}' WHERE left_at IS NULL AND ${where}
      RETURNING id, room_id, org_id, livemode, phone_minute_factor AS factor,
-               extract(epoch FROM ${reason === 'absent' ? 'last_seen_at' : 'now()'} - joined_at)::float8 AS connected`,
+               extract(epoch FROM ${reason === 'absent' || reason === 'gateway_lost' ? 'last_seen_at' : 'now()'} - joined_at)::float8 AS connected`,
     values,
   );
   for (const r of rows) {
@@ -308,10 +308,15 @@ export async function touchParticipants(db: Queryable, ids: string[], streams: s
   if (streams.length > 0) await db.query(prepared(`UPDATE room_streams SET seen_at = now() WHERE id = ANY($1::text[])`, [streams]));
 }
 
-/** Participants whose page went silent longer than ABSENT_MS leave (the minute sweep). */
+/**
+ * Participants whose page went silent longer than ABSENT_MS leave (the minute sweep); a phone
+ * participant not heard of for as long lost their gateway process (its heartbeat keeps them seen):
+ * gateway_lost, billed to when they were last seen.
+ */
 export async function sweepAbsent(s: Services): Promise<number> {
   return withTx(s.pool, async (tx) => {
-    const rooms = await markLeft(tx, `last_seen_at < now() - make_interval(secs => $1)`, [ABSENT_MS / 1000], 'absent');
+    const lost = await markLeft(tx, `phone IS NOT NULL AND last_seen_at < now() - make_interval(secs => $1)`, [ABSENT_MS / 1000], 'gateway_lost');
+    const rooms = [...lost, ...await markLeft(tx, `last_seen_at < now() - make_interval(secs => $1)`, [ABSENT_MS / 1000], 'absent')];
     // Streams of a process that died.
     await tx.query(prepared(`DELETE FROM room_streams WHERE seen_at < now() - make_interval(secs => $1)`, [ABSENT_MS / 1000]));
     return rooms.length;

@@ -17,6 +17,8 @@ export const REAL_TIME = [
   'test/calls/barge-in.test.ts',
   'gateway/media/barge-in.test.ts',
   'test/calls/trunks.test.ts',
+  // People dialing into rooms through Kamailio: their speech heard by PocketSphinx, the room spoken to them.
+  'test/rooms/dial-in.test.ts',
   'test/calls/dispatcher.test.ts',
   // SIP that carriers accept: Timer G's and a refused INVITE's retransmissions, an unreachable
   // destination failing a call within a second.
@@ -61,6 +63,7 @@ export const LONGEST = [
   'test/engines/failures.test.ts',
   'test/cli-first-contact.test.ts',
   'test/calls/calls.test.ts',
+  'test/rooms/room-calls.test.ts',
   'test/rooms/room-page.test.ts',
   'test/trunks/operator.test.ts',
   'test/webhooks/kill.test.ts',

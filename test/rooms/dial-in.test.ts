@@ -9,7 +9,9 @@ import { until } from '../helpers/wait.ts';
 import { withApertium } from '../helpers/apertium.ts';
 import { addTrunk, listTrunks } from '../../src/cli/trunk.ts';
 import { addNumber } from '../../src/cli/admin.ts';
-import { roomPeople } from '../../src/rooms/participants.ts';
+import { roomPeople, sweepAbsent } from '../../src/rooms/participants.ts';
+import { freeUdpPort } from '../../gateway/sip-stack.ts';
+import { startServerProcess } from '../helpers/process.ts';
 
 // People dialing into a translated room (operator.md, Phone participants), end to end with real
 // peers: Kamailio is the carrier that brings the call from its trunk's address, SIPp the phone
@@ -156,6 +158,33 @@ describe('dialing into a room', () => {
     }
   });
 
+  it('*6 mutes the caller (nothing they say reaches the room) and unmutes them, each said back to them', async () => {
+    const roomId = await room();
+    const pin = await pinFor(roomId, { name: 'Sam', speak: 'en', hear: 'en' });
+    const media = await PhoneMedia.open();
+    const toggles: number[] = [];
+    t.services.gateway!.media.on('finished', (_k, u) => { if (u.startsWith('mute-')) toggles.push(Date.now()); });
+    const sipp = await dialIn({ to: DIAL_IN, carrier: carrier.address, from: '+14155550126', media: { port: media.port }, pins: [pin, '*6', '*6'], waitMs: 1_000, betweenMs: 14_000 });
+    const phrases = async (pid: string) => (await t.pool.query(`SELECT text, created_at FROM room_segments WHERE room_id = $1 AND participant_id = $2 AND kind = 'person'`, [roomId, pid])).rows;
+    try {
+      const [sam] = await until('Sam in the room', async () => { const r = await phoneParticipants(roomId); return r.length ? r : null; }, { timeoutMs: 20_000, intervalMs: 100 });
+      const { pcm } = await sentence('0880');
+      const speech = new Int16Array([...silence(300), ...pcm, ...silence(1_200)]);
+      await until('muted', async () => toggles.length >= 1 || null, { timeoutMs: 30_000, intervalMs: 100 });
+      await media.speak(speech);
+      await new Promise((r) => setTimeout(r, 4_000));
+      expect(await phrases(sam!.id)).toEqual([]);
+      await until('unmuted', async () => toggles.length >= 2 || null, { timeoutMs: 30_000, intervalMs: 100 });
+      await media.speak(speech);
+      const heard = await until('Sam heard once unmuted', async () => { const r = await phrases(sam!.id); return r.length > 0 ? r : null; }, { timeoutMs: 40_000, intervalMs: 200 });
+      // Only what was said after the unmute: the muted phrase never came, late or not.
+      for (const p of heard) expect(p.created_at.getTime()).toBeGreaterThan(toggles[1]! - 2_000);
+    } finally {
+      await sipp.stop();
+      media.close();
+    }
+  });
+
   it('the caller hangs up: they leave the room, billed once', async () => {
     const roomId = await room();
     const pin = await pinFor(roomId, { name: 'Rita', speak: 'en', hear: 'es' });
@@ -174,6 +203,42 @@ describe('dialing into a room', () => {
     } finally {
       await sipp.stop();
       media.close();
+    }
+  });
+});
+
+describe('a gateway process killed mid-call', () => {
+  it('its phone participants end gateway_lost at the presence sweep, billed once to when they were last seen', async () => {
+    // Another process of the service, with its own gateway and its own carrier in front of it.
+    const sip = `127.0.0.1:${await freeUdpPort('127.0.0.1')}`;
+    const child = await startServerProcess(db.url, { TOLK_SIP_LISTEN: sip, TOLK_TRUNK_PING_SECONDS: '1', LOG_LEVEL: 'warn' });
+    const carrier2 = await startKamailio({ next: sip });
+    const media = await PhoneMedia.open();
+    let sipp: Awaited<ReturnType<typeof dialIn>> | undefined;
+    try {
+      const roomId = await room();
+      const pin = await pinFor(roomId, { name: 'Tom', speak: 'en', hear: 'en' });
+      // The second carrier sends from the number's trunk's address too (127.0.0.3), to the other process.
+      sipp = await dialIn({ to: DIAL_IN, carrier: carrier2.address, from: '+14155550127', media: { port: media.port }, pins: [pin], waitMs: 1_500, byeTimeoutMs: 60_000 });
+      const [tom] = await until('Tom in the room through the other process', async () => { const r = await phoneParticipants(roomId); return r.length ? r : null; }, { timeoutMs: 30_000, intervalMs: 100, detail: () => child.output().slice(-2_000) });
+      await child.kill();
+      // Nobody hangs up: the process is gone. Once the participant has not been seen for the sweep's time, they are gone too.
+      // (Its clock moved on for the test: joined a minute ago, last seen by its heartbeat 46 s ago.)
+      await t.pool.query(`UPDATE room_participants SET last_seen_at = now() - interval '46 seconds', joined_at = now() - interval '60 seconds' WHERE id = $1`, [tom!.id]);
+      await sweepAbsent(t.services);
+      await sweepAbsent(t.services);
+      const [gone] = await phoneParticipants(roomId);
+      expect(gone).toMatchObject({ left_reason: 'gateway_lost' });
+      // Billed to when they were last seen (14 s), not to the sweep.
+      expect(gone!.phone_billed_seconds).toBeGreaterThanOrEqual(14);
+      expect(gone!.phone_billed_seconds).toBeLessThanOrEqual(15);
+      const { rows } = await t.pool.query(`SELECT seconds FROM usage_ledger WHERE kind = 'phone' AND ref = $1`, [tom!.id]);
+      expect(rows).toHaveLength(1);
+    } finally {
+      await sipp?.stop();
+      media.close();
+      await child.kill();
+      await carrier2.stop();
     }
   });
 });
