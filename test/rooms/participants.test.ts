@@ -102,7 +102,7 @@ describe('room participants', () => {
 
     const page = openStream(t.url, r.id, ana);
     const first = await page.next('participants');
-    expect(first.participants).toEqual([{ id: ana.id, name: 'Ana', kind: 'person', ai: false, speak_lang: 'pt', hear_lang: 'de' }]);
+    expect(first.participants).toEqual([{ id: ana.id, name: 'Ana', kind: 'person', ai: false, phone: false, speak_lang: 'pt', hear_lang: 'de' }]);
 
     // An agent joins (announced) and speaks in English.
     const ses = await (await t.request('POST', `/v1/rooms/${r.id}/agent-sessions`, { key: k.secret, headers: idem(), body: { name: 'Helper', speak_lang: 'en', hear_lang: 'en' } })).json();
