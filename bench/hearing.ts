@@ -270,7 +270,7 @@ export type HearingResult = {
 // The decoder processes
 
 /** Every process under `pid` (the children of each of its threads, recursively). */
-function descendants(pid: number): number[] {
+export function descendants(pid: number): number[] {
   const out: number[] = [];
   let tasks: string[] = [];
   try {

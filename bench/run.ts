@@ -28,6 +28,7 @@ import { printRoomAudioReport, runRoomAudioBench, type RoomAudioResult } from '.
 import { printVadReport, runVadBench, type VadResult } from './vad.ts';
 import { printLatencyReport, runLatencyBench, type LatencyResult } from './latency.ts';
 import { printVoicesReport, runVoicesBench, type VoicesResult } from './voices.ts';
+import { printPhonesReport, runPhonesBench, type PhonesResult } from './phones.ts';
 import { printMetricsReport, runMetricsBench } from './metrics.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { backendPids, countIdempotencyKeys, runJob } from './http.ts';
@@ -67,9 +68,9 @@ import { backendPids, countIdempotencyKeys, runJob } from './http.ts';
 //
 // Environment: BENCH_DURATION (s per target, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ROUNDS (alternating rounds the duration is split in, default 4), BENCH_ONLY (comma list of bare_get,
-// platform_get, served_get, bare_post, platform_post, served_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing, room_audio, vad, latency, voices), BENCH_WEBHOOK_*
+// platform_get, served_get, bare_post, platform_post, served_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing, room_audio, vad, latency, voices, phones), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ROOM_AUDIO_* (bench/room-audio.ts), BENCH_VAD_* (bench/vad.ts), BENCH_LATENCY_* (bench/latency.ts), BENCH_VOICES_SECONDS (bench/voices.ts), BENCH_SERVED_* (bench/served.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ROOM_AUDIO_* (bench/room-audio.ts), BENCH_VAD_* (bench/vad.ts), BENCH_LATENCY_* (bench/latency.ts), BENCH_VOICES_SECONDS (bench/voices.ts), BENCH_PHONES_* (bench/phones.ts), BENCH_SERVED_* (bench/served.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
 // met; 1 when more than 1% of requests failed, webhook events went missing,
@@ -97,7 +98,7 @@ const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
 const rounds = Math.round(envNumber('BENCH_ROUNDS', 4));
-const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing', 'room_audio', 'vad', 'latency', 'metrics', 'voices'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing', 'room_audio', 'vad', 'latency', 'metrics', 'voices', 'phones'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -272,6 +273,9 @@ async function main(): Promise<number> {
     // --- A room's voices through Janus: mouth-to-ear, against two pages peer to peer.
     let voices: VoicesResult | null = null;
     if (only.has('voices')) voices = await runVoicesBench(databaseUrl, log);
+    // --- People on the phone in rooms: CPU per phone-participant-second, end of speech to translated phrase.
+    let phones: PhonesResult | null = null;
+    if (only.has('phones')) phones = await runPhonesBench(databaseUrl, log);
     // --- The cost of metrics: GET /v1/rooms/{id} and the calls target with metrics off and on (bench/metrics.ts).
     if (only.has('metrics')) printMetricsReport(await runMetricsBench(databaseUrl, log));
 
@@ -302,6 +306,7 @@ async function main(): Promise<number> {
     if (media && media.failures > 0) failures.push(`media: ${media.lost} packets lost`);
     if (hearing && hearing.failures > 0) failures.push(`hearing: ${hearing.failures} utterances or calls failed`);
     if (roomPage && roomPage.failures > 0) failures.push(`room_page: ${roomPage.failures} phrases missing or wrong over ${roomPage.pages} pages`);
+    if (phones && phones.failures > 0) failures.push(`phones: ${phones.in_room} of ${phones.phones} callers in their rooms, ${phones.caption.phrases} phrases timed`);
     if (voices && voices.failures > 0) failures.push(`voices: fewer clicks reached the listener than seconds timed (${voices.tolk.clicks})`);
     if (roomAudio && roomAudio.failures > 0) failures.push(`room_audio: ${roomAudio.failures} captions missing, untranslated or wrong over ${roomAudio.people} pages`);
     if (translate && translate.failures > 0) failures.push(`translate: ${translate.failures} translations missing, untranslated or wrong over ${translate.pages} pages`);
@@ -343,6 +348,7 @@ async function main(): Promise<number> {
     if (vad) printVadReport(vad);
     if (latency) printLatencyReport(latency);
     if (voices) printVoicesReport(voices);
+    if (phones) printPhonesReport(phones);
 
     const date = new Date();
     const out = {
@@ -374,6 +380,7 @@ async function main(): Promise<number> {
       vad,
       latency,
       voices,
+      phones,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);

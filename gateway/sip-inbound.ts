@@ -5,7 +5,7 @@ import { DialogMedia } from './dialog-media.ts';
 import { TRANSACTION_MS, type SipEndpoint, type SipLog } from './sip-endpoint.ts';
 import type { MediaWatch } from './media-watch.ts';
 import type { MediaPlane } from './media/plane.ts';
-import { byeOf, contactUri, formatAor, headerText, numberOf, randomToken, tagOf, type RemoteTarget } from './sip-message.ts';
+import { byeOf, contactUri, formatAor, headerText, numberOf, randomToken, tagOf, withToTag, type RemoteTarget } from './sip-message.ts';
 import type { DialogEvent } from './signaling.ts';
 
 // The calls a trunk sends us (phone participants, operator.md): the embedded
@@ -81,7 +81,7 @@ export class InboundDialogs {
     const { endpoint, log } = this.st;
     const callId = rq.headers['call-id'] ?? '';
     if (this.deciding.has(callId) || this.byCallId.has(callId)) return; // a retransmission: `sip` answers it
-    const refuse = (status: number, reason: string) => endpoint.respond(withTag(rq, sip.makeResponse(rq, status, reason), randomToken(8)), { once: true });
+    const refuse = (status: number, reason: string) => endpoint.respond(withToTag(rq, sip.makeResponse(rq, status, reason)), { once: true });
     endpoint.respond(sip.makeResponse(rq, 100, 'Trying'));
     this.deciding.set(callId, { rq, canceled: false });
     const inv: InboundInvite = {
@@ -128,7 +128,7 @@ export class InboundDialogs {
     if (!p) return false;
     p.canceled = true;
     this.st.endpoint.respond(sip.makeResponse(rq, 200, 'OK'));
-    this.st.endpoint.respond(withTag(p.rq, sip.makeResponse(p.rq, 487, 'Request Terminated'), randomToken(8)));
+    this.st.endpoint.respond(withToTag(p.rq, sip.makeResponse(p.rq, 487, 'Request Terminated')));
     return true;
   }
 
@@ -162,7 +162,7 @@ export class InboundDialogs {
     this.byCallId.set(callId, d);
     if (offered) media.answered(offered);
     const body = offered ? sdpAnswer(media.next(), offered) : media.offer();
-    const rs = withTag(rq, sip.makeResponse(rq, 200, 'OK', {
+    const rs = withToTag(rq, sip.makeResponse(rq, 200, 'OK', {
       headers: { contact: d.contact, 'content-type': 'application/sdp', ...(rr ? { 'record-route': rr } : {}) },
       content: body,
     }), localTag);
@@ -354,12 +354,6 @@ export class InboundDialogs {
     for (const d of this.byCallId.values()) clearTimeout(d.linger);
     this.byCallId.clear();
   }
-}
-
-function withTag(rq: sip.Message, rs: sip.Message, tag: string): sip.Message {
-  const to = rq.headers.to;
-  if (to && typeof to === 'object' && !to.params?.tag) rs.headers.to = { ...to, params: { ...to.params, tag } };
-  return rs;
 }
 
 function fromUser(rq: sip.Message): string | undefined {

@@ -51,10 +51,10 @@ export function contactUri(m: sip.Message): string | undefined {
   return first ? sip.stringifyUri(first.uri) : undefined;
 }
 
-/** A final response outside a dialog carries a To tag of ours (RFC 3261 8.2.6.2). */
-export function withToTag(rq: sip.Message, rs: sip.Message): sip.Message {
+/** A final response outside a dialog carries a To tag of ours (RFC 3261 8.2.6.2): `tag`, or a new one. */
+export function withToTag(rq: sip.Message, rs: sip.Message, tag = randomToken(8)): sip.Message {
   const to = rq.headers.to;
-  if (to && typeof to === 'object' && !to.params.tag) rs.headers.to = { ...to, params: { ...to.params, tag: randomToken(8) } };
+  if (to && typeof to === 'object' && !to.params.tag) rs.headers.to = { ...to, params: { ...to.params, tag } };
   return rs;
 }
 
