@@ -58,6 +58,8 @@ type Stream = {
   hearing: Hearing | null;
   /** The utterance under way's audio not yet posted (`audio` events, every AUDIO_EVERY frames), and whether its first part was. */
   audio: { frames: Int16Array[]; started: boolean } | null;
+  /** Audio mixed under what is played (plane.ts bed), a queue of 20 ms frames per source. */
+  beds: Map<string, Int16Array[]>;
   /** Answering-machine detection under way: the command to answer with its verdict, then the beep watch. */
   amd: { detector: AnsweringMachineDetector; replyTo: number | null; ms: number; noMediaMs: number; receivedAtStart: number } | null;
 };
@@ -144,10 +146,18 @@ function tick(): void {
       const b = s.barge.hear({ speech: s.voiced, loud: heardRms > ENERGY_RMS, rms: heardRms, echoed, interruptible: s.queue[0]?.interruptible === true });
       act(s, b);
     }
-    // Out: one frame of the current utterance.
+    // Out: one frame of the current utterance, with the bed under it (plane.ts bed).
     // Paused by the callee's voice (barge-in.ts): nothing leaves, the queue waits where it stopped.
     const item = s.barge?.paused ? undefined : s.queue.shift();
-    if (item && s.to && s.sender) {
+    const bed = s.remote && s.beds.size > 0 ? bedFrame(s) : null;
+    if (item && bed) item.frame = encodeG711(s.remote!.codec, mix(decodeG711(s.remote!.codec, item.frame), bed));
+    if (!item && bed && s.to && s.sender) {
+      if (s.remote!.direction !== 'sendonly' && s.remote!.direction !== 'inactive') {
+        s.rtp.send(s.sender.packet(encodeG711(s.remote!.codec, bed)), s.to.port, s.to.address);
+        lateness.push(performance.now() - due);
+        s.stats.sent++;
+      }
+    } else if (item && s.to && s.sender) {
       if (s.playing !== item.utterance) {
         s.playing = item.utterance;
         post({ type: 'started', key: s.key, utterance: item.utterance });
@@ -180,6 +190,29 @@ function tick(): void {
   // Behind by more than a tick (the thread was stopped): start again from now rather than burst.
   if (performance.now() - nextTick > TICK_MS) nextTick = performance.now() + TICK_MS;
   tickTimer = setTimeout(tick, Math.max(0, nextTick - performance.now()));
+}
+
+/** Frames of the bed kept per source (200 ms): more, and the oldest go. */
+const BED_MAX_FRAMES = 10;
+
+/** One frame of each source's queue, summed (null when every queue is empty). */
+function bedFrame(s: Stream): Int16Array | null {
+  let out: Int16Array | null = null;
+  for (const [source, q] of s.beds) {
+    const f = q.shift();
+    if (!f) {
+      if (q.length === 0) s.beds.delete(source);
+      continue;
+    }
+    out = out ? mix(out, f) : Int16Array.from(f);
+  }
+  return out;
+}
+
+/** a + b, clipped to 16 bits (into a). */
+function mix(a: Int16Array, b: Int16Array): Int16Array {
+  for (let i = 0; i < a.length && i < b.length; i++) a[i] = Math.max(-32768, Math.min(32767, a[i]! + b[i]!));
+  return a;
 }
 
 /**
@@ -298,7 +331,7 @@ async function handle(c: PlaneCommand): Promise<void> {
         spoken: new Map(), dropped: new Set(), barge: c.hear ? new BargeIn() : null, voiced: false,
         jitter: new JitterBuffer({ depth: 3 }), lastDtmf: null, lastSr: 0,
         stats: { sent: 0, received: 0, played: 0, energy: [], heardAt: null, openedAt: Date.now() },
-        hearing: null, audio: null, amd: null,
+        hearing: null, audio: null, amd: null, beds: new Map(),
       };
       if (c.hear) {
         // Silero in the voice thread (vad-thread.ts): run in this thread, its model's first load
@@ -370,6 +403,15 @@ async function handle(c: PlaneCommand): Promise<void> {
         tickTimer = null;
       }
       return post({ type: 'reply', id: c.id, stats: { ...s.stats, jitter: s.jitter.stats } });
+    }
+    case 'bed': {
+      const s = streams.get(c.key);
+      if (!s) return;
+      let q = s.beds.get(c.source);
+      if (!q) s.beds.set(c.source, (q = []));
+      for (let i = 0; i + FRAME_SAMPLES <= c.pcm.length; i += FRAME_SAMPLES) q.push(c.pcm.subarray(i, i + FRAME_SAMPLES));
+      if (q.length > BED_MAX_FRAMES) q.splice(0, q.length - BED_MAX_FRAMES);
+      return;
     }
     case 'hush': {
       const s = streams.get(c.key);

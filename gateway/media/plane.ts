@@ -33,6 +33,7 @@ export type PlaneCommand =
   | { op: 'play'; id: number; key: string; utterance: string; pcm: Int16Array; more?: boolean; interruptible?: boolean }
   | { op: 'close'; id: number; key: string }
   | { op: 'hush'; id: number; key: string }
+  | { op: 'bed'; id: number; key: string; source: string; pcm: Int16Array }
   | { op: 'stats'; id: number; key: string }
   | { op: 'lateness'; id: number; reset: boolean };
 
@@ -192,6 +193,18 @@ export class MediaPlane extends EventEmitter<{
    */
   async hush(key: string): Promise<void> {
     await this.send({ op: 'hush', key });
+  }
+
+  /**
+   * Audio to mix into what the stream sends, under what it plays (a room's own voices, for a
+   * phone participant): 8 kHz PCM in whole 20 ms frames from `source`, one queue per source, a
+   * frame of each summed at every tick (at most BED_MAX_FRAMES kept a source: a late source is
+   * cut, not delayed). No reply: it comes 50 times a second a voice.
+   */
+  bed(key: string, source: string, pcm: Int16Array): void {
+    if (this.dead) return;
+    const copy = pcm.slice();
+    this.out.post({ op: 'bed', id: 0, key, source, pcm: copy }, [copy.buffer]);
   }
 
   /** A digit the signaling carried (SIP INFO): heard as the stream's RFC 4733 events are, a `dtmf`. */

@@ -189,6 +189,25 @@ export class MediaServers {
     return { id, host: new URL(server.url).hostname, port: await port, server };
   }
 
+  /**
+   * Who publishes a voice in the room on its Janus now: their VideoRoom id (Janus's) and display
+   * (their participant id, rooms/voices.ts), and that server; null when the room is not on it
+   * (nobody linked a voice yet, or it went).
+   */
+  async publishers(roomId: string): Promise<{ server: JanusServer; publishers: Array<{ id: string | number; participant: string }> } | null> {
+    const server = await this.server(this.urlFor(roomId));
+    const { handle } = await this.adminOf(server);
+    try {
+      const r = await handle.request({ request: 'listparticipants', room: roomId });
+      const ps = (r.participants as Array<{ id: string | number; display?: string; publisher?: boolean }> | undefined) ?? [];
+      return { server, publishers: ps.filter((p) => p.publisher).map((p) => ({ id: p.id, participant: p.display ?? String(p.id) })) };
+    } catch (err) {
+      // 426: no such room.
+      if (err instanceof JanusError && err.code === 426) return null;
+      throw err;
+    }
+  }
+
   /** A plugin request with the server's admin key (rtp_forward, stop_rtp_forward). */
   async adminRequest(server: JanusServer, body: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { handle } = await this.adminOf(server);

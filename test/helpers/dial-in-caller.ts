@@ -55,7 +55,7 @@ export function callerScenario(p: CallerPlan): string {
     for (const digit of `${pin}#`) {
       if (p.media === 'sipp') {
         const name = digit === '#' ? 'pound' : digit === '*' ? 'star' : digit;
-        steps.push(`<nop><action><exec play_pcap_audio="/usr/share/sip-tester/dtmf_2833_${name}.pcap"/></action></nop>`, '<pause milliseconds="400"/>');
+        steps.push(`<nop><action><exec play_pcap_audio="/usr/share/sip-tester/dtmf_2833_${name}.pcap"/></action></nop>`, '<pause milliseconds="250"/>');
       } else {
         steps.push(`<send retrans="500">${CRLF_BLOCK(dialog('INFO', cseq++, ['Content-Type: application/dtmf-relay'], `Signal=${digit}\nDuration=160`))}</send>`);
         steps.push('<recv response="200" crlf="true"/>', '<pause milliseconds="150"/>');

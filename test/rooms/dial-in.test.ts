@@ -170,7 +170,7 @@ describe('dialing into a room', () => {
     const media = await PhoneMedia.open();
     const toggles: number[] = [];
     t.services.gateway!.media.on('finished', (_k, u) => { if (u.startsWith('mute-')) toggles.push(Date.now()); });
-    const sipp = await dialIn({ to: DIAL_IN, carrier: carrier.address, from: '+14155550126', media: { port: media.port }, pins: [pin, '*6', '*6'], waitMs: 1_000, betweenMs: 14_000 });
+    const sipp = await dialIn({ to: DIAL_IN, carrier: carrier.address, from: '+14155550126', media: { port: media.port }, pins: [pin, '*6', '*6'], waitMs: 1_000, betweenMs: 11_000 });
     const phrases = async (pid: string) => (await t.pool.query(`SELECT text, created_at FROM room_segments WHERE room_id = $1 AND participant_id = $2 AND kind = 'person'`, [roomId, pid])).rows;
     try {
       const [sam] = await until('Sam in the room', async () => { const r = await phoneParticipants(roomId); return r.length ? r : null; }, { timeoutMs: 20_000, intervalMs: 100 });

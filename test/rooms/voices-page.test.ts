@@ -9,7 +9,10 @@ import { heardFrom, interpretation, interpretationLinked, joinRoom, launchIn, le
 import { freePort, ROOT, serverNode } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
-import { createKey, createOrg } from '../../src/cli/admin.ts';
+import { addNumber, createKey, createOrg } from '../../src/cli/admin.ts';
+import { addTrunk } from '../../src/cli/trunk.ts';
+import { KAMAILIO, kamailioConfig } from '../helpers/kamailio.ts';
+import { callerScenario } from '../helpers/dial-in-caller.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
 
 // People in a room hear each other, live, through Janus (TOLK_MEDIA_SERVER=janus: the service
@@ -38,6 +41,9 @@ let janusPid: string | undefined;
 /** Microphone PCM sockets opened (GET /r/{id}/audio): none where the voice goes over WebRTC. */
 let pcmSockets = 0;
 let key: string;
+let orgId: string;
+/** The service's SIP address inside the namespace. */
+let sipPort: number;
 let speaker: Browser;
 let listeners: Browser;
 let wav: string;
@@ -55,7 +61,9 @@ beforeAll(async () => {
   pool = createPool(db.url, 2);
   const org = await createOrg(pool, { name: 'Voices' });
   key = (await createKey(pool, { mode: 'test', org: org.id, rpm: 100_000 })).secret;
+  orgId = org.id;
   port = await freePort();
+  sipPort = await freePort();
   const base = `http://127.0.0.1:${port}`;
   // The operator's TURN server (Debian's coturn), in the namespace, handed to the pages through TOLK_ICE_SERVERS.
   const turnPort = await freePort();
@@ -70,7 +78,7 @@ beforeAll(async () => {
     env: {
       ...process.env, DATABASE_URL: await ns.database(db.url), PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base,
       LOG_LEVEL: 'info', TOLK_DATA_DIR: path.join(ns.dir, 'data'), TOLK_TRANSLATE: 'apertium', TOLK_RECOGNIZE: 'pocketsphinx',
-      TOLK_MEDIA_SERVER: 'janus', TOLK_JANUS_ICE_ONLY: NETNS_INTERFACE, TOLK_SIP_LISTEN: '127.0.0.1:0',
+      TOLK_MEDIA_SERVER: 'janus', TOLK_JANUS_ICE_ONLY: NETNS_INTERFACE, TOLK_SIP_LISTEN: `127.0.0.1:${sipPort}`, TOLK_TRUNK_PING_SECONDS: '1',
       TOLK_ICE_SERVERS: `turn:tolk:turn-pass@${NETNS_ADDRESS}:${turnPort}`,
     },
   });
@@ -239,6 +247,57 @@ describe('a room\'s voices through Janus', () => {
     expect(closes[2]).toMatchObject({ code: 1008, error: { code: 'rate_limited' } });
     expect(closes[0]!.error!.message).toMatch(/"publish"\|"answer"/);
     expect(closes[1]!.error!.message).toMatch(/JSON text only/);
+  });
+
+  it('a person on the phone in the room hears Ana\'s own voice, mixed from Janus, and no reading of her English phrases over it', async () => {
+    // The carrier (Kamailio) in the namespace, its trunk, and a number of it that takes calls.
+    const kport = await freePort();
+    const cfg = path.join(ns.dir, 'kamailio.cfg');
+    fs.writeFileSync(cfg, `${kamailioConfig({ listen: [`udp:127.0.0.3:${kport}`], children: 1 })}  record_route();\n  $du = "sip:127.0.0.1:${sipPort}";\n  t_relay();\n}\n`);
+    const children: ChildProcess[] = [ns.spawn(KAMAILIO, ['-f', cfg, '-DD', '-E', '-n', '1', '-Y', ns.dir, '-P', path.join(ns.dir, 'kamailio.pid')])];
+    try {
+      const trunk = await addTrunk(pool, undefined, { org: orgId, uri: `sip:127.0.0.3:${kport}` });
+      await addNumber(pool, { org: orgId, e164: '+12125550197', trunk: trunk.id, inbound: true });
+      await until('the trunk up', async () => (await pool.query(`SELECT state FROM trunks WHERE id = $1`, [trunk.id])).rows[0]?.state === 'up', 20_000);
+      const url = await room();
+      const roomId = new URL(url).pathname.split('/').pop()!;
+      const ana = await open(speaker, url, 'Ana', 'en', 'en');
+      await ana.getByRole('button', { name: 'Microphone' }).click();
+      const link = await api('POST', `/v1/rooms/${roomId}/join-links`, { name: 'Paula', speak: 'en', hear: 'en' });
+      expect(link.status, link.text).toBe(201);
+      // Paula's phone: its audio in a process beside the service, SIPp dialing through the carrier.
+      const phone = ns.spawn(serverNode(), ['test/helpers/phone-media-child.ts'], { cwd: ROOT });
+      children.push(phone);
+      const levels: Array<{ at: number; rms: number }> = [];
+      let mediaPort = 0;
+      let buf = '';
+      phone.stdout!.on('data', (d: Buffer) => {
+        buf += String(d);
+        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+          const m = JSON.parse(buf.slice(0, i));
+          buf = buf.slice(i + 1);
+          if (m.port) mediaPort = m.port; else levels.push(m);
+        }
+      });
+      await until('the phone\'s audio', async () => mediaPort > 0, 10_000);
+      const scenario = path.join(ns.dir, 'caller.xml');
+      fs.writeFileSync(scenario, callerScenario({ to: '+12125550197', carrier: `127.0.0.3:${kport}`, from: '+14155550150', media: { port: mediaPort }, pins: [link.body.phone.pin], waitMs: 1_500, byeTimeoutMs: 120_000 }));
+      children.push(ns.spawn('/usr/bin/sipp', [`127.0.0.3:${kport}`, '-sf', scenario, '-i', '127.0.0.1', '-p', String(await freePort()), '-m', '1', '-nostdin', '-timeout', '150s']));
+      await until('Paula in the room', async () => (await pool.query(`SELECT 1 FROM room_participants WHERE room_id = $1 AND phone IS NOT NULL AND left_at IS NULL`, [roomId])).rows.length > 0, 30_000);
+      await until('Ana\'s voice mixed for the phone', async () => /a voice of the room is mixed for its phone lines/.test(out), 15_000);
+      // Past the welcome (a few seconds), ten seconds of the phone: Ana's 7 s sentence and her 3 s pause.
+      await new Promise((r) => setTimeout(r, 9_000));
+      const from = Date.now();
+      await new Promise((r) => setTimeout(r, 10_000));
+      const heard = levels.filter((l) => l.at > from).map((l) => l.rms);
+      expect(Math.max(...heard), `Ana's voice on the phone: ${heard.join(' ')}`).toBeGreaterThan(1_000);
+      const quiet = heard.filter((l) => l < 100).length;
+      expect(quiet, `and her pause is quiet there: ${heard.join(' ')}`).toBeGreaterThanOrEqual(5);
+      // Her English phrases were not read to Paula, who hears English: she hears Ana herself.
+      expect(out).not.toMatch(/a phrase was not spoken to the caller/);
+    } finally {
+      for (const c of children) c.kill('SIGKILL');
+    }
   });
 
   it('Janus killed mid-room: the pages say the voices stopped, typing goes on, and the voices come back with a new Janus', async () => {

@@ -6,6 +6,7 @@ import { destinationOf, maskNumber } from '../../../policies/evaluate.ts';
 import { POLICIES } from '../../../policies/index.ts';
 import { PageSpeech } from '../read-aloud.ts';
 import { PhoneLine } from './phone-line.ts';
+import { RoomMixes } from './voices-mix.ts';
 
 // Dialing into rooms (operator.md, Phone participants): this process's gateway takes the calls its
 // trunks send to an inbound number (`tolk number add ... --trunk T --inbound`). An INVITE is
@@ -36,6 +37,7 @@ function minuteFactorOf(e164: string): number {
 export function bindDialIn(s: Services, gw: Gateway, log: Log): DialInBinding {
   const lines = new Map<string, PhoneLine>();
   const speech = new PageSpeech(s, gw.speech);
+  const mixes = s.media ? new RoomMixes(s.media, gw.media, log) : undefined;
   let stopping = false;
 
   const decide = async (inv: InboundInvite): Promise<InboundDecision> => {
@@ -50,7 +52,7 @@ export function bindDialIn(s: Services, gw: Gateway, log: Log): DialInBinding {
     const masked = e164 ? maskNumber(e164) : 'anonymous';
     const line = new PhoneLine(key, {
       dialIn: { numberId: number.id, orgId: number.org_id, caller, masked, minuteFactor: minuteFactorOf(number.e164) },
-    }, { s, gw, speech, log });
+    }, { s, gw, speech, log, mixes });
     line.onGone = () => { if (lines.get(key) === line) lines.delete(key); };
     lines.set(key, line);
     log.info({ key, number: number.id, caller: masked }, 'a call to a dial-in number');
@@ -78,7 +80,7 @@ export function bindDialIn(s: Services, gw: Gateway, log: Log): DialInBinding {
   return {
     lines,
     bring(callId, o) {
-      const line = new PhoneLine(callId, { pid: newId('par'), recognizer: o.recognizer, endCall: o.end }, { s, gw, speech, log });
+      const line = new PhoneLine(callId, { pid: newId('par'), recognizer: o.recognizer, endCall: o.end }, { s, gw, speech, log, mixes });
       line.onGone = () => { if (lines.get(callId) === line) lines.delete(callId); };
       lines.set(callId, line);
       void line.enter({ roomId: o.roomId, name: o.phone, speak: o.lang, hear: o.lang, phone: o.phone, minuteFactor: null });
@@ -92,6 +94,7 @@ export function bindDialIn(s: Services, gw: Gateway, log: Log): DialInBinding {
         await gw.signaling.hangup(line.key).catch(() => {});
         await line.ended();
       }));
+      mixes?.stop();
     },
   };
 }

@@ -10,6 +10,7 @@ import { HEARTBEAT_MS, joinByPhone, leaveByPhone, phoneStillIn, sayAloudAsPerson
 import { pinAt, type PinHolder } from '../phone-pins.ts';
 import { phraseSpoken, roomPhrases } from '../interpretation.ts';
 import type { PageSpeech } from '../read-aloud.ts';
+import type { RoomMixes } from './voices-mix.ts';
 
 // One person on the phone (rooms/phone/dial-in.ts answered their call): first in the lobby, where
 // they are greeted in the languages of the organization's rooms and type their PIN (digits, `#` to
@@ -24,9 +25,10 @@ import type { PageSpeech } from '../read-aloud.ts';
 //   speech.started and speech.stopped;
 // - what they hear is the room's phrases in their hearing language, spoken (rooms/interpretation.ts
 //   phraseSpoken, synthesized once per room, phrase and language, shared with the interpretation
-//   channels), from the moment they joined, the AI-translation notice first. The others' own voices
-//   are not mixed in: a phrase said in their own language is spoken by the synthesizer too, so that
-//   they hear everything said;
+//   channels), from the moment they joined, the AI-translation notice first; and, where the room's
+//   voices are on a media server, the others' own voices, mixed under it (voices-mix.ts). A phrase
+//   in their own language is spoken to them only when that voice is not in their mix (typed, or
+//   said on another phone), so that they hear everything said, once;
 // - `*6` mutes and unmutes them (said back to them);
 // - their BYE makes them leave; the room ending (or their removal) says so and hangs up. Their
 //   process's heartbeat keeps them present; should it die, the presence sweep ends them, billed to
@@ -34,7 +36,8 @@ import type { PageSpeech } from '../read-aloud.ts';
 
 type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
 
-export type PhoneLineDeps = { s: Services; gw: Gateway; speech: PageSpeech; log: Log };
+/** `mixes`: the room's own voices for its phone lines (voices-mix.ts), where there is a media server. */
+export type PhoneLineDeps = { s: Services; gw: Gateway; speech: PageSpeech; log: Log; mixes?: RoomMixes };
 
 export type DialIn = {
   /** The dial-in number: its id (PIN quotas per number), and the organization whose rooms it takes callers into. */
@@ -209,6 +212,7 @@ export class PhoneLine {
     void this.say('notice', t.texts.notice, t.lang);
     this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
+    this.d.mixes?.add(j.roomId, this.key);
     void this.follow();
     void this.watch();
   }
@@ -225,7 +229,9 @@ export class PhoneLine {
     try {
       for await (const { seg, livemode } of roomPhrases(this.d.s, r.id, r.cursor, () => this.inRoom)) {
         if (seg.participant_id === this.pid) continue;
-        const pcm = await phraseSpoken(this.d.s, this.d.speech, r.id, livemode, seg, r.hear, { voiceHeard: false, who: this.key })
+        // A phrase in their own language is heard as it was said where that voice is in their mix; else it is spoken.
+        const voiceHeard = this.d.mixes?.publishes(r.id, seg.participant_id) ?? false;
+        const pcm = await phraseSpoken(this.d.s, this.d.speech, r.id, livemode, seg, r.hear, { voiceHeard, who: this.key })
           .catch((err) => { this.d.log.warn({ key: this.key, seq: seg.seq, err: String(err) }, 'a phrase was not spoken to the caller'); return null; });
         if (pcm && this.inRoom) await this.play(`seq-${seg.seq}`, pcm, false);
       }
@@ -355,6 +361,7 @@ export class PhoneLine {
   }
 
   private stopRoom(): void {
+    if (this.room) this.d.mixes?.remove(this.room.id, this.key);
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
     this.unheard();
