@@ -23,13 +23,14 @@ import { envNumber, round } from './stats.ts';
 // Phone participants (BENCH_ONLY=phones): BENCH_PHONES (default 50) people dial into rooms of one
 // service process through a carrier (Kamailio), five to a room, each typing their PIN (SIP INFO)
 // and then sending RTP from a capture the bench writes (SIPp's play_pcap_audio: a LibriVox
-// sentence every 30 s, silence between, so about one in eight talks at a time), while the room
+// sentence every 60 s, silence between, the calls started 2 a second so their sentences are
+// spread: about one in fourteen talks at a time), while the room
 // speaks what each says to the four others. Measured once all are in, over BENCH_PHONES_SECONDS
 // (default 20): the CPU of the service (its process and its decoders) per phone-participant-second,
 // and SIPp's (the callers' RTP and SIP) as the yardstick of what merely carrying the calls costs.
 // There is no media server in a phone's path today (the room is spoken to it by the service).
-// Then, with them still in, a probe caller in a room of its own with a page listening in Spanish
-// says BENCH_PHONES_PHRASES (default 5) English sentences: from the end of each (its last voiced
+// A probe caller in a room of its own with a page listening in Spanish says BENCH_PHONES_PHRASES
+// (default 5) English sentences, before the callers come and again among them: from the end of each (its last voiced
 // packet sent) to its translated phrase on the page's stream, split into the engines' time for the
 // same audio (PocketSphinx, then Apertium, timed in the bench's own process) and the rest (the
 // line's closing silence, the room's log, the stream).
@@ -39,11 +40,16 @@ export type PhonesResult = {
   in_room: number;
   seconds: number;
   cpu_ms_per_phone_second: { tolk: number; decoders: number; sipp: number };
-  caption: { phrases: number; p50_ms: number; p99_ms: number; engines_p50_ms: number; rest_p50_ms: number };
+  /** The probe alone on the service, and among the callers. */
+  caption: Caption;
+  caption_loaded: Caption;
   failures: number;
 };
 
-const PERIOD_S = 30;
+type Caption = { phrases: number; p50_ms: number; p99_ms: number; engines_p50_ms: number; rest_p50_ms: number };
+
+/** Each caller says a sentence every PERIOD_S; the calls start 2 a second, so their sentences are spread. */
+const PERIOD_S = 60;
 
 /** A capture (pcap, Ethernet/IPv4/UDP/RTP PCMU) of `pcm` at 8 kHz, for SIPp's play_pcap_audio. */
 function rtpCapture(pcm: Int16Array): Buffer {
@@ -143,6 +149,42 @@ export async function runPhonesBench(databaseUrl: string, log: (m: string) => vo
     // The trunk's address known to the service as a trunk's.
     await until('the trunk up', async () => (await pool.query(`SELECT state FROM trunks WHERE id = $1`, [trunk.id])).rows[0]?.state === 'up', 20_000);
 
+    // The probe: its own room, a page listening in Spanish, its own audio; timed alone first, then among the callers.
+    const room = await api('POST', '/v1/rooms', { langs: ['en', 'es'], visibility: 'public' });
+    const link = await api('POST', `/v1/rooms/${room.id}/join-links`, { name: 'Probe', speak: 'en', hear: 'en' });
+    const listener = await (await fetch(`${base}/r/${room.id}/participants`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Listener', speak: 'es', hear: 'es' }) })).json() as { id: string; secret: string };
+    const seen: Array<{ at: number; text: string }> = [];
+    const ctl = new AbortController();
+    cleanup.push(() => ctl.abort());
+    void fetch(`${base}/r/${room.id}/stream?participant=${listener.id}&secret=${listener.secret}`, { signal: ctl.signal })
+      .then((res) => readSse(res.body!, (e) => { if (e.event === 'phrase' && e.data.speaker === 'Probe' && e.data.kind === 'person') seen.push({ at: Date.now(), text: e.data.text }); })).catch(() => {});
+    const media = await PhoneMedia.open();
+    cleanup.push(() => media.close());
+    const probe = await dialIn({ to: number, carrier: carrier.address, from: '+14155550999', media: { port: media.port }, pins: [link.phone.pin], waitMs: 1_000, byeTimeoutMs: 900_000 });
+    cleanup.push(() => probe.stop());
+    await until('the probe in its room', async () => (await pool.query(`SELECT 1 FROM room_participants WHERE room_id = $1 AND phone IS NOT NULL AND left_at IS NULL`, [room.id])).rows.length > 0 || null, 30_000);
+    await until('the probe\'s welcome over', async () => (media.remote !== null && media.levelSince(Date.now() - 1_500) < 50) || null, { timeoutMs: 30_000, intervalMs: 100 });
+    const ids = ['0870', '0880', '0890', '0920', '0930'];
+    const spoken: Int16Array[] = [];
+    /** `count` sentences said by the probe: from the end of each to its phrase on the page. */
+    const timePhrases = async (count: number): Promise<number[]> => {
+      const delays: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const s = await sentence(ids[spoken.length % ids.length]!);
+        spoken.push(s.pcm);
+        const before = seen.length;
+        await media.speak(new Int16Array([...silence(200), ...s.pcm]));
+        const endAt = Date.now();
+        await media.speak(silence(1_500));
+        const got = await until('the probe\'s phrase on the page', async () => seen[before] ?? null, { timeoutMs: 60_000, intervalMs: 20 }).catch(() => null);
+        if (!got) { failures++; continue; }
+        delays.push(got.at - endAt);
+      }
+      return delays;
+    };
+    log(`phones: the probe alone, ${phrases} sentences`);
+    const alone = await timePhrases(phrases);
+
     // The rooms and each caller's PIN; the callers' capture: a sentence, then silence, for each period.
     const rows: string[] = ['SEQUENTIAL'];
     for (let r = 0; r < Math.ceil(n / 5); r++) {
@@ -154,7 +196,8 @@ export async function runPhonesBench(databaseUrl: string, log: (m: string) => vo
     }
     fs.writeFileSync(path.join(dir, 'pins.csv'), `${rows.join('\n')}\n`);
     const { pcm } = await sentence('0870');
-    const periods = Math.ceil((seconds + 30) / PERIOD_S);
+    // Held through the callers' joining (2 a second), the measure, and the probe's sentences among them.
+    const periods = Math.ceil((n / 2 + 30 + seconds + phrases * 20) / PERIOD_S);
     const one = new Int16Array(PERIOD_S * 8000);
     one.set(pcm.subarray(0, Math.min(pcm.length, one.length - 8000)), 8000);
     const audio = new Int16Array(one.length * periods);
@@ -166,10 +209,11 @@ export async function runPhonesBench(databaseUrl: string, log: (m: string) => vo
     const mediaPort = 30000 + 2 * Math.floor(Math.random() * 5000);
     log(`phones: ${n} callers dialing in (5 to a room), held ${Math.round(holdMs / 1000)} s`);
     const sipp = spawn('/usr/bin/sipp', [carrier.address, '-sf', path.join(dir, 'phones.xml'), '-inf', path.join(dir, 'pins.csv'), '-i', '127.0.0.1', '-p', String(sippPort),
-      '-mp', String(mediaPort), '-m', String(n), '-r', '5', '-l', String(n), '-nostdin', '-timeout', `${Math.round(holdMs / 1000) + 120}s`,
+      '-mp', String(mediaPort), '-m', String(n), '-r', '2', '-l', String(n), '-nostdin', '-timeout', `${Math.round(holdMs / 1000) + 120}s`,
       '-trace_err', '-error_file', path.join(dir, 'sipp-errors.log')], { cwd: dir, stdio: 'ignore' });
     cleanup.push(() => { sipp.kill('SIGKILL'); });
-    const present = async () => Number((await pool.query(`SELECT count(*) AS n FROM room_participants WHERE org_id = $1 AND phone IS NOT NULL AND left_at IS NULL`, [org.id])).rows[0].n);
+    const present = async () => Number((await pool.query(
+      `SELECT count(*) AS n FROM room_participants WHERE org_id = $1 AND room_id <> $2 AND phone IS NOT NULL AND left_at IS NULL`, [org.id, room.id])).rows[0].n);
     const inRoom = await until('the callers in their rooms', async () => { const c = await present(); return c >= n ? c : null; }, { timeoutMs: 60_000 + n * 1000, intervalMs: 500 }).catch(async () => present());
     if (inRoom < n) failures++;
     log(`phones: ${inRoom} of ${n} in their rooms; measuring ${seconds} s`);
@@ -181,36 +225,9 @@ export async function runPhonesBench(databaseUrl: string, log: (m: string) => vo
     const cpu1 = { tolk: procCpu(after.tolk) ?? 0, decoders: procCpu(after.decoders) ?? 0, sipp: procCpu(after.sipp) ?? 0 };
     const perPhoneSecond = (a: number, b: number) => round(((b - a) * 1000) / (inRoom * seconds), 2);
     const cpu = { tolk: perPhoneSecond(cpu0.tolk, cpu1.tolk), decoders: perPhoneSecond(cpu0.decoders, cpu1.decoders), sipp: perPhoneSecond(cpu0.sipp, cpu1.sipp) };
+    log(`phones: the probe among the ${inRoom} callers, ${phrases} sentences`);
+    const loaded = await timePhrases(phrases);
 
-    // The probe: its own room, a page listening in Spanish, its own audio.
-    const room = await api('POST', '/v1/rooms', { langs: ['en', 'es'], visibility: 'public' });
-    const link = await api('POST', `/v1/rooms/${room.id}/join-links`, { name: 'Probe', speak: 'en', hear: 'en' });
-    const listener = await (await fetch(`${base}/r/${room.id}/participants`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Listener', speak: 'es', hear: 'es' }) })).json() as { id: string; secret: string };
-    const seen: Array<{ at: number; text: string }> = [];
-    const ctl = new AbortController();
-    cleanup.push(() => ctl.abort());
-    void fetch(`${base}/r/${room.id}/stream?participant=${listener.id}&secret=${listener.secret}`, { signal: ctl.signal })
-      .then((res) => readSse(res.body!, (e) => { if (e.event === 'phrase' && e.data.speaker === 'Probe' && e.data.kind === 'person') seen.push({ at: Date.now(), text: e.data.text }); })).catch(() => {});
-    const media = await PhoneMedia.open();
-    cleanup.push(() => media.close());
-    const probe = await dialIn({ to: number, carrier: carrier.address, from: '+14155550999', media: { port: media.port }, pins: [link.phone.pin], waitMs: 1_000, byeTimeoutMs: 600_000 });
-    cleanup.push(() => probe.stop());
-    await until('the probe in its room', async () => (await pool.query(`SELECT 1 FROM room_participants WHERE room_id = $1 AND phone IS NOT NULL AND left_at IS NULL`, [room.id])).rows.length > 0 || null, 30_000);
-    await until('the probe\'s welcome over', async () => (media.remote !== null && media.levelSince(Date.now() - 1_500) < 50) || null, { timeoutMs: 30_000, intervalMs: 100 });
-    const delays: number[] = [];
-    const ids = ['0870', '0880', '0890', '0900', '0910', '0920', '0930', '0940'];
-    const spoken: Int16Array[] = [];
-    for (let i = 0; i < phrases; i++) {
-      const s = await sentence(ids[i % ids.length]!);
-      spoken.push(s.pcm);
-      const count = seen.length;
-      await media.speak(new Int16Array([...silence(200), ...s.pcm]));
-      const endAt = Date.now();
-      await media.speak(silence(1_500));
-      const got = await until('the probe\'s phrase on the page', async () => seen[count] ?? null, { timeoutMs: 30_000, intervalMs: 20 }).catch(() => null);
-      if (!got) { failures++; continue; }
-      delays.push(got.at - endAt);
-    }
     // The engines alone, in this process, on the same audio: PocketSphinx, then Apertium.
     const ps = new PocketsphinxRecognizer({ processes: 1 });
     const translation = await startTranslation(loadConfig({ LOG_LEVEL: 'silent', TOLK_TRANSLATE: 'apertium' }, { workers: false }), { info: () => {}, warn: () => {}, error: () => {} } as never);
@@ -228,13 +245,9 @@ export async function runPhonesBench(databaseUrl: string, log: (m: string) => vo
       await translation.close?.();
     }
     const q = (v: number[], p: number) => { const s = [...v].sort((a, b) => a - b); return Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN); };
-    const p50 = q(delays, 0.5);
     const engines50 = q(engines, 0.5);
-    return {
-      phones: n, in_room: inRoom, seconds, cpu_ms_per_phone_second: cpu,
-      caption: { phrases: delays.length, p50_ms: p50, p99_ms: q(delays, 0.99), engines_p50_ms: engines50, rest_p50_ms: p50 - engines50 },
-      failures,
-    };
+    const caption = (d: number[]) => ({ phrases: d.length, p50_ms: q(d, 0.5), p99_ms: q(d, 0.99), engines_p50_ms: engines50, rest_p50_ms: q(d, 0.5) - engines50 });
+    return { phones: n, in_room: inRoom, seconds, cpu_ms_per_phone_second: cpu, caption: caption(alone), caption_loaded: caption(loaded), failures };
   } finally {
     for (const c of cleanup.reverse()) await Promise.resolve(c()).catch(() => {});
     await pool.end();
@@ -243,7 +256,9 @@ export async function runPhonesBench(databaseUrl: string, log: (m: string) => vo
 }
 
 export function printPhonesReport(r: PhonesResult): void {
-  console.log(`\nPhone participants: ${r.in_room} of ${r.phones} callers in rooms of one process (5 a room, about one in eight talking), ${r.seconds} s`);
+  console.log(`\nPhone participants: ${r.in_room} of ${r.phones} callers in rooms of one process (5 a room, about one in fourteen talking), ${r.seconds} s`);
   console.log(`  CPU per phone-participant-second: service ${r.cpu_ms_per_phone_second.tolk} ms + its decoders ${r.cpu_ms_per_phone_second.decoders} ms; the callers (SIPp) ${r.cpu_ms_per_phone_second.sipp} ms; no media server in a phone's path`);
-  console.log(`  end of speech -> translated phrase on a page: p50 ${r.caption.p50_ms} ms, p99 ${r.caption.p99_ms} ms over ${r.caption.phrases} phrases (engines ${r.caption.engines_p50_ms} ms, the rest ${r.caption.rest_p50_ms} ms at p50)`);
+  for (const [name, c] of [['alone', r.caption], [`among ${r.in_room} callers`, r.caption_loaded]] as const) {
+    console.log(`  end of speech -> translated phrase on a page, ${name}: p50 ${c.p50_ms} ms, p99 ${c.p99_ms} ms over ${c.phrases} phrases (engines ${c.engines_p50_ms} ms, the rest ${c.rest_p50_ms} ms at p50)`);
+  }
 }
