@@ -119,7 +119,17 @@ export class InboundDialogs {
       log.info({ callId, from: `${remote.address}:${remote.port}`, to: inv.to, status: decision.status }, 'sip: inbound INVITE refused');
       return refuse(decision.status, decision.reason);
     }
-    await this.accept(rq, remote, decision.key, offered);
+    try {
+      await this.accept(rq, remote, decision.key, offered);
+    } catch (err) {
+      // No stream for it (the media plane failed): refused, and the listener's line let go.
+      log.error({ callId, err: String(err) }, 'sip: an inbound call could not be answered: 500');
+      this.byKey.get(decision.key)?.media.close();
+      this.byKey.delete(decision.key);
+      this.byCallId.delete(callId);
+      refuse(500, 'Server Internal Error');
+      this.st.onEvent(decision.key, { type: 'remote_hangup' });
+    }
   }
 
   /** A CANCEL of an INVITE being decided: 200 to it, 487 to the INVITE. Answers false when no such INVITE waits here. */

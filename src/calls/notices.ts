@@ -24,7 +24,12 @@ export async function listenForNotices(s: Services, databaseUrl: string, dialer:
       const n = decodeNotice(payload);
       if (!n) return log.warn({ payload: payload.slice(0, 80) }, 'a notice on the calls channel this version does not know');
       if (!sip.active().includes(n.call)) return;
-      if (n.type === 'hangup') void sip.hangup(n.call);
+      if (n.type === 'hangup') {
+        // The call ended elsewhere (the API, another process): its line goes now, not at the next heartbeat
+        // (a call into a room takes its participant out of the room with it).
+        void sip.hangup(n.call);
+        dialer.lines.dispose(n.call);
+      }
       else if (n.type === 'say') dialer.lines.get(n.call)?.say(n);
       // The simulator gives the built-in callee its words; the one holding the call says them.
       else dialer.gateway.callee?.say(n.call, n.text, n.lang).catch((err) => log.warn({ err: String(err), callId: n.call }, 'the callee could not speak'));

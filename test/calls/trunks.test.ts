@@ -8,6 +8,7 @@ import { until } from '../helpers/wait.ts';
 import { withApertium } from '../helpers/apertium.ts';
 import { addTrunk, listTrunks } from '../../src/cli/trunk.ts';
 import { addNumber } from '../../src/cli/admin.ts';
+import { roomPeople } from '../../src/rooms/participants.ts';
 import { freeUdpPort } from '../../gateway/sip-stack.ts';
 import { disclosure } from '../../src/i18n/disclosure.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
@@ -315,6 +316,35 @@ describe('live mode rules', () => {
     // Spent: the next live call is refused before it is placed.
     const again = await place({ from: numbers.poor }, poorKey);
     expect(again.status).toBe(402);
+  });
+});
+
+describe('a live call into a room', () => {
+  it('through the trunk: once answered, the callee is a participant of the room with a phone badge, heard there, and billed as the call it is', async () => {
+    const sipp = await phone();
+    const res = await t.request('POST', '/v1/rooms', { key: live.secret, headers: { 'idempotency-key': crypto.randomUUID() }, body: { langs: ['en', 'es'] } });
+    const room = await res.json();
+    expect(res.status, JSON.stringify(room)).toBe(201);
+    const placed = await place({ room_id: room.id });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    expect(placed.body).toMatchObject({ livemode: true, room_id: room.id, remote_lang: 'en' });
+    await untilStatus(placed.body.id, ['answered']);
+    const callee = await until('the callee in the room', async () => (await roomPeople(t.pool, room.id)).find((p) => p.phone) ?? null, { timeoutMs: 20_000, intervalMs: 100 });
+    expect(callee).toMatchObject({ kind: 'person', ai: false, phone: true, speak_lang: 'en', hear_lang: 'en', name: expect.stringMatching(/42$/) });
+    // The phone echoes what it hears (its welcome to the room): PocketSphinx reads it as the callee's phrase, in the room's log.
+    const said = await until('the callee heard in the room', async () => {
+      const { rows } = await t.pool.query(`SELECT text FROM room_segments WHERE room_id = $1 AND participant_id = $2 AND kind = 'person' AND text IS NOT NULL`, [room.id, callee.id]);
+      return rows[0] ?? null;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    expect(said.text.length).toBeGreaterThan(0);
+    const ended = await (await t.request('POST', `/v1/calls/${placed.body.id}/hangup`, { key: live.secret })).json();
+    expect(ended).toMatchObject({ status: 'completed', room_id: room.id });
+    expect((await finished(sipp)).code).toBe(0);
+    await until('the callee gone from the room', async () => !(await roomPeople(t.pool, room.id)).some((p) => p.phone) || null, { timeoutMs: 10_000, intervalMs: 100 });
+    // Billed as the call (its billed seconds), never again as a participant.
+    expect((await get(placed.body.id)).billed_seconds).toBeGreaterThan(0);
+    const { rows } = await t.pool.query(`SELECT 1 FROM usage_ledger WHERE kind = 'phone' AND ref = $1`, [callee.id]);
+    expect(rows).toEqual([]);
   });
 });
 

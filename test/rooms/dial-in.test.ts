@@ -181,10 +181,14 @@ describe('dialing into a room', () => {
       await new Promise((r) => setTimeout(r, 4_000));
       expect(await phrases(sam!.id)).toEqual([]);
       await until('unmuted', async () => toggles.length >= 2 || null, { timeoutMs: 30_000, intervalMs: 100 });
+      const unmutedAt = new Date();
       await media.speak(speech);
-      const heard = await until('Sam heard once unmuted', async () => { const r = await phrases(sam!.id); return r.length > 0 ? r : null; }, { timeoutMs: 40_000, intervalMs: 200 });
-      // Only what was said after the unmute: the muted phrase never came, late or not.
-      for (const p of heard) expect(p.created_at.getTime()).toBeGreaterThan(toggles[1]! - 2_000);
+      // Heard again: their voice starts in the room's log (speech.started), and nothing said while muted ever came.
+      const started = async () => (await t.pool.query(`SELECT 1 FROM room_segments WHERE room_id = $1 AND participant_id = $2 AND kind = 'speech.started' AND created_at >= $3`, [roomId, sam!.id, unmutedAt])).rows.length;
+      await until('Sam heard once unmuted', async () => (await started()) > 0 || null, { timeoutMs: 20_000, intervalMs: 100 });
+      const { rows: before } = await t.pool.query(`SELECT 1 FROM room_segments WHERE room_id = $1 AND participant_id = $2 AND kind = 'speech.started' AND created_at < $3`, [roomId, sam!.id, unmutedAt]);
+      expect(before).toEqual([]);
+      for (const p of await phrases(sam!.id)) expect(p.created_at.getTime()).toBeGreaterThan(toggles[1]! - 2_000);
     } finally {
       await sipp.stop();
       media.close();
