@@ -3,6 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { Batcher } from './batch.ts';
 import { JitterBuffer } from './jitter.ts';
 import { decodeG711, encodeG711, FRAME_SAMPLES, parseDtmf, parseRtp, RtpSender } from './rtp.ts';
+import { bedFrame, layBed, mix, type Beds } from './bed.ts';
 import type { Negotiated } from './sdp.ts';
 import type { PlaneCommand, PlaneEvent, StreamStats } from './plane.ts';
 import { Hearing } from './hearing.ts';
@@ -59,7 +60,7 @@ type Stream = {
   /** The utterance under way's audio not yet posted (`audio` events, every AUDIO_EVERY frames), and whether its first part was. */
   audio: { frames: Int16Array[]; started: boolean } | null;
   /** Audio mixed under what is played (plane.ts bed), a queue of 20 ms frames per source. */
-  beds: Map<string, Int16Array[]>;
+  beds: Beds;
   /** Answering-machine detection under way: the command to answer with its verdict, then the beep watch. */
   amd: { detector: AnsweringMachineDetector; replyTo: number | null; ms: number; noMediaMs: number; receivedAtStart: number } | null;
 };
@@ -149,7 +150,7 @@ function tick(): void {
     // Out: one frame of the current utterance, with the bed under it (plane.ts bed).
     // Paused by the callee's voice (barge-in.ts): nothing leaves, the queue waits where it stopped.
     const item = s.barge?.paused ? undefined : s.queue.shift();
-    const bed = s.remote && s.beds.size > 0 ? bedFrame(s) : null;
+    const bed = s.remote && s.beds.size > 0 ? bedFrame(s.beds) : null;
     if (item && bed) item.frame = encodeG711(s.remote!.codec, mix(decodeG711(s.remote!.codec, item.frame), bed));
     if (!item && bed && s.to && s.sender) {
       if (s.remote!.direction !== 'sendonly' && s.remote!.direction !== 'inactive') {
@@ -190,29 +191,6 @@ function tick(): void {
   // Behind by more than a tick (the thread was stopped): start again from now rather than burst.
   if (performance.now() - nextTick > TICK_MS) nextTick = performance.now() + TICK_MS;
   tickTimer = setTimeout(tick, Math.max(0, nextTick - performance.now()));
-}
-
-/** Frames of the bed kept per source (200 ms): more, and the oldest go. */
-const BED_MAX_FRAMES = 10;
-
-/** One frame of each source's queue, summed (null when every queue is empty). */
-function bedFrame(s: Stream): Int16Array | null {
-  let out: Int16Array | null = null;
-  for (const [source, q] of s.beds) {
-    const f = q.shift();
-    if (!f) {
-      if (q.length === 0) s.beds.delete(source);
-      continue;
-    }
-    out = out ? mix(out, f) : Int16Array.from(f);
-  }
-  return out;
-}
-
-/** a + b, clipped to 16 bits (into a). */
-function mix(a: Int16Array, b: Int16Array): Int16Array {
-  for (let i = 0; i < a.length && i < b.length; i++) a[i] = Math.max(-32768, Math.min(32767, a[i]! + b[i]!));
-  return a;
 }
 
 /**
@@ -407,10 +385,7 @@ async function handle(c: PlaneCommand): Promise<void> {
     case 'bed': {
       const s = streams.get(c.key);
       if (!s) return;
-      let q = s.beds.get(c.source);
-      if (!q) s.beds.set(c.source, (q = []));
-      for (let i = 0; i + FRAME_SAMPLES <= c.pcm.length; i += FRAME_SAMPLES) q.push(c.pcm.subarray(i, i + FRAME_SAMPLES));
-      if (q.length > BED_MAX_FRAMES) q.splice(0, q.length - BED_MAX_FRAMES);
+      layBed(s.beds, c.source, c.pcm);
       return;
     }
     case 'hush': {

@@ -6,7 +6,7 @@ import { CALLEE_NAME } from './calls.ts';
 import type { LineNotice } from './channel.ts';
 import type { CallState } from './events.ts';
 import { perKey } from './per-key.ts';
-import { HeardPhrase } from '../engines/speech/heard-phrase.ts';
+import { HeardPhrase, PhraseUnderWay } from '../engines/speech/heard-phrase.ts';
 import type { StreamingRecognizer } from '../engines/speech/streaming.ts';
 import { writeOnLine, type DatabaseBack } from './outage.ts';
 import { disclosureOnLine, partsOf, phraseText, sessionOfCall, trimQuiet, type CallVoice } from './line.ts';
@@ -100,7 +100,7 @@ export class CallLine {
   /** The agent's says given to the line whose end (finished or interrupted) is not reported yet. */
   private readonly says = new Set<string>();
   /** The far end's utterance under way, heard by a recognizer stream (once answered). */
-  private phrase: HeardPhrase | null = null;
+  private readonly phrase = new PhraseUnderWay();
   /** The call's agent session (its say progress goes to it), read once. */
   private session: Promise<string | null> | undefined;
   private voiceName: Promise<string | undefined> | undefined;
@@ -255,37 +255,35 @@ export class CallLine {
    */
   listen(pcm: Int16Array, start: boolean): void {
     if (this.room) return;
-    if (start) {
-      this.phrase?.abandon();
-      this.phrase = null;
-      const lang = this.answeredIn;
-      if (lang === null || this.disposed) return;
-      // Only an engine that hears as the audio comes (Deepgram live, vosk-server, OpenAI realtime): PocketSphinx's
-      // stream reads the growing audio again for its partials, three times the decoding, on the decoders every call
-      // shares, and its final waits behind a partial's read (a loaded 2-core machine missed its calls' time).
-      const recognizer = this.recognizer;
-      if (!recognizer.streamsAsSpoken?.(lang)) return;
-      const { s } = this.d;
-      const phrase = new HeardPhrase(recognizer, { lang, rate: 8000, key: this.id }, {
-        onPartial: (text, segmentId) => {
-          if (this.answeredIn === null) return;
-          const p = { logId: this.id, speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, segmentId, text };
-          this.write('segment.partial', (tx) => s.reactions.partialHeard(s, tx, p));
-        },
-        // Settled by the engine's endpointing before the plane's silence ended the utterance: published now, in order.
-        onFinal: (f) => this.publishHeard(async () => ({ callId: this.id, kind: 'person', speaker: CALLEE_NAME, lang, text: f.text, audioMs: f.audioMs, segmentId: f.segmentId })),
-      });
-      // A recognizer that does not stream reads the utterance whole at its end (hear()).
-      if (!phrase.stream) return;
-      this.phrase = phrase;
-    }
-    this.phrase?.write(pcm);
+    if (start) this.phrase.begin(() => this.openPhrase());
+    this.phrase.write(pcm);
+  }
+
+  /** The stream of an utterance that starts, once answered; null where the recognizer does not hear as the audio comes. */
+  private openPhrase(): HeardPhrase | null {
+    const lang = this.answeredIn;
+    if (lang === null || this.disposed) return null;
+    // Only an engine that hears as the audio comes (Deepgram live, vosk-server, OpenAI realtime): PocketSphinx's
+    // stream reads the growing audio again for its partials, three times the decoding, on the decoders every call
+    // shares, and its final waits behind a partial's read (a loaded 2-core machine missed its calls' time).
+    const recognizer = this.recognizer;
+    if (!recognizer.streamsAsSpoken?.(lang)) return null;
+    const { s } = this.d;
+    // A recognizer that does not stream reads the utterance whole at its end (hear()).
+    return new HeardPhrase(recognizer, { lang, rate: 8000, key: this.id }, {
+      onPartial: (text, segmentId) => {
+        if (this.answeredIn === null) return;
+        const p = { logId: this.id, speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, segmentId, text };
+        this.write('segment.partial', (tx) => s.reactions.partialHeard(s, tx, p));
+      },
+      // Settled by the engine's endpointing before the plane's silence ended the utterance: published now, in order.
+      onFinal: (f) => this.publishHeard(async () => ({ callId: this.id, kind: 'person', speaker: CALLEE_NAME, lang, text: f.text, audioMs: f.audioMs, segmentId: f.segmentId })),
+    });
   }
 
   /** The utterance under way was too short to be one (a click, a cough): its stream stops. */
   unheard(): void {
-    this.phrase?.abandon();
-    this.phrase = null;
+    this.phrase.abandon();
   }
 
   /** What the far end said (an utterance of the media plane): recognized, then published as the callee's phrase. */
@@ -293,8 +291,7 @@ export class CallLine {
     if (this.room) return;
     const recognizer = this.recognizer;
     // Heard as it was said: its stream settles it now (its last words), whatever waits before it.
-    const phrase = this.phrase;
-    this.phrase = null;
+    const phrase = this.phrase.take();
     const streamed = phrase?.finish() ?? null;
     this.publishHeard(async (lang) => {
       // Recognized even when it will not be published: the recognizer keeps its place in the conversation.

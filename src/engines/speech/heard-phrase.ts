@@ -139,3 +139,38 @@ export class HeardPhrase {
     this.hooks.onPartial(text, this.id);
   }
 }
+
+/**
+ * The utterance under way on a phone line (calls/call-line.ts, rooms/phone/phone-line.ts): its
+ * phrase, whose recognizer stream hears it as it is said, from its first part to its end.
+ */
+export class PhraseUnderWay {
+  private phrase: HeardPhrase | null = null;
+
+  /**
+   * An utterance starts: the one before, if any, is abandoned. `open` makes its phrase, or null for
+   * none; one whose recognizer does not stream is not kept (it is read whole at its end).
+   */
+  begin(open: () => HeardPhrase | null): void {
+    this.abandon();
+    const p = open();
+    this.phrase = p?.stream ? p : null;
+  }
+
+  write(pcm: Int16Array): void {
+    this.phrase?.write(pcm);
+  }
+
+  /** Too short to be one, or not to be heard: its stream stops. */
+  abandon(): void {
+    this.phrase?.abandon();
+    this.phrase = null;
+  }
+
+  /** The utterance ended: its phrase (null when none streamed it), no longer under way. */
+  take(): HeardPhrase | null {
+    const p = this.phrase;
+    this.phrase = null;
+    return p;
+  }
+}

@@ -3,7 +3,7 @@ import { withTx } from '../../db/pool.ts';
 import type { Services } from '../../services.ts';
 import type { Gateway } from '../../../gateway/gateway.ts';
 import { fillPhone, phoneTexts, type PhoneTexts } from '../../i18n/phone.ts';
-import { HeardPhrase } from '../../engines/speech/heard-phrase.ts';
+import { HeardPhrase, PhraseUnderWay } from '../../engines/speech/heard-phrase.ts';
 import type { StreamingRecognizer } from '../../engines/speech/streaming.ts';
 import { fairQueueOf } from '../../engines/speech/fair-queue.ts';
 import { HEARTBEAT_MS, joinByPhone, leaveByPhone, phoneStillIn, sayAloudAsPerson } from '../participants.ts';
@@ -82,7 +82,7 @@ export class PhoneLine {
   private room: { id: string; name: string; speak: string; hear: string; texts: PhoneTexts; textsLang: string; livemode: boolean; cursor: number } | undefined;
   private muted = false;
   private starAt = 0;
-  private phrase: HeardPhrase | null = null;
+  private readonly phrase = new PhraseUnderWay();
   private heardChain: Promise<void> = Promise.resolve();
   private signals: Promise<void> = Promise.resolve();
   private playing: Promise<void> = Promise.resolve();
@@ -286,35 +286,32 @@ export class PhoneLine {
 
   /** Their utterance under way, in parts of 100 ms: a recognizer stream of its own where the engine hears as the audio comes. */
   listen(pcm: Int16Array, start: boolean): void {
-    if (start) {
-      this.phrase?.abandon();
-      this.phrase = null;
-      const recognizer = this.recognizer;
-      if (!this.inRoom || this.muted || !recognizer) return;
-      const r = this.room!;
-      if (!recognizer.streamsAsSpoken?.(r.speak)) return;
-      const phrase = new HeardPhrase(recognizer, { lang: r.speak, rate: 8000, key: this.key }, {
-        onPartial: (text, segmentId) => {
-          const p = { logId: r.id, speaker: r.name, participantId: this.pid, srcLang: r.speak, segmentId, text };
-          this.signal((tx) => this.d.s.reactions.partialHeard(this.d.s, tx, p));
-        },
-        onFinal: (f) => { this.heardChain = this.heardChain.then(() => this.publish(f.text, f.audioMs, f.segmentId)); },
-      });
-      if (!phrase.stream) return;
-      this.phrase = phrase;
-    }
-    this.phrase?.write(pcm);
+    if (start) this.phrase.begin(() => this.openPhrase());
+    this.phrase.write(pcm);
+  }
+
+  /** The stream of an utterance that starts, in the room and unmuted; null where the recognizer does not hear as the audio comes. */
+  private openPhrase(): HeardPhrase | null {
+    const recognizer = this.recognizer;
+    if (!this.inRoom || this.muted || !recognizer) return null;
+    const r = this.room!;
+    if (!recognizer.streamsAsSpoken?.(r.speak)) return null;
+    return new HeardPhrase(recognizer, { lang: r.speak, rate: 8000, key: this.key }, {
+      onPartial: (text, segmentId) => {
+        const p = { logId: r.id, speaker: r.name, participantId: this.pid, srcLang: r.speak, segmentId, text };
+        this.signal((tx) => this.d.s.reactions.partialHeard(this.d.s, tx, p));
+      },
+      onFinal: (f) => { this.heardChain = this.heardChain.then(() => this.publish(f.text, f.audioMs, f.segmentId)); },
+    });
   }
 
   unheard(): void {
-    this.phrase?.abandon();
-    this.phrase = null;
+    this.phrase.abandon();
   }
 
   /** An utterance of theirs ended: read (its stream settled, or read whole) in their turn, then published as their phrase. */
   hear(u: { pcm: Int16Array; audioMs: number; at: number }): void {
-    const phrase = this.phrase;
-    this.phrase = null;
+    const phrase = this.phrase.take();
     if (!this.inRoom || this.muted) return phrase?.abandon();
     const recognizer = this.recognizer;
     const r = this.room!;
