@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp, type TestDb, createTestDatabase } from '../helpers/app.ts';
 import { finished, startSipp, wire, type Sipp, evenFreePort } from '../helpers/sipp.ts';
 import { startCarrier, type Carrier } from '../helpers/carrier.ts';
@@ -116,12 +116,20 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** The phones and calls of the test under way: a test that fails midway lets them go, so its retry and the next tests find the phone's address free. */
+const phones: Sipp[] = [];
+const placedCalls: Array<{ id: string; key: string }> = [];
+afterEach(async () => {
+  for (const c of placedCalls.splice(0)) await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: c.key }).catch(() => undefined);
+  for (const p of phones.splice(0)) await p.stop();
+});
+
 async function phone(): Promise<Sipp> {
   return startSipp({
     scenario: new URL('../../gateway/sipp/proxied-answer-echo-wait-bye.xml', import.meta.url).pathname,
     // The call lasts until the recognizer has read what the phone echoed: a loaded machine takes past SIPp's default 30 s.
     listen: sippAddress, extraArgs: ['-rtp_echo', '-mp', String(mediaPort), '-timeout', '90s'],
-  });
+  }).then((p) => { phones.push(p); return p; });
 }
 
 async function place(body: Record<string, unknown>, key = live.secret) {
@@ -129,7 +137,9 @@ async function place(body: Record<string, unknown>, key = live.secret) {
     key, headers: { 'idempotency-key': crypto.randomUUID() },
     body: { to: '+14155550142', purpose: 'support', consent: { kind: 'prior_express' }, agent_lang: 'es', remote_lang: 'en', ...body },
   });
-  return { status: res.status, body: await res.json() };
+  const placed = { status: res.status, body: await res.json() };
+  if (placed.status === 201) placedCalls.push({ id: placed.body.id, key });
+  return placed;
 }
 
 const get = async (id: string, key = live.secret) => (await (await t.request('GET', `/v1/calls/${id}`, { key })).json());
@@ -140,17 +150,24 @@ const balance = async (key: string) => (await (await t.request('GET', '/v1/balan
 describe('a live call through the trunk', () => {
   it('is challenged, answers with the trunk\'s credentials, asserts the caller id, and is heard, translated and billed for real', async () => {
     const sipp = await phone();
+    const carrierLines = carrier.lines().length;
     const before = await balance(live.secret);
     const placed = await place({});
     expect(placed.status, JSON.stringify(placed.body)).toBe(201);
     expect(placed.body).toMatchObject({ livemode: true, from: N.main });
     await untilStatus(placed.body.id, ['answered']);
     // The echo brings our disclosure back: PocketSphinx reads the English, Apertium gives the agent Spanish.
-    const heard = await until('the callee heard', async () => {
+    // A loaded machine's recognizer may cut the disclosure into more than one phrase: what the callee said is all of them.
+    const expected = words(disclosure('Tolk Assistant', 'en'));
+    type Final = { type: string; speaker: string; untrusted_content: { text?: string; text_in_hear_lang?: string } };
+    let said = 0;
+    const finals = await until('the callee heard', async () => {
       const all = await (await t.request('GET', `/v1/sessions/${placed.body.session_id}/events?cursor=0`, { key: live.secret })).json();
-      return all.events?.find((e: { type: string; speaker: string }) => e.type === 'segment.final' && e.speaker === 'Callee') ?? null;
-    }, { timeoutMs: 60_000, intervalMs: 200 });
-    expect(saidInOrder(words(disclosure('Tolk Assistant', 'en')), words(heard.untrusted_content.text ?? ''))).toBeGreaterThan(0.3);
+      const mine: Final[] = (all.events ?? []).filter((e: Final) => e.type === 'segment.final' && e.speaker === 'Callee');
+      said = saidInOrder(expected, words(mine.map((e) => e.untrusted_content.text ?? '').join(' ')));
+      return said > 0.3 ? mine : null;
+    }, { timeoutMs: 60_000, intervalMs: 200, detail: () => `words of the disclosure heard in order: ${said.toFixed(2)}` });
+    const heard = finals[0]!;
     expect(heard.untrusted_content.text_in_hear_lang).not.toBe(heard.untrusted_content.text);
     expect(heard.untrusted_content.text_in_hear_lang).not.toMatch(/\[en→es\]/);
     const ended = await (await t.request('POST', `/v1/calls/${placed.body.id}/hangup`, { key: live.secret })).json();
@@ -159,7 +176,7 @@ describe('a live call through the trunk', () => {
     expect(r.code, r.errors).toBe(0);
 
     // At the carrier: one challenge, then the INVITE with credentials.
-    expect(carrier.lines().map((l) => l.what)).toEqual(['challenge', 'authenticated']);
+    expect(carrier.lines().slice(carrierLines).map((l) => l.what)).toEqual(['challenge', 'authenticated']);
     // At the phone: the caller id in P-Asserted-Identity, From the trunk's account, the number in E.164.
     const invite = wire(r.trace).find((m) => m.startLine.startsWith('INVITE'))!;
     expect(invite.header('P-Asserted-Identity')).toBe(`<sip:${N.main}@127.0.0.3>`);
