@@ -32,6 +32,9 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Additions of ours (operator.md allows adding, never renaming).
   TOLK_DATA_DIR: z.string().default('.data'),
+  // The offline engines' models (operator.md, Models; engines/models/store.ts), and a copy of the catalog's files an operator serves (NAME/FILE under it).
+  TOLK_MODELS_DIR: z.string().default(path.join('.data', 'models')),
+  TOLK_MODELS_MIRROR: z.string().url().optional(),
   TOLK_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TOLK_BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
   TOLK_MAX_SESSIONS: z.coerce.number().int().min(1).max(100000).default(10),
@@ -253,6 +256,10 @@ export type Config = {
   simSpeed: number;
   logLevel: z.infer<typeof Env>['LOG_LEVEL'];
   dataDir: string;
+  /** TOLK_MODELS_DIR, absolute: the offline engines' models. */
+  modelsDir: string;
+  /** TOLK_MODELS_MIRROR: where `tolk models pull` fetches NAME/FILE instead of each publisher's address. */
+  modelsMirror: string | undefined;
   embeddedPgPort: number;
   bodyLimit: number;
   /** Run pg-boss workers in this process (off in most tests). */
@@ -342,6 +349,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     simSpeed: e.TOLK_SIM_SPEED,
     logLevel: e.LOG_LEVEL,
     dataDir: e.TOLK_DATA_DIR,
+    modelsDir: path.resolve(e.TOLK_MODELS_DIR),
+    modelsMirror: e.TOLK_MODELS_MIRROR,
     embeddedPgPort: e.TOLK_EMBEDDED_PG_PORT,
     bodyLimit: e.TOLK_BODY_LIMIT,
     workers: true,

@@ -12,6 +12,7 @@ import { addTrunk, listTrunks, removeTrunk } from './trunk.ts';
 import { reportAll } from '../engines/translate/report.ts';
 import { enginesTable } from './engines-table.ts';
 import { listen, registerListen } from './listen.ts';
+import { registerModels } from './models.ts';
 
 // The operator CLI of operator.md: one JSON object on stdout, logs on stderr,
 // non-zero exit with {"error": "..."} on failure. `engines` alone prints a
@@ -203,6 +204,7 @@ program.command('actors').description('persisted actors').command('show <id>').a
 });
 
 registerListen(program, (o) => withDb((p) => listen(p, o, print)));
+registerModels(program, config, print);
 
 try {
   await program.parseAsync(process.argv);

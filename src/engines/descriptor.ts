@@ -1,6 +1,7 @@
 import type { SpeechRecognizer } from './speech/recognizer.ts';
 import type { SpeechSynthesizer } from './speech/synthesizer.ts';
 import type { TranslationEngine } from './translate/engine.ts';
+import type { ModelEntry } from './models/catalog.ts';
 
 // What an engine's folder exports (engines/<name>/index.ts), and what the
 // configuration and the start read of it through the one list of them
@@ -70,6 +71,8 @@ export type EngineDescriptor = {
   translate?: Kind<TranslationEngine, TranslateSettings> & { ownServer?: OwnServer };
   recognize?: Kind<SpeechRecognizer, SpeechSettings>;
   speak?: Kind<SpeechSynthesizer, SpeechSettings>;
+  /** An engine of offline models (models/catalog.ts): what it makes of a model's checked files before it is installed in `folder`. */
+  prepareModel?(m: ModelEntry, folder: string): Promise<void>;
 };
 
 export type EngineKindName = 'translate' | 'recognize' | 'speak';

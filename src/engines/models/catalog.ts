@@ -1,0 +1,55 @@
+import type { EngineKindName } from '../descriptor.ts';
+
+// The models `npx tolk models pull` can install (operator.md, Models): each
+// one a folder of files under TOLK_MODELS_DIR, used by its engine without
+// configuration once installed. An entry says where every file comes from
+// (the address its publisher serves it at), how big it is and its SHA-256,
+// pinned here: a file that does not hash to it is never installed.
+//
+// The SHA-256 values are the publishers' own: the Git LFS object ids of the
+// files in the repositories that publish them (a Hugging Face or GitHub
+// repository stores each large file under its SHA-256), as catalog-sources.md
+// beside this file records, file by file.
+
+export type ModelFile = {
+  /** Its path inside the model's folder once installed. */
+  path: string;
+  /** Where its publisher serves it. */
+  url: string;
+  /** Bytes downloaded (before gunzip). */
+  size: number;
+  /** SHA-256 of the bytes downloaded, lowercase hex. */
+  sha256: string;
+  /** Downloaded gzip-compressed: installed decompressed at `path`. */
+  gunzip?: boolean;
+};
+
+export type ModelEntry = {
+  /** What `npx tolk models pull` takes: lowercase letters, digits, `-`, `_` and `.`. */
+  name: string;
+  kind: EngineKindName;
+  /** The engine that uses it (whisper, bergamot, piper). */
+  engine: 'whisper' | 'bergamot' | 'piper';
+  /**
+   * The languages it covers, as BCP 47 primary tags. A recognizer: the ones it
+   * hears; a translation model: its pair, `[from, to]`; a voice: the one it speaks.
+   */
+  languages: string[];
+  license: string;
+  /** The page its publisher describes it on. */
+  source: string;
+  /** A few words a person choosing one reads (`npx tolk models list`). */
+  about: string;
+  files: ModelFile[];
+  /** What the engine reads of it beyond its files (a whisper model's size class, a voice's sample rate). */
+  settings?: Record<string, string | number | boolean>;
+};
+
+export const MODEL_NAME = /^[a-z0-9][a-z0-9._-]{0,79}$/;
+
+/** The size of a model as downloaded. */
+export function sizeOf(m: Pick<ModelEntry, 'files'>): number {
+  return m.files.reduce((sum, f) => sum + f.size, 0);
+}
+
+export const CATALOG: readonly ModelEntry[] = [];
