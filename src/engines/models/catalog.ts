@@ -1,5 +1,3 @@
-import type { EngineKindName } from '../descriptor.ts';
-
 // The models `npx tolk models pull` can install (operator.md, Models): each
 // one a folder of files under TOLK_MODELS_DIR, used by its engine without
 // configuration once installed. An entry says where every file comes from
@@ -27,7 +25,8 @@ export type ModelFile = {
 export type ModelEntry = {
   /** What `npx tolk models pull` takes: lowercase letters, digits, `-`, `_` and `.`. */
   name: string;
-  kind: EngineKindName;
+  /** The engine list it serves: TOLK_RECOGNIZE, TOLK_TRANSLATE or TOLK_SPEECH_ENGINES (descriptor.ts, EngineKindName). */
+  kind: 'recognize' | 'translate' | 'speak';
   /** The engine that uses it (whisper, bergamot, piper). */
   engine: 'whisper' | 'bergamot' | 'piper';
   /**
