@@ -5,6 +5,7 @@ import { parseIceServers, parseMediaServer, type IceServer, type MediaServer } f
 import { z } from 'zod';
 import type { EngineKindName, EngineSpec, SpeechKeys, TranslateKeys } from './engines/descriptor.ts';
 import { engineOf, knownEntries } from './engines/registry.ts';
+import { installedModels } from './engines/models/store.ts';
 
 // The one place that reads process.env. Parsed once at boot; a bad value fails fast.
 const Env = z.object({
@@ -91,6 +92,8 @@ const Env = z.object({
   ELEVENLABS_API_KEY: z.string().optional(),
   TOLK_OPENAI_STT_MODEL: z.string().default('whisper-1'),
   TOLK_OPENAI_TTS_MODEL: z.string().default('tts-1'),
+  // The installed Whisper model `whisper` reads with, when several are (engines/whisper).
+  TOLK_WHISPER_MODEL: z.string().optional(),
   // The languages the vosk-server of TOLK_RECOGNIZE hears (it runs one model; it cannot say which).
   TOLK_VOSK_LANGS: z.string().default('en').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)),
   // The gateway's SIP signaling through a drachtio-server (gateway/drachtio.ts)
@@ -155,6 +158,11 @@ function engineList(kind: EngineKindName, list: string[], scheme: RegExp, ctx: z
     out.push({ name, ...(url ? { url } : {}) });
   }
   return out;
+}
+
+/** `names` as list entries, then the list's own without them. */
+function first(names: string[], list: EngineSpec[]): EngineSpec[] {
+  return [...names.map((name) => ({ name })), ...list.filter((x) => !names.includes(x.name))];
 }
 
 /** Whether every file is there with its access (X_OK: a program; R_OK: data). */
@@ -339,6 +347,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error(`invalid environment: ${issue?.path.join('.')}: ${issue?.message}`);
   }
   const e = parsed.data;
+  const modelsDir = path.resolve(e.TOLK_MODELS_DIR);
+  // The engines an installed model serves (read once here: a model pulled later is used from the next start).
+  const offline = new Set(installedModels(modelsDir).map((m) => m.engine).filter((name) => engineOf(name === 'whisper' ? 'recognize' : name === 'piper' ? 'speak' : 'translate', name)));
   const config: Config = {
     port: e.PORT,
     host: e.HOST,
@@ -349,7 +360,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     simSpeed: e.TOLK_SIM_SPEED,
     logLevel: e.LOG_LEVEL,
     dataDir: e.TOLK_DATA_DIR,
-    modelsDir: path.resolve(e.TOLK_MODELS_DIR),
+    modelsDir,
     modelsMirror: e.TOLK_MODELS_MIRROR,
     embeddedPgPort: e.TOLK_EMBEDDED_PG_PORT,
     bodyLimit: e.TOLK_BODY_LIMIT,
@@ -361,7 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sipListenIsDefault: !env.TOLK_SIP_LISTEN,
     simSipPeer: e.TOLK_SIM_SIP_PEER || undefined,
     ringTimeoutSeconds: e.TOLK_RING_TIMEOUT_SECONDS,
-    speechEngines: e.TOLK_SPEECH_ENGINES,
+    speechEngines: env.TOLK_SPEECH_ENGINES === undefined && offline.has('piper') ? ['piper', ...e.TOLK_SPEECH_ENGINES.filter((x) => x !== 'piper')] : e.TOLK_SPEECH_ENGINES,
     media: { server: e.TOLK_MEDIA_SERVER, apiSecret: e.TOLK_JANUS_API_SECRET || undefined, adminKey: e.TOLK_JANUS_ADMIN_KEY || undefined, iceServers: e.TOLK_ICE_SERVERS, publicIp: e.TOLK_MEDIA_PUBLIC_IP || undefined },
     drachtio: e.DRACHTIO_HOST ? { host: e.DRACHTIO_HOST, port: e.DRACHTIO_PORT, secret: e.DRACHTIO_SECRET } : undefined,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
@@ -377,8 +388,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustedProxies: e.TOLK_TRUSTED_PROXIES,
     anonymousJoin: e.TOLK_ANONYMOUS_JOIN === 'on',
     publicLimits: PUBLIC_LIMITS,
-    translate: e.TOLK_TRANSLATE,
-    recognize: e.TOLK_RECOGNIZE,
+    // Unset lists begin with the offline engines whose models are installed (operator.md, Models).
+    translate: env.TOLK_TRANSLATE === undefined ? first(offline.has('bergamot') ? ['bergamot'] : [], e.TOLK_TRANSLATE) : e.TOLK_TRANSLATE,
+    recognize: env.TOLK_RECOGNIZE === undefined ? first(offline.has('whisper') ? ['whisper'] : [], e.TOLK_RECOGNIZE) : e.TOLK_RECOGNIZE,
     recognizeTimeoutMs: e.TOLK_RECOGNIZE_TIMEOUT_MS,
     speechKeys: {
       ...(e.DEEPGRAM_API_KEY ? { deepgram: e.DEEPGRAM_API_KEY } : {}),
@@ -387,6 +399,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       openaiSttModel: e.TOLK_OPENAI_STT_MODEL,
       openaiTtsModel: e.TOLK_OPENAI_TTS_MODEL,
       voskLangs: e.TOLK_VOSK_LANGS,
+      ...(e.TOLK_WHISPER_MODEL ? { whisperModel: e.TOLK_WHISPER_MODEL } : {}),
     },
     translateTimeoutMs: e.TOLK_TRANSLATE_TIMEOUT_MS,
     engineKeys: {

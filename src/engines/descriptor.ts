@@ -15,12 +15,12 @@ export type EngineSpec = { name: string; url?: string };
 
 /** The engines' keys and models, read from the environment by config.ts (never logged). */
 export type TranslateKeys = { libretranslate?: string; deepl?: string; openai?: string; openaiTranslateModel: string };
-export type SpeechKeys = { deepgram?: string; elevenlabs?: string; openai?: string; openaiSttModel: string; openaiTtsModel: string; voskLangs: string[] };
+export type SpeechKeys = { deepgram?: string; elevenlabs?: string; openai?: string; openaiSttModel: string; openaiTtsModel: string; voskLangs: string[]; /** TOLK_WHISPER_MODEL: which installed Whisper model (engines/whisper). */ whisperModel?: string };
 
 /** What a translation engine is made with: the keys, and (an entry without a URL of an engine with an ownServer) where the server this process runs for it answers now. */
 export type TranslateSettings = { engineKeys: TranslateKeys; ownUrl?: () => string };
 /** What a recognizer or a synthesizer is made with. */
-export type SpeechSettings = { speechKeys: SpeechKeys };
+export type SpeechSettings = { speechKeys: SpeechKeys; /** TOLK_MODELS_DIR: the offline engines' models (engines/models). */ modelsDir: string };
 
 /** Whether an entry takes a URL: never, optionally, or always (the engine is nowhere else). */
 export type UrlRule = 'none' | 'optional' | 'required';

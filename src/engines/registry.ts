@@ -13,6 +13,7 @@ import type { SpeechSynthesizer } from './speech/synthesizer.ts';
 import type { TranslationEngine } from './translate/engine.ts';
 import { sim } from './sim/index.ts';
 import { vosk } from './vosk/index.ts';
+import { whisper } from './whisper/index.ts';
 
 // Every engine the service knows, one folder each (engines/<name>/index.ts
 // exports its descriptor, descriptor.ts). The configuration reads the names
@@ -21,7 +22,7 @@ import { vosk } from './vosk/index.ts';
 // speech/index.ts). Adding an engine is its folder and a line here.
 
 export const ENGINES: readonly EngineDescriptor[] = [
-  apertium, libretranslate, deepl, openai, pocketsphinx, deepgram, vosk, pico, espeak, elevenlabs, sim,
+  apertium, libretranslate, deepl, openai, whisper, pocketsphinx, deepgram, vosk, pico, espeak, elevenlabs, sim,
 ];
 
 /** The environment variable that lists the engines of a kind. */

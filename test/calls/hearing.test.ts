@@ -8,6 +8,10 @@ import { disclosure } from '../../src/i18n/disclosure.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
 import type { Config, RecognizeEngine } from '../../src/config.ts';
 import { startDeepgramLive } from '../helpers/deepgram-live.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { installRandomWhisper } from '../helpers/onnx/whisper.ts';
 
 // Calls hear for real: a real SIP peer (SIPp) on a real call echoes our
 // RTP, so what it sends back is speech (the AI disclosure, spoken by the
@@ -78,6 +82,23 @@ describe('a call hears its callee for real', () => {
     // The engine heard the line's audio as it came, at the line's rate.
     expect(dg.sessions[0]!.query.get('sample_rate')).toBe('8000');
     expect((await (await t.request('POST', `/v1/calls/${callId}/hangup`, { key: suite.key })).json()).status).toBe('completed');
+    expect((await finished(sipp)).code).toBe(0);
+  });
+
+  it('Whisper, embedded and offline, hears a callee who speaks Spanish (which PocketSphinx cannot): their phrase reaches the session as text, translated', async () => {
+    // A model of Whisper tiny's shapes with random weights (no download here): what it reads is noise, but read it is.
+    const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-call-whisper-'));
+    cleanups.push(async () => fs.rmSync(modelsDir, { recursive: true, force: true }));
+    installRandomWhisper(modelsDir, 'tiny');
+    const mediaPort = await evenFreePort();
+    const sipp = await suite.sipp('answer-echo-wait-bye', ['-rtp_echo', '-mp', String(mediaPort), '-timeout', '30s', '-timeout_error']);
+    const t = await suite.app(sipp.address, { recognize: [{ name: 'whisper' }], modelsDir, mediaTimeoutSeconds: 90 });
+    const c = await suite.place(t, { remote_lang: 'es', agent_lang: 'en' });
+    const e = await heard(t, c.session_id);
+    expect(e.untrusted_content.text).toMatch(/^w\d+( w\d+)*$/);
+    expect(e.untrusted_content.text_in_hear_lang).toEqual(expect.any(String));
+    expect(e.meta.audio_ms).toBeGreaterThan(1000);
+    expect((await (await t.request('POST', `/v1/calls/${c.id}/hangup`, { key: suite.key })).json()).status).toBe('completed');
     expect((await finished(sipp)).code).toBe(0);
   });
 

@@ -3,7 +3,7 @@ import { EngineError } from '../../src/engines/errors.ts';
 import { PocketsphinxRecognizer } from '../../src/engines/pocketsphinx/recognizer.ts';
 import { sentence, speak } from '../helpers/stream-audio.ts';
 
-// PocketSphinx heard as a stream (src/engines/pocketsphinx/stream.ts) on a
+// PocketSphinx heard as a stream (src/engines/speech/reread-stream.ts) on a
 // real recorded sentence at a phone line's 8 kHz: partials come while the
 // speaker speaks and grow, and the final is what the whole-utterance reading
 // of the same audio gives.

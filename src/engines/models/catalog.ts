@@ -1,3 +1,8 @@
+import type { ModelEntry } from './types.ts';
+import { WHISPER_MODELS } from './whisper-models.ts';
+
+export { MODEL_NAME, sizeOf, type ModelEntry, type ModelFile } from './types.ts';
+
 // The models `npx tolk models pull` can install (operator.md, Models): each
 // one a folder of files under TOLK_MODELS_DIR, used by its engine without
 // configuration once installed. An entry says where every file comes from
@@ -6,49 +11,8 @@
 //
 // The SHA-256 values are the publishers' own: the Git LFS object ids of the
 // files in the repositories that publish them (a Hugging Face or GitHub
-// repository stores each large file under its SHA-256), as catalog-sources.md
-// beside this file records, file by file.
+// repository stores each large file under its SHA-256, and serves it by that
+// id at a pinned revision). sources.md beside this file says where each was
+// read and how sure it is.
 
-export type ModelFile = {
-  /** Its path inside the model's folder once installed. */
-  path: string;
-  /** Where its publisher serves it. */
-  url: string;
-  /** Bytes downloaded (before gunzip). */
-  size: number;
-  /** SHA-256 of the bytes downloaded, lowercase hex. */
-  sha256: string;
-  /** Downloaded gzip-compressed: installed decompressed at `path`. */
-  gunzip?: boolean;
-};
-
-export type ModelEntry = {
-  /** What `npx tolk models pull` takes: lowercase letters, digits, `-`, `_` and `.`. */
-  name: string;
-  /** The engine list it serves: TOLK_RECOGNIZE, TOLK_TRANSLATE or TOLK_SPEECH_ENGINES (descriptor.ts, EngineKindName). */
-  kind: 'recognize' | 'translate' | 'speak';
-  /** The engine that uses it (whisper, bergamot, piper). */
-  engine: 'whisper' | 'bergamot' | 'piper';
-  /**
-   * The languages it covers, as BCP 47 primary tags. A recognizer: the ones it
-   * hears; a translation model: its pair, `[from, to]`; a voice: the one it speaks.
-   */
-  languages: string[];
-  license: string;
-  /** The page its publisher describes it on. */
-  source: string;
-  /** A few words a person choosing one reads (`npx tolk models list`). */
-  about: string;
-  files: ModelFile[];
-  /** What the engine reads of it beyond its files (a whisper model's size class, a voice's sample rate). */
-  settings?: Record<string, string | number | boolean>;
-};
-
-export const MODEL_NAME = /^[a-z0-9][a-z0-9._-]{0,79}$/;
-
-/** The size of a model as downloaded. */
-export function sizeOf(m: Pick<ModelEntry, 'files'>): number {
-  return m.files.reduce((sum, f) => sum + f.size, 0);
-}
-
-export const CATALOG: readonly ModelEntry[] = [];
+export const CATALOG: readonly ModelEntry[] = [...WHISPER_MODELS];

@@ -9,7 +9,7 @@ import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
 import { loadResampler, resample } from '../speech/resample.ts';
 import { failedStream, type RecognitionStream, type StreamOptions, type StreamingRecognizer } from '../speech/streaming.ts';
 import { Backoff, describeExit, engineLog, markChild } from '../supervisor.ts';
-import { PocketsphinxStream } from './stream.ts';
+import { RereadStream } from '../speech/reread-stream.ts';
 
 // The embedded offline recognizer: CMU PocketSphinx from Debian
 // (`pocketsphinx` with `pocketsphinx-en-us`: BSD-2 code, the US English
@@ -221,7 +221,7 @@ export class PocketsphinxRecognizer implements SpeechRecognizer, StreamingRecogn
   open(o: StreamOptions): RecognitionStream {
     if (this.closed) return failedStream(new EngineError('pocketsphinx: closed', { permanent: true }));
     if (!this.hears(o.lang)) return failedStream(new EngineError(`pocketsphinx does not hear ${o.lang}`, { permanent: true }));
-    return new PocketsphinxStream(this, o);
+    return new RereadStream(this, o);
   }
 
   async recognize(u: HeardUtterance, signal?: AbortSignal): Promise<{ text: string | null }> {

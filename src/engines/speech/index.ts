@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../../config.ts';
 import { ElevenLabsSynthesizer } from '../elevenlabs/synthesizer.ts';
 import { WithClonedVoices } from '../elevenlabs/voices.ts';
@@ -14,11 +15,14 @@ import { CachedSynthesizer, FirstThatSpeaks, type SpeechSynthesizer } from './sy
 
 type Log = { warn: (o: object, m: string) => void; info: (o: object, m: string) => void };
 
-export type SpeechConfig = Pick<Config, 'recognize' | 'recognizeTimeoutMs' | 'speechEngines' | 'speechKeys'>;
+export type SpeechConfig = Pick<Config, 'recognize' | 'recognizeTimeoutMs' | 'speechEngines' | 'speechKeys'> & Partial<Pick<Config, 'modelsDir'>>;
+
+/** Where the offline engines' models are when the configuration does not say (TOLK_MODELS_DIR's default). */
+const modelsDirOf = (c: SpeechConfig) => c.modelsDir ?? path.resolve('.data', 'models');
 
 /** One recognizer of TOLK_RECOGNIZE, made by its folder (engines/registry.ts). */
 export function makeRecognizer(e: Config['recognize'][number], c: SpeechConfig): SpeechRecognizer {
-  return createRecognizer(e, { speechKeys: c.speechKeys });
+  return createRecognizer(e, { speechKeys: c.speechKeys, modelsDir: modelsDirOf(c) });
 }
 
 /** The recognizers of TOLK_RECOGNIZE as one (none configured: a chain that hears nothing). */
@@ -29,7 +33,7 @@ export function startRecognizers(c: SpeechConfig, log?: Log): RecognizerChain {
 /** One engine of TOLK_SPEECH_ENGINES (`pico`, `espeak`, `elevenlabs[=URL]`, `openai=URL`), made by its folder (engines/registry.ts). */
 export function makeSynthesizer(spec: string, c: SpeechConfig): SpeechSynthesizer {
   const [name, url] = spec.split(/=(.*)/s) as [string, string | undefined];
-  return createSynthesizer({ name, ...(url ? { url } : {}) }, { speechKeys: c.speechKeys });
+  return createSynthesizer({ name, ...(url ? { url } : {}) }, { speechKeys: c.speechKeys, modelsDir: modelsDirOf(c) });
 }
 
 /**

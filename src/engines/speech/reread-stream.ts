@@ -1,22 +1,20 @@
 import { EngineError } from '../errors.ts';
-import type { SpeechRecognizer } from '../speech/recognizer.ts';
-import { concatPcm, HeardQueue, samplesToMs, stopOn, type Heard, type RecognitionStream, type StreamOptions } from '../speech/streaming.ts';
+import type { SpeechRecognizer } from './recognizer.ts';
+import { concatPcm, HeardQueue, samplesToMs, stopOn, type Heard, type RecognitionStream, type StreamOptions } from './streaming.ts';
 
-// PocketSphinx heard while the speaker speaks. Its library decodes audio as
-// it comes (ps_process_raw, then ps_get_hyp for the hypothesis so far), but
-// nothing here reaches the library: Debian ships the tools (pocketsphinx_batch,
-// which decodes whole files; pocketsphinx_continuous, which prints only what
-// its own voice detection closed) and no headers to build a binding against,
-// and Node has no foreign-function interface of its own. So the stream reads
-// the audio heard so far again, with the same decoders as whole utterances
-// (recognizer.ts), as it grows: each decoding is a partial, and at end() the
-// whole of it is the final, the very answer recognize() gives for that
-// audio. Reading it again costs: a partial is read only when half again as
-// much audio came since the last one (at least `everyMs`), which keeps the
-// work within about three times the audio's length, and only when a decoder
-// is idle, so that partials never hold up another call's final.
+// Hearing while the speaker speaks with an engine that reads whole utterances
+// (SpeechRecognizer.recognize): the stream reads the audio heard so far again
+// as it grows, with the engine's own decoders. Each reading is a partial, and
+// at end() the whole of it is the final, the very answer recognize() gives
+// for that audio. PocketSphinx is heard so (its library decodes as the audio
+// comes, but Debian ships only its tools: pocketsphinx/recognizer.ts), and
+// Whisper (whose model reads a window of audio at once: whisper/recognizer.ts).
+// Reading again costs: a partial is read only when half again as much audio
+// came since the last one (at least `everyMs`), which keeps the work within
+// about three times the audio's length, and only when a decoder is idle, so
+// that partials never hold up another speaker's final.
 
-export type PocketsphinxStreamOptions = StreamOptions & {
+export type RereadStreamOptions = StreamOptions & {
   /** The least audio between two partials (default 500 ms). */
   everyMs?: number;
 };
@@ -24,7 +22,7 @@ export type PocketsphinxStreamOptions = StreamOptions & {
 /** What the stream asks of the recognizer: its whole-utterance reading, and whether a decoder is free now. */
 export type Decoders = SpeechRecognizer & { spare(): boolean };
 
-export class PocketsphinxStream implements RecognitionStream {
+export class RereadStream implements RecognitionStream {
   private readonly queue = new HeardQueue();
   private readonly chunks: Int16Array[] = [];
   private samples = 0;
@@ -34,14 +32,14 @@ export class PocketsphinxStream implements RecognitionStream {
   private ended = false;
   private lastPartial = '';
   private readonly engine: Decoders;
-  private readonly o: PocketsphinxStreamOptions;
+  private readonly o: RereadStreamOptions;
   private readonly everySamples: number;
 
-  constructor(engine: Decoders, o: PocketsphinxStreamOptions) {
+  constructor(engine: Decoders, o: RereadStreamOptions) {
     this.engine = engine;
     this.o = o;
     this.everySamples = Math.round(((o.everyMs ?? 500) * o.rate) / 1000);
-    stopOn(o.signal, this.queue, () => this.queue.fail(new EngineError('pocketsphinx: stopped')));
+    stopOn(o.signal, this.queue, () => this.queue.fail(new EngineError(`${engine.name}: stopped`)));
   }
 
   private utterance(): { key: string; pcm: Int16Array; rate: number; audioMs: number; lang: string; at: number } {

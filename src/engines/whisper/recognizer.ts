@@ -1,0 +1,232 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { EngineError } from '../errors.ts';
+import type { InstalledModel } from '../models/store.ts';
+import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
+import { RereadStream } from '../speech/reread-stream.ts';
+import { failedStream, type RecognitionStream, type StreamOptions, type StreamingRecognizer } from '../speech/streaming.ts';
+import { Supervisor, type BackoffOptions, type Child } from '../supervisor.ts';
+import { baseLang } from '../translate/engine.ts';
+import { bcp47Of, whisperCode } from './languages.ts';
+
+// The embedded multilingual recognizer: OpenAI's Whisper (MIT), as exported
+// to ONNX by sherpa-onnx and run by its native runtime (sherpa-onnx-node,
+// Apache-2.0, prebuilt per platform with onnxruntime: nothing is built or
+// downloaded at install). Chosen over the whisper.cpp bindings: those build
+// whisper.cpp from their sources at install (smart-whisper: node-gyp, about
+// 30 s here) for the oldest x86-64 instructions unless the installer sets
+// compiler flags, or ship a binary for macOS only (@napi-rs/whisper), while
+// onnxruntime picks the processor's vector instructions at run time, and the
+// same runtime already detects voices (gateway/media/vad.ts) and speaks
+// Piper's voices (engines/piper). A model is one `npx tolk models pull`
+// (engines/models/catalog.ts); the engine uses the installed one.
+//
+// Decoders are processes of their own (decoder.ts says why), each with the
+// model loaded, reading one utterance at a time; a dead one fails what it
+// was reading and is started again after a pause (supervisor.ts). They run
+// at low priority (nice 10), as PocketSphinx's do: decoding must not take
+// the CPU from the media thread.
+//
+// The model reads at most 30 s at once: a longer utterance is read in pieces.
+// Whisper reads a window of audio whole, so it is heard while the speaker
+// speaks by reading the growing audio again (speech/reread-stream.ts).
+// Where the speaker's language is not given (an empty lang), the model
+// says which it heard (its language tokens) and reads it in that one.
+
+/** Audio shorter than this has no words for the model (it reads 6 tokens a second at most): answered without decoding. */
+const SHORTEST_MS = 200;
+/** The model's window is 30 s; sherpa-onnx keeps 29.5 s of it: pieces of 28 s. */
+const PIECE_S = 28;
+/** The longest a reading waits for a decoder to come up (a model loading) when its caller gave no deadline. */
+const WAIT_FOR_DECODER_MS = 30_000;
+
+type Reply = { id: number; text?: string; lang?: string; ms?: number; error?: string };
+type Decoder = Child & { child: ChildProcess; waiting: Map<number, { ok: (r: Reply) => void; fail: (e: Error) => void }> };
+type Slot = { supervisor: Supervisor<Decoder>; busy: number };
+
+export type WhisperOptions = {
+  /** Decoder processes side by side (default: the cores less one, at least 1, at most 4). */
+  processes?: number;
+  /** Threads of each decoding (default: the cores shared among the processes). */
+  threads?: number;
+  backoff?: BackoffOptions;
+};
+
+export class WhisperRecognizer implements SpeechRecognizer, StreamingRecognizer {
+  readonly name = 'whisper';
+  requests = 0;
+  /** What the decoders did: utterances read, their audio and the time it took (the real-time factor is their ratio). */
+  readonly timing = { decodings: 0, audioMs: 0, decodeMs: 0 };
+  private readonly slots: Slot[] = [];
+  private readonly languages: Set<string>;
+  private readonly model: InstalledModel;
+  private next = 1;
+  private closed = false;
+  /** Why the model did not load, once a decoder said so: every request fails with it. */
+  private loadError: string | null = null;
+
+  constructor(model: InstalledModel, o: WhisperOptions = {}) {
+    this.model = model;
+    this.languages = new Set(model.languages.map((l) => baseLang(l)));
+    const cores = os.availableParallelism();
+    const processes = Math.max(1, o.processes ?? Math.min(4, cores - 1));
+    const threads = Math.max(1, o.threads ?? Math.floor(cores / processes));
+    const setup = JSON.stringify({
+      encoder: path.join(model.dir, 'encoder.onnx'), decoder: path.join(model.dir, 'decoder.onnx'), tokens: path.join(model.dir, 'tokens.txt'), threads,
+    });
+    for (let i = 0; i < processes; i++) {
+      const supervisor = new Supervisor<Decoder>({
+        what: `whisper decoder (${model.name})`, kind: 'recognizer', engine: this.name,
+        start: () => startDecoder(setup),
+        ...(o.backoff ? { backoff: o.backoff } : {}),
+      });
+      const slot: Slot = { supervisor, busy: 0 };
+      this.slots.push(slot);
+      // Loaded now, not at the first utterance: a model takes a second or more to load.
+      supervisor.start().catch((err: Error) => { this.loadError = err.message; });
+    }
+  }
+
+  /** The installed model it reads with. */
+  get modelName(): string {
+    return this.model.name;
+  }
+
+  hears(lang: string): boolean {
+    return lang === '' || this.languages.has(baseLang(lang));
+  }
+
+  /** Whether a decoder would take an utterance now without waiting. */
+  spare(): boolean {
+    return !this.closed && this.slots.some((s) => s.busy === 0 && s.supervisor.child !== null);
+  }
+
+  open(o: StreamOptions): RecognitionStream {
+    if (this.closed) return failedStream(new EngineError('whisper: closed', { permanent: true }));
+    if (!this.hears(o.lang)) return failedStream(new EngineError(`whisper (${this.model.name}) does not hear ${o.lang}`, { permanent: true }));
+    return new RereadStream(this, o);
+  }
+
+  async recognize(u: HeardUtterance, signal?: AbortSignal): Promise<{ text: string | null; lang?: string }> {
+    if (this.closed) throw new EngineError('whisper: closed', { permanent: true });
+    if (!this.hears(u.lang)) throw new EngineError(`whisper (${this.model.name}) does not hear ${u.lang}`, { permanent: true });
+    const rate = u.rate ?? 8000;
+    if ((u.pcm.length / rate) * 1000 < SHORTEST_MS) return { text: null };
+    this.requests++;
+    const slot = await this.slot(signal);
+    slot.busy++;
+    try {
+      let language = u.lang === '' ? '' : whisperCode(baseLang(u.lang));
+      const texts: string[] = [];
+      let heardIn: string | undefined;
+      const piece = PIECE_S * rate;
+      for (let at = 0; at < u.pcm.length; at += piece) {
+        const pcm = u.pcm.subarray(at, Math.min(u.pcm.length, at + piece));
+        if ((pcm.length / rate) * 1000 < SHORTEST_MS) break;
+        const r = await this.ask(slot, pcm, rate, language, signal);
+        if (r.text) texts.push(r.text);
+        // The language heard in the first piece is the rest's.
+        if (r.lang && !heardIn) {
+          heardIn = bcp47Of(r.lang);
+          language ||= r.lang;
+        }
+      }
+      const text = texts.join(' ').trim();
+      return { text: text === '' ? null : text, ...(u.lang === '' && heardIn ? { lang: heardIn } : {}) };
+    } finally {
+      slot.busy--;
+    }
+  }
+
+  /**
+   * The least busy decoder that is up; while none is (the model loading, a
+   * dead decoder's replacement on its way), the first that comes up, unless
+   * the signal ends the wait first. A model that did not load fails at once.
+   */
+  private async slot(signal?: AbortSignal): Promise<Slot> {
+    for (let waited = 0; ; waited += 50) {
+      const up = this.slots.filter((s) => s.supervisor.child !== null);
+      if (up.length > 0) return up.reduce((a, b) => (b.busy < a.busy ? b : a));
+      if (this.loadError) throw new EngineError(this.loadError, { permanent: true });
+      if (this.closed || signal?.aborted || waited >= WAIT_FOR_DECODER_MS) {
+        throw new EngineError(`whisper: no decoder is running (${this.model.name} is being loaded, or its decoder died and is being started again)`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private ask(slot: Slot, pcm: Int16Array, rate: number, language: string, signal?: AbortSignal): Promise<Reply> {
+    const d = slot.supervisor.child;
+    if (!d) return Promise.reject(new EngineError('whisper: its decoder stopped'));
+    const samples = new Float32Array(pcm.length);
+    for (let i = 0; i < pcm.length; i++) samples[i] = pcm[i]! / 32768;
+    const id = this.next++;
+    return new Promise<Reply>((resolve, reject) => {
+      const onAbort = () => {
+        d.waiting.delete(id);
+        reject(new EngineError('whisper: no answer in time'));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      d.waiting.set(id, {
+        ok: (r) => {
+          signal?.removeEventListener('abort', onAbort);
+          if (r.error !== undefined) return reject(new EngineError(`whisper: ${r.error}`));
+          this.timing.decodings++;
+          this.timing.audioMs += Math.round((pcm.length / rate) * 1000);
+          this.timing.decodeMs += r.ms ?? 0;
+          resolve(r);
+        },
+        fail: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      });
+      d.child.send({ id, samples, rate, language });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.slots.map((s) => s.supervisor.stop()));
+  }
+}
+
+/** A decoder process, resolved once its model is loaded (rejected, and ended, when it cannot load it). */
+function startDecoder(setup: string): Promise<Decoder> {
+  const child = fork(new URL('./decoder.ts', import.meta.url), [setup], {
+    serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv: [],
+  });
+  try {
+    if (child.pid !== undefined) os.setPriority(child.pid, 10);
+  } catch {
+    // Not allowed here: it runs at the service's priority.
+  }
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => { stderr = (stderr + s).slice(-2000); });
+  const waiting: Decoder['waiting'] = new Map();
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => {
+    const err = new EngineError(`whisper: its decoder stopped (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`);
+    for (const w of waiting.values()) w.fail(err);
+    waiting.clear();
+    resolve({ code, signal });
+  }));
+  const decoder: Decoder = {
+    child, waiting, pid: child.pid, exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  return new Promise<Decoder>((resolve, reject) => {
+    child.on('message', (m: Reply & { ready?: boolean; fatal?: string }) => {
+      if (m.ready) return resolve(decoder);
+      if (m.fatal) return reject(new Error(`whisper: ${m.fatal}`));
+      const w = waiting.get(m.id);
+      waiting.delete(m.id);
+      w?.ok(m);
+    });
+    void exited.then((e) => reject(new Error(`whisper: its decoder ended before loading the model (${e.signal ?? `exit ${e.code}`}) ${stderr.trim().split('\n').at(-1) ?? ''}`.trim())));
+  });
+}
