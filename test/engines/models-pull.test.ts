@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -230,5 +231,46 @@ describe('progress on stderr', () => {
     tty.done();
     expect(drawn[0]).toMatch(/^\rm\/f\.bin \[=+\] 100% 1\.0\/1\.0 MB/);
     expect(drawn.at(-1)).toBe('\n');
+  });
+});
+
+describe('npx tolk models', () => {
+  const ROOT = path.resolve(import.meta.dirname, '../..');
+  const tolk = (args: string[], env: Record<string, string>) => new Promise<{ code: number | null; json: any; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/tolk.js'), 'models', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { out += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { err += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, json: JSON.parse(out.trim().split('\n').at(-1) || 'null'), stderr: err }));
+  });
+
+  it('list: the catalog with size, languages, licence and source, none installed; Whisper tiny to small, multilingual and quantized', async () => {
+    const dir = tmp();
+    const r = await tolk(['list'], { TOLK_MODELS_DIR: dir });
+    expect(r.code).toBe(0);
+    const names = r.json.data.map((m: { name: string }) => m.name);
+    expect(names).toEqual(expect.arrayContaining(['whisper-tiny-int8', 'whisper-tiny', 'whisper-base-int8', 'whisper-small-int8', 'whisper-tiny.en-int8']));
+    for (const m of r.json.data) {
+      expect(Object.keys(m).sort()).toEqual(['about', 'engine', 'installed', 'kind', 'languages', 'license', 'name', 'size_bytes', 'source'].sort());
+      expect(m.installed).toBe(false);
+      expect(m.size_bytes).toBeGreaterThan(1_000_000);
+      expect(m.source).toMatch(/^https:\/\//);
+    }
+    expect(r.json.data.find((m: { name: string }) => m.name === 'whisper-base-int8')).toMatchObject({ kind: 'recognize', license: 'MIT', languages: expect.arrayContaining(['en', 'es', 'pt', 'fr', 'de', 'it']) });
+  });
+
+  it('pull offline fails at once with one sentence naming the address, exit 1; remove of a model not installed says so', async () => {
+    const dir = tmp();
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const r = await tolk(['pull', 'whisper-tiny-int8'], { TOLK_MODELS_DIR: dir, TOLK_MODELS_MIRROR: closed });
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatch(new RegExp(`^could not reach ${closed}/whisper-tiny-int8/encoder\\.onnx \\(ECONNREFUSED\\): .*copy them into .*/downloads/whisper-tiny-int8`));
+    const gone = await tolk(['remove', 'whisper-tiny-int8'], { TOLK_MODELS_DIR: dir });
+    expect(gone.code).toBe(1);
+    expect(gone.json.error).toMatch(/no model named 'whisper-tiny-int8' is installed/);
+    const unknown = await tolk(['pull', 'whisper-huge'], { TOLK_MODELS_DIR: dir });
+    expect(unknown.json.error).toMatch(/no model named 'whisper-huge' in the catalog: the known ones are whisper-tiny-int8, /);
   });
 });
