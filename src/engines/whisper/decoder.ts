@@ -1,11 +1,9 @@
 import { createRequire } from 'node:module';
 
-// A Whisper decoder process (recognizer.ts forks it): sherpa-onnx's native
-// runtime with one model loaded, reading utterances from its parent one at a
-// time and answering each with its text, the language it was read in and how
-// long it took. A process of its own and not a thread: the runtime ends its
-// process on some errors (sherpa-onnx/csrc/macros.h, SHERPA_ONNX_EXIT), and a
-// dead decoder must not take the service with it; its parent starts another.
+// A Whisper decoder process (recognizer.ts starts it: ../model-process.ts):
+// sherpa-onnx's native runtime with one model loaded, reading utterances from
+// its parent one at a time and answering each with its text, the language it
+// was read in and how long it took.
 //
 // Messages in:  { id, samples: Float32Array (-1..1), rate, language ('' to detect it) }
 // Messages out: { ready: true } once loaded, or { fatal } and exit 1;

@@ -1,4 +1,3 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../errors.ts';
@@ -6,7 +5,8 @@ import type { InstalledModel } from '../models/store.ts';
 import type { HeardUtterance, SpeechRecognizer } from '../speech/recognizer.ts';
 import { RereadStream } from '../speech/reread-stream.ts';
 import { failedStream, type RecognitionStream, type StreamOptions, type StreamingRecognizer } from '../speech/streaming.ts';
-import { Supervisor, type BackoffOptions, type Child } from '../supervisor.ts';
+import { startModelProcess, type ModelProcess, type ModelReply } from '../model-process.ts';
+import { Supervisor, type BackoffOptions } from '../supervisor.ts';
 import { baseLang } from '../translate/engine.ts';
 import { bcp47Of, whisperCode } from './languages.ts';
 
@@ -22,11 +22,9 @@ import { bcp47Of, whisperCode } from './languages.ts';
 // Piper's voices (engines/piper). A model is one `npx tolk models pull`
 // (engines/models/catalog.ts); the engine uses the installed one.
 //
-// Decoders are processes of their own (decoder.ts says why), each with the
-// model loaded, reading one utterance at a time; a dead one fails what it
-// was reading and is started again after a pause (supervisor.ts). They run
-// at low priority (nice 10), as PocketSphinx's do: decoding must not take
-// the CPU from the media thread.
+// Decoders are processes of their own (model-process.ts says why), each
+// with the model loaded, reading one utterance at a time; a dead one fails
+// what it was reading and is started again after a pause (supervisor.ts).
 //
 // The model reads at most 30 s at once: a longer utterance is read in pieces.
 // Whisper reads a window of audio whole, so it is heard while the speaker
@@ -41,9 +39,8 @@ const PIECE_S = 28;
 /** The longest a reading waits for a decoder to come up (a model loading) when its caller gave no deadline. */
 const WAIT_FOR_DECODER_MS = 30_000;
 
-type Reply = { id: number; text?: string; lang?: string; ms?: number; error?: string };
-type Decoder = Child & { child: ChildProcess; waiting: Map<number, { ok: (r: Reply) => void; fail: (e: Error) => void }> };
-type Slot = { supervisor: Supervisor<Decoder>; busy: number };
+type Reply = ModelReply & { text: string; lang: string; ms: number };
+type Slot = { supervisor: Supervisor<ModelProcess>; busy: number };
 
 export type WhisperOptions = {
   /** Decoder processes side by side (default: the cores less one, at least 1, at most 4). */
@@ -61,7 +58,6 @@ export class WhisperRecognizer implements SpeechRecognizer, StreamingRecognizer 
   private readonly slots: Slot[] = [];
   private readonly languages: Set<string>;
   private readonly model: InstalledModel;
-  private next = 1;
   private closed = false;
   /** Why the model did not load, once a decoder said so: every request fails with it. */
   private loadError: string | null = null;
@@ -72,13 +68,13 @@ export class WhisperRecognizer implements SpeechRecognizer, StreamingRecognizer 
     const cores = os.availableParallelism();
     const processes = Math.max(1, o.processes ?? Math.min(4, cores - 1));
     const threads = Math.max(1, o.threads ?? Math.floor(cores / processes));
-    const setup = JSON.stringify({
+    const setup = {
       encoder: path.join(model.dir, 'encoder.onnx'), decoder: path.join(model.dir, 'decoder.onnx'), tokens: path.join(model.dir, 'tokens.txt'), threads,
-    });
+    };
     for (let i = 0; i < processes; i++) {
-      const supervisor = new Supervisor<Decoder>({
+      const supervisor = new Supervisor<ModelProcess>({
         what: `whisper decoder (${model.name})`, kind: 'recognizer', engine: this.name,
-        start: () => startDecoder(setup),
+        start: () => startModelProcess(new URL('./decoder.ts', import.meta.url), setup, 'whisper'),
         ...(o.backoff ? { backoff: o.backoff } : {}),
       });
       const slot: Slot = { supervisor, busy: 0 };
@@ -156,77 +152,20 @@ export class WhisperRecognizer implements SpeechRecognizer, StreamingRecognizer 
     }
   }
 
-  private ask(slot: Slot, pcm: Int16Array, rate: number, language: string, signal?: AbortSignal): Promise<Reply> {
+  private async ask(slot: Slot, pcm: Int16Array, rate: number, language: string, signal?: AbortSignal): Promise<Reply> {
     const d = slot.supervisor.child;
-    if (!d) return Promise.reject(new EngineError('whisper: its decoder stopped'));
+    if (!d) throw new EngineError('whisper: its decoder stopped');
     const samples = new Float32Array(pcm.length);
     for (let i = 0; i < pcm.length; i++) samples[i] = pcm[i]! / 32768;
-    const id = this.next++;
-    return new Promise<Reply>((resolve, reject) => {
-      const onAbort = () => {
-        d.waiting.delete(id);
-        reject(new EngineError('whisper: no answer in time'));
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
-      d.waiting.set(id, {
-        ok: (r) => {
-          signal?.removeEventListener('abort', onAbort);
-          if (r.error !== undefined) return reject(new EngineError(`whisper: ${r.error}`));
-          this.timing.decodings++;
-          this.timing.audioMs += Math.round((pcm.length / rate) * 1000);
-          this.timing.decodeMs += r.ms ?? 0;
-          resolve(r);
-        },
-        fail: (e) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      });
-      d.child.send({ id, samples, rate, language });
-    });
+    const r = await d.ask<Reply>({ samples, rate, language }, signal);
+    this.timing.decodings++;
+    this.timing.audioMs += Math.round((pcm.length / rate) * 1000);
+    this.timing.decodeMs += r.ms;
+    return r;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.slots.map((s) => s.supervisor.stop()));
   }
-}
-
-/** A decoder process, resolved once its model is loaded (rejected, and ended, when it cannot load it). */
-function startDecoder(setup: string): Promise<Decoder> {
-  const child = fork(new URL('./decoder.ts', import.meta.url), [setup], {
-    serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv: [],
-  });
-  try {
-    if (child.pid !== undefined) os.setPriority(child.pid, 10);
-  } catch {
-    // Not allowed here: it runs at the service's priority.
-  }
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (s: string) => { stderr = (stderr + s).slice(-2000); });
-  const waiting: Decoder['waiting'] = new Map();
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => {
-    const err = new EngineError(`whisper: its decoder stopped (${signal ?? `exit ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`);
-    for (const w of waiting.values()) w.fail(err);
-    waiting.clear();
-    resolve({ code, signal });
-  }));
-  const decoder: Decoder = {
-    child, waiting, pid: child.pid, exited,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited;
-    },
-  };
-  return new Promise<Decoder>((resolve, reject) => {
-    child.on('message', (m: Reply & { ready?: boolean; fatal?: string }) => {
-      if (m.ready) return resolve(decoder);
-      if (m.fatal) return reject(new Error(`whisper: ${m.fatal}`));
-      const w = waiting.get(m.id);
-      waiting.delete(m.id);
-      w?.ok(m);
-    });
-    void exited.then((e) => reject(new Error(`whisper: its decoder ended before loading the model (${e.signal ?? `exit ${e.code}`}) ${stderr.trim().split('\n').at(-1) ?? ''}`.trim())));
-  });
 }
