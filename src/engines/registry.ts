@@ -7,6 +7,7 @@ import { espeak } from './espeak/index.ts';
 import { libretranslate } from './libretranslate/index.ts';
 import { openai } from './openai/index.ts';
 import { pico } from './pico/index.ts';
+import { piper } from './piper/index.ts';
 import { pocketsphinx } from './pocketsphinx/index.ts';
 import type { SpeechRecognizer } from './speech/recognizer.ts';
 import type { SpeechSynthesizer } from './speech/synthesizer.ts';
@@ -22,7 +23,7 @@ import { whisper } from './whisper/index.ts';
 // speech/index.ts). Adding an engine is its folder and a line here.
 
 export const ENGINES: readonly EngineDescriptor[] = [
-  apertium, libretranslate, deepl, openai, whisper, pocketsphinx, deepgram, vosk, pico, espeak, elevenlabs, sim,
+  apertium, libretranslate, deepl, openai, whisper, pocketsphinx, deepgram, vosk, piper, pico, espeak, elevenlabs, sim,
 ];
 
 /** The environment variable that lists the engines of a kind. */
