@@ -291,7 +291,7 @@ export function descendants(pid: number): number[] {
 }
 
 /** The pocketsphinx_batch processes under this one (each recognizer's decoders run under an `sh` of their own). */
-function decoderPids(): number[] {
+export function decoderPids(): number[] {
   return descendants(process.pid).filter((p) => {
     try {
       return fs.readFileSync(`/proc/${p}/comm`, 'utf8').trim().startsWith('pocketsphinx');

@@ -29,6 +29,7 @@ import { printVadReport, runVadBench, type VadResult } from './vad.ts';
 import { printLatencyReport, runLatencyBench, type LatencyResult } from './latency.ts';
 import { printVoicesReport, runVoicesBench, type VoicesResult } from './voices.ts';
 import { printPhonesReport, runPhonesBench, type PhonesResult } from './phones.ts';
+import { printModelsReport, runModelsBench, type ModelsResult } from './models.ts';
 import { printMetricsReport, runMetricsBench } from './metrics.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { backendPids, countIdempotencyKeys, runJob } from './http.ts';
@@ -68,9 +69,9 @@ import { backendPids, countIdempotencyKeys, runJob } from './http.ts';
 //
 // Environment: BENCH_DURATION (s per target, default 10), BENCH_WARMUP (s, default 2),
 // BENCH_CONNECTIONS (default 64), BENCH_ROUNDS (alternating rounds the duration is split in, default 4), BENCH_ONLY (comma list of bare_get,
-// platform_get, served_get, bare_post, platform_post, served_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing, room_audio, vad, latency, voices, phones), BENCH_WEBHOOK_*
+// platform_get, served_get, bare_post, platform_post, served_post, webhooks, longpoll, calls, bookings, room_page, translate, mcp, media, hearing, room_audio, vad, latency, voices, phones, models), BENCH_WEBHOOK_*
 // (see bench/webhooks.ts), BENCH_LONGPOLL_N (bench/longpoll.ts), BENCH_CALLS_*
-// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ROOM_AUDIO_* (bench/room-audio.ts), BENCH_VAD_* (bench/vad.ts), BENCH_LATENCY_* (bench/latency.ts), BENCH_VOICES_SECONDS (bench/voices.ts), BENCH_PHONES_* (bench/phones.ts), BENCH_SERVED_* (bench/served.ts), BENCH_ADMIN_URL (default
+// (bench/calls.ts), BENCH_BOOKINGS_*, BENCH_SLOTS_N (bench/bookings.ts), BENCH_ROOM_* (bench/room-page.ts), BENCH_TRANSLATE_* (bench/translate.ts), BENCH_MCP_* (bench/mcp.ts), BENCH_MEDIA_* (bench/media.ts), BENCH_HEARING_* (bench/hearing.ts), BENCH_ROOM_AUDIO_* (bench/room-audio.ts), BENCH_VAD_* (bench/vad.ts), BENCH_LATENCY_* (bench/latency.ts), BENCH_VOICES_SECONDS (bench/voices.ts), BENCH_PHONES_* (bench/phones.ts), BENCH_MODELS_* (bench/models.ts), BENCH_SERVED_* (bench/served.ts), BENCH_ADMIN_URL (default
 // postgres://postgres@127.0.0.1:5432/postgres; when it does not answer, an
 // embedded PostgreSQL under .data/bench-pg). Exit 0 whether or not targets are
 // met; 1 when more than 1% of requests failed, webhook events went missing,
@@ -98,7 +99,7 @@ const duration = envNumber('BENCH_DURATION', 10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connections = Math.round(envNumber('BENCH_CONNECTIONS', 64));
 const rounds = Math.round(envNumber('BENCH_ROUNDS', 4));
-const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing', 'room_audio', 'vad', 'latency', 'metrics', 'voices', 'phones'];
+const EXTRA = ['webhooks', 'longpoll', 'calls', 'bookings', 'room_page', 'translate', 'mcp', 'media', 'hearing', 'room_audio', 'vad', 'latency', 'metrics', 'voices', 'phones', 'models'];
 const only = new Set((process.env.BENCH_ONLY ?? [...NAMES, ...EXTRA].join(',')).split(',').map((s) => s.trim()).filter(Boolean));
 for (const n of only) if (!(NAMES as readonly string[]).includes(n) && !EXTRA.includes(n)) throw new Error(`BENCH_ONLY: unknown target ${n}`);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
@@ -276,6 +277,8 @@ async function main(): Promise<number> {
     // --- People on the phone in rooms: CPU per phone-participant-second, end of speech to translated phrase.
     let phones: PhonesResult | null = null;
     if (only.has('phones')) phones = await runPhonesBench(databaseUrl, log);
+    let models: ModelsResult | null = null;
+    if (only.has('models')) models = await runModelsBench(log);
     // --- The cost of metrics: GET /v1/rooms/{id} and the calls target with metrics off and on (bench/metrics.ts).
     if (only.has('metrics')) printMetricsReport(await runMetricsBench(databaseUrl, log));
 
@@ -349,6 +352,7 @@ async function main(): Promise<number> {
     if (latency) printLatencyReport(latency);
     if (voices) printVoicesReport(voices);
     if (phones) printPhonesReport(phones);
+    if (models) printModelsReport(models);
 
     const date = new Date();
     const out = {
@@ -381,6 +385,7 @@ async function main(): Promise<number> {
       latency,
       voices,
       phones,
+      models,
     };
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const file = path.join(RESULTS_DIR, `platform-${date.toISOString().replace(/[:.]/g, '-')}.json`);
