@@ -38,6 +38,8 @@ export function startModelProcess(script: URL, setup: unknown, what: string): Pr
   } catch {
     // Not allowed here: it runs at the service's priority.
   }
+  // A message sent as it dies fails with EPIPE: that request fails (below), and the process's end is its exit.
+  child.on('error', () => {});
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (s: string) => { stderr = (stderr + s).slice(-2000); });
   const lastLine = () => stderr.trim().split('\n').at(-1) ?? '';
@@ -78,7 +80,12 @@ export function startModelProcess(script: URL, setup: unknown, what: string): Pr
             reject(e);
           },
         });
-        child.send({ ...message, id });
+        child.send({ ...message, id }, (err) => {
+          if (!err) return;
+          const w = waiting.get(id);
+          waiting.delete(id);
+          w?.fail(new EngineError(`${what}: its process stopped (${err.message})`));
+        });
       });
     },
   };
