@@ -11,6 +11,11 @@ import { until } from '../test/helpers/wait.ts';
 import { procCpu } from './proc.ts';
 import { decoderPids } from './hearing.ts';
 import { envNumber, round, sleep, stats, type LatencyStats } from './stats.ts';
+import { BergamotEngine } from '../src/engines/bergamot/translate.ts';
+import { ApertiumEngine } from '../src/engines/apertium/translate.ts';
+import { startApy } from '../src/engines/apertium/apy.ts';
+import { PHRASES } from '../src/engines/sim/phrasebook.ts';
+import { bergamotModel, bergamotVocab } from '../test/helpers/bergamot-model.ts';
 
 // The `models` target of npm run bench (bench/run.ts): what the offline
 // engines cost on this machine (operator.md, Models).
@@ -54,8 +59,11 @@ export type WhisperCost = {
 
 export type SpeakersRun = { model: string; speakers: number; utterances: number; delay: LatencyStats; keeps_up: boolean };
 
+export type TranslationCost = { engine: string; phrases: number; first_ms: number; per_phrase: LatencyStats; rss_growth_mb: number | null };
+
 export type ModelsResult = {
   cores: number;
+  translation: TranslationCost[];
   audio_s: number;
   pocketsphinx_cpu_rtf: number | null;
   whisper: WhisperCost[];
@@ -98,7 +106,7 @@ export async function runModelsBench(log: (m: string) => void): Promise<ModelsRe
   const keepUpMs = envNumber('BENCH_MODELS_KEEP_UP_MS', 2000);
   const sentences = await Promise.all(['0870', '0880', '0890', '0920', '0930'].map((id) => sentence(id)));
   const audioS = sentences.reduce((s, x) => s + x.pcm.length / 8000, 0);
-  const result: ModelsResult = { cores: os.availableParallelism(), audio_s: round(audioS), pocketsphinx_cpu_rtf: null, whisper: [], speakers: [], most_speakers: {}, failures: 0 };
+  const result: ModelsResult = { cores: os.availableParallelism(), translation: [], audio_s: round(audioS), pocketsphinx_cpu_rtf: null, whisper: [], speakers: [], most_speakers: {}, failures: 0 };
 
   if (pocketsphinxInstalled()) {
     const ps = new PocketsphinxRecognizer({ processes: 1 });
@@ -159,7 +167,57 @@ export async function runModelsBench(log: (m: string) => void): Promise<ModelsRe
   } finally {
     fs.rmSync(modelsDir, { recursive: true, force: true });
   }
+  result.translation = await translationCosts(log);
   return result;
+}
+
+/**
+ * Translation time per phrase, English to Spanish, the phrasebook's phrases one at a time: a
+ * Firefox Translations model of the real tiny architecture (random weights) in its worker
+ * thread, against Apertium's apertium-apy (the rule-based engine it replaces) in its own process.
+ */
+async function translationCosts(log: (m: string) => void): Promise<TranslationCost[]> {
+  const texts = PHRASES.map((p) => p.en!).filter(Boolean);
+  const out: TranslationCost[] = [];
+  const time = async (engine: { name: string; translate: BergamotEngine['translate'] }, rss: () => number | null) => {
+    const before = rss();
+    let t0 = performance.now();
+    await engine.translate(texts[0]!, 'en', ['es'], AbortSignal.timeout(60_000));
+    const first = Math.round(performance.now() - t0);
+    const each: number[] = [];
+    for (const text of texts) {
+      t0 = performance.now();
+      await engine.translate(text, 'en', ['es'], AbortSignal.timeout(60_000));
+      each.push(performance.now() - t0);
+    }
+    const after = rss();
+    const cost: TranslationCost = { engine: engine.name, phrases: texts.length, first_ms: first, per_phrase: stats(each), rss_growth_mb: before !== null && after !== null ? round(after - before) : null };
+    out.push(cost);
+    log(`models: ${engine.name} en→es: first phrase ${first} ms, then p50 ${cost.per_phrase.p50_ms} ms, p90 ${cost.per_phrase.p90_ms} ms a phrase`);
+  };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-bench-bergamot-'));
+  const folder = path.join(dir, 'bergamot-en-es');
+  fs.mkdirSync(folder);
+  fs.writeFileSync(path.join(folder, 'model.bin'), bergamotModel());
+  fs.writeFileSync(path.join(folder, 'vocab.spm'), bergamotVocab());
+  const engine = new BergamotEngine([{ name: 'bergamot-en-es', kind: 'translate', engine: 'bergamot', languages: ['en', 'es'], license: '', source: '', about: '', files: [], dir: folder }]);
+  try {
+    await time(engine, () => memoryMb(process.pid, 'VmRSS'));
+  } finally {
+    await engine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const apy = await startApy().catch(() => null);
+  if (apy) {
+    try {
+      const apertium = new ApertiumEngine({ url: apy.url });
+      await apertium.load(AbortSignal.timeout(10_000));
+      await time(apertium, () => null);
+    } finally {
+      await apy.stop();
+    }
+  }
+  return out;
 }
 
 /** k people talking at once on the engine's defaults: each says a sentence, waits for nothing, pauses 2 s, and says the next. */
@@ -199,4 +257,5 @@ export function printModelsReport(r: ModelsResult): void {
   }
   for (const s of r.speakers) console.log(`speakers ${s.model} x${s.speakers}: ${s.utterances} utterances, end of speech to text p50 ${s.delay.p50_ms} ms p90 ${s.delay.p90_ms} ms${s.keeps_up ? '' : ' (falls behind)'}`);
   for (const [m, k] of Object.entries(r.most_speakers)) console.log(`one process hears ${k} people talking at once with whisper ${m}`);
+  for (const t of r.translation) console.log(`translation ${t.engine} en→es, ${t.phrases} phrases one at a time: first ${t.first_ms} ms, then p50 ${t.per_phrase.p50_ms} ms, p90 ${t.per_phrase.p90_ms} ms${t.rss_growth_mb !== null ? `, the process ${t.rss_growth_mb} MB larger` : ''}`);
 }

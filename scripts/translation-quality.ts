@@ -1,12 +1,15 @@
+import { loadConfig } from '../src/config.ts';
 import { ApertiumEngine } from '../src/engines/apertium/translate.ts';
+import { makeEngine } from '../src/engines/translate/index.ts';
 import { startApy, type ApyProcess } from '../src/engines/apertium/apy.ts';
 import { TranslationChain } from '../src/engines/translate/chain.ts';
 import { addStats, chrfScore, chrfStats, emptyStats, type ChrfStats } from '../src/engines/translate/chrf.ts';
 import type { TranslationEngine } from '../src/engines/translate/engine.ts';
 import { PHRASES, SUPPORTED_LANGS } from '../src/sim/phrasebook.ts';
 
-// `npm run translation-quality [-- --json]` (README, Translation quality):
-// how well Apertium translates the test-mode phrasebook's phrases between
+// `npm run translation-quality [-- --json] [-- --engine NAME]` (README, Translation quality):
+// how well Apertium (or the engine NAME of this machine's configuration: a model
+// just pulled, `--engine bergamot`) translates the test-mode phrasebook's phrases between
 // every pair of its languages it covers, directly or through a pivot (the
 // chain's route, as the service would take it: en→pt is en→es→pt), scored by
 // chrF (src/engines/translate/chrf.ts) against the phrasebook's own
@@ -102,13 +105,24 @@ function table(pairs: readonly PairResult[]): string {
 
 const json = process.argv.includes('--json');
 let apy: ApyProcess | null = null;
+let closeEngine: () => Promise<void> | undefined = () => undefined;
 try {
-  let url = process.env.APERTIUM_URL;
-  if (!url) {
-    apy = await startApy();
-    url = apy.url;
+  // --engine NAME: an engine of this machine's configuration (a Firefox Translations model just
+  // pulled: --engine bergamot; an OpenAI-compatible server: TOLK_TRANSLATE=openai=URL and --engine openai).
+  const named = process.argv.includes('--engine') ? process.argv[process.argv.indexOf('--engine') + 1] : undefined;
+  let engine: TranslationEngine;
+  if (named && named !== 'apertium') {
+    const config = loadConfig();
+    engine = makeEngine(config.translate.find((e) => e.name === named) ?? { name: named }, config);
+  } else {
+    let url = process.env.APERTIUM_URL;
+    if (!url) {
+      apy = await startApy();
+      url = apy.url;
+    }
+    engine = new ApertiumEngine({ url });
   }
-  const engine: TranslationEngine = new ApertiumEngine({ url });
+  closeEngine = () => (engine as { close?: () => Promise<void> }).close?.();
   await engine.load(AbortSignal.timeout(10_000));
   // The phrasebook's languages the engine has some pair of; the chain finds the routes between them.
   const covered = new Set(engine.pairs().flat());
@@ -136,5 +150,6 @@ try {
     if (pivoted !== null) process.stdout.write(`all pairs through a pivot together: chrF ${pivoted.toFixed(1)}\n`);
   }
 } finally {
+  await closeEngine();
   await apy?.stop();
 }

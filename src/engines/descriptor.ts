@@ -18,7 +18,7 @@ export type TranslateKeys = { libretranslate?: string; deepl?: string; openai?: 
 export type SpeechKeys = { deepgram?: string; elevenlabs?: string; openai?: string; openaiSttModel: string; openaiTtsModel: string; voskLangs: string[]; /** TOLK_WHISPER_MODEL: which installed Whisper model (engines/whisper). */ whisperModel?: string };
 
 /** What a translation engine is made with: the keys, and (an entry without a URL of an engine with an ownServer) where the server this process runs for it answers now. */
-export type TranslateSettings = { engineKeys: TranslateKeys; ownUrl?: () => string };
+export type TranslateSettings = { engineKeys: TranslateKeys; ownUrl?: () => string; /** TOLK_MODELS_DIR: the offline engines' models (engines/models). */ modelsDir: string };
 /** What a recognizer or a synthesizer is made with. */
 export type SpeechSettings = { speechKeys: SpeechKeys; /** TOLK_MODELS_DIR: the offline engines' models (engines/models). */ modelsDir: string };
 

@@ -1,4 +1,5 @@
 import { apertium } from './apertium/index.ts';
+import { bergamot } from './bergamot/index.ts';
 import { deepgram } from './deepgram/index.ts';
 import { deepl } from './deepl/index.ts';
 import type { EngineDescriptor, EngineKindName, EngineSpec, OwnServer, SpeechSettings, TranslateSettings } from './descriptor.ts';
@@ -23,7 +24,7 @@ import { whisper } from './whisper/index.ts';
 // speech/index.ts). Adding an engine is its folder and a line here.
 
 export const ENGINES: readonly EngineDescriptor[] = [
-  apertium, libretranslate, deepl, openai, whisper, pocketsphinx, deepgram, vosk, piper, pico, espeak, elevenlabs, sim,
+  bergamot, apertium, libretranslate, deepl, openai, whisper, pocketsphinx, deepgram, vosk, piper, pico, espeak, elevenlabs, sim,
 ];
 
 /** The environment variable that lists the engines of a kind. */

@@ -10,10 +10,10 @@ import { chainFor, untranslatedText } from '../../src/engines/translate/index.ts
 
 describe('the engines the configuration knows', () => {
   it('are the registry\'s, each list its own kind', () => {
-    expect(engineNames('translate')).toEqual(['apertium', 'libretranslate', 'deepl', 'openai']);
+    expect(engineNames('translate')).toEqual(['bergamot', 'apertium', 'libretranslate', 'deepl', 'openai']);
     expect(engineNames('recognize')).toEqual(['openai', 'whisper', 'pocketsphinx', 'deepgram', 'vosk']);
     expect(engineNames('speak')).toEqual(['openai', 'piper', 'pico', 'espeak', 'elevenlabs']);
-    expect(knownEntries('translate')).toBe('apertium[=URL], libretranslate=URL, deepl[=URL], openai=URL');
+    expect(knownEntries('translate')).toBe('bergamot, apertium[=URL], libretranslate=URL, deepl[=URL], openai=URL');
     for (const d of ENGINES) {
       expect(d.translate ?? d.recognize ?? d.speak, d.name).toBeDefined();
       expect(d.covers, d.name).not.toBe('');
@@ -21,7 +21,7 @@ describe('the engines the configuration knows', () => {
   });
 
   it.each([
-    ['TOLK_TRANSLATE', 'apertium,babelfish', /^invalid environment: TOLK_TRANSLATE: unknown engine 'babelfish': the known ones are apertium\[=URL\], libretranslate=URL, deepl\[=URL\], openai=URL$/],
+    ['TOLK_TRANSLATE', 'apertium,babelfish', /^invalid environment: TOLK_TRANSLATE: unknown engine 'babelfish': the known ones are bergamot, apertium\[=URL\], libretranslate=URL, deepl\[=URL\], openai=URL$/],
     ['TOLK_RECOGNIZE', 'whisperx=http://127.0.0.1:9', /^invalid environment: TOLK_RECOGNIZE: unknown engine 'whisperx': the known ones are openai=URL, whisper, pocketsphinx\[=URL\], deepgram\[=URL\], vosk=URL$/],
     ['TOLK_SPEECH_ENGINES', 'pico,festival', /^invalid environment: TOLK_SPEECH_ENGINES: unknown engine 'festival': the known ones are openai=URL, piper, pico, espeak, elevenlabs\[=URL\]$/],
     // Test mode's own engine is no operator's.

@@ -1,4 +1,5 @@
 import type { ModelEntry } from './types.ts';
+import { BERGAMOT_MODELS } from './bergamot-models.ts';
 import { PIPER_VOICES } from './piper-models.ts';
 import { WHISPER_MODELS } from './whisper-models.ts';
 
@@ -16,4 +17,4 @@ export { MODEL_NAME, sizeOf, type ModelEntry, type ModelFile } from './types.ts'
 // id at a pinned revision). sources.md beside this file says where each was
 // read and how sure it is.
 
-export const CATALOG: readonly ModelEntry[] = [...WHISPER_MODELS, ...PIPER_VOICES];
+export const CATALOG: readonly ModelEntry[] = [...WHISPER_MODELS, ...BERGAMOT_MODELS, ...PIPER_VOICES];

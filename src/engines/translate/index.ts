@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../../config.ts';
 import type { RunningServer } from '../descriptor.ts';
 import { createTranslationEngine, ownServerOf } from '../registry.ts';
@@ -38,8 +39,8 @@ export type Translation = {
 };
 
 /** An engine of TOLK_TRANSLATE, made by its folder (engines/registry.ts), with where the server this process runs for it answers, when it runs one. */
-export function makeEngine(e: Config['translate'][number], config: Pick<Config, 'engineKeys'>, ownUrl?: () => string): TranslationEngine {
-  return createTranslationEngine(e, { engineKeys: config.engineKeys, ...(ownUrl ? { ownUrl } : {}) });
+export function makeEngine(e: Config['translate'][number], config: Pick<Config, 'engineKeys'> & Partial<Pick<Config, 'modelsDir'>>, ownUrl?: () => string): TranslationEngine {
+  return createTranslationEngine(e, { engineKeys: config.engineKeys, modelsDir: config.modelsDir ?? path.resolve('.data', 'models'), ...(ownUrl ? { ownUrl } : {}) });
 }
 
 /** Loads an engine (what it covers) within LOAD_TIMEOUT_MS; false when it did not answer. */
