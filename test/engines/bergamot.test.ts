@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -14,6 +12,7 @@ import { pullModels } from '../../src/engines/models/pull.ts';
 import { modelsOf } from '../../src/engines/models/store.ts';
 import { TranslationChain } from '../../src/engines/translate/chain.ts';
 import { bergamotModel, bergamotVocab } from '../helpers/bergamot-model.ts';
+import { startFileServer } from '../helpers/file-server.ts';
 
 // `bergamot`: Firefox Translations' models run by the runtime Firefox runs,
 // from the publisher's files to a translation. Models of the real tiny
@@ -25,7 +24,7 @@ import { bergamotModel, bergamotVocab } from '../helpers/bergamot-model.ts';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
-let server: http.Server;
+let server: Awaited<ReturnType<typeof startFileServer>>;
 let base = '';
 const served = new Map<string, Buffer>();
 let dir: string;
@@ -45,13 +44,8 @@ function entry(from: string, to: string, files: Record<string, Buffer>): ModelEn
 }
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const body = served.get(req.url ?? '');
-    if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startFileServer(served);
+  base = server.url;
   const vocab = bergamotVocab();
   const catalog = PAIRS.map(([from, to], i) => entry(from, to, { 'model.bin': bergamotModel({ seed: 100 + i }), 'vocab.spm': vocab }));
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-bergamot-'));
@@ -61,7 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await engine?.close();
-  await new Promise((r) => server.close(r));
+  await server?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

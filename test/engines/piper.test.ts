@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -14,6 +12,7 @@ import { PiperSynthesizer } from '../../src/engines/piper/synthesizer.ts';
 import { startSynthesizers } from '../../src/engines/speech/index.ts';
 import { SAMPLES_PER_ID, publishTestVoice } from '../helpers/onnx/piper.ts';
 import { until } from '../helpers/wait.ts';
+import { startFileServer } from '../helpers/file-server.ts';
 
 // The `piper` voices, from the publisher's files to the line: a voice
 // published as rhasspy/piper-voices publishes one (made by the test: no
@@ -24,7 +23,7 @@ import { until } from '../helpers/wait.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
 
-let server: http.Server;
+let server: Awaited<ReturnType<typeof startFileServer>>;
 let base = '';
 const served = new Map<string, Buffer>();
 let dir: string;
@@ -47,13 +46,8 @@ function entry(v: (typeof VOICES)[number]): ModelEntry {
 }
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const body = served.get(req.url ?? '');
-    if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-length': body.length }).end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startFileServer(served);
+  base = server.url;
   const published = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-piper-published-'));
   for (const v of VOICES) {
     const files = publishTestVoice(path.join(published, v.name), v);
@@ -68,7 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await piper?.close();
-  await new Promise((r) => server.close(r));
+  await server?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
