@@ -35,7 +35,7 @@ const Env = z.object({
   TOLK_DATA_DIR: z.string().default('.data'),
   // The offline engines' models (operator.md, Models; engines/models/store.ts), and a copy of the catalog's files an operator serves (NAME/FILE under it).
   TOLK_MODELS_DIR: z.string().default(path.join('.data', 'models')),
-  TOLK_MODELS_MIRROR: z.string().url().optional(),
+  TOLK_MODELS_MIRROR: z.union([z.literal(''), z.string().url()]).optional(),
   TOLK_EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   TOLK_BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
   TOLK_MAX_SESSIONS: z.coerce.number().int().min(1).max(100000).default(10),
@@ -361,7 +361,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: e.LOG_LEVEL,
     dataDir: e.TOLK_DATA_DIR,
     modelsDir,
-    modelsMirror: e.TOLK_MODELS_MIRROR,
+    modelsMirror: e.TOLK_MODELS_MIRROR || undefined,
     embeddedPgPort: e.TOLK_EMBEDDED_PG_PORT,
     bodyLimit: e.TOLK_BODY_LIMIT,
     workers: true,
