@@ -99,7 +99,7 @@ describe('piper', () => {
   it('its process killed, what it was saying fails, and the next sentence is spoken by another', async () => {
     const pids = () => fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
       try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('piper/speaker.ts');
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('piper/speaker.ts') && fs.readFileSync(`/proc/${p}/status`, 'utf8').includes(`PPid:\t${process.pid}\n`);
       } catch {
         return false;
       }

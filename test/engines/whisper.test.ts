@@ -70,7 +70,8 @@ describe('whisper', () => {
 
   it('as a stream: partials while the speaker speaks, then the final the whole reading gives', async () => {
     const { pcm } = await sentence('0890', 16_000);
-    const seen = await speak(w.open({ lang: 'en', rate: 16_000, key: 's' }), pcm, { rate: 16_000, chunkMs: 20, speed: 1 });
+    // At half the audio's pace: a loaded machine (the whole suite beside it) still reads a partial before the end.
+    const seen = await speak(w.open({ lang: 'en', rate: 16_000, key: 's' }), pcm, { rate: 16_000, chunkMs: 20, speed: 0.5 });
     const partials = seen.filter((h) => h.kind === 'partial');
     const finals = seen.filter((h) => h.kind === 'final');
     expect(partials.length).toBeGreaterThanOrEqual(1);
