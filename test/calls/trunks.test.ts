@@ -44,7 +44,6 @@ let db: TestDb;
 let t: TestApp;
 let carrier: Carrier;
 let sippAddress: string;
-let mediaPort: number;
 const live = { orgId: '', secret: '', test: '' };
 const numbers: Record<keyof typeof N, string> = { main: '', paced: '', slow: '', wrong: '', poor: '', tcp: '', hidden: '' };
 const trunks: Record<string, string> = {};
@@ -57,7 +56,6 @@ const CLONE = 'cloneOfTheAgentVoice01';
 beforeAll(async () => {
   db = await createTestDatabase();
   sippAddress = `127.0.0.1:${await freeUdpPort('127.0.0.1')}`;
-  mediaPort = await evenFreePort();
   carrier = await startCarrier({
     next: sippAddress, username: USER, password: PASSWORD, realm: REALM,
     numbers: [
@@ -125,11 +123,22 @@ afterEach(async () => {
 });
 
 async function phone(): Promise<Sipp> {
-  return startSipp({
-    scenario: new URL('../../gateway/sipp/proxied-answer-echo-wait-bye.xml', import.meta.url).pathname,
-    // The call lasts until the recognizer has read what the phone echoed: a loaded machine takes past SIPp's default 30 s.
-    listen: sippAddress, extraArgs: ['-rtp_echo', '-mp', String(mediaPort), '-timeout', '90s'],
-  }).then((p) => { phones.push(p); return p; });
+  // Its media ports (an even one for audio, the next even one for video) are chosen at each start: another
+  // process of a busy machine may have taken one since, which SIPp says at once (errno 98), and the phone
+  // starts again on others.
+  for (let tries = 1; ; tries++) {
+    try {
+      const p = await startSipp({
+        scenario: new URL('../../gateway/sipp/proxied-answer-echo-wait-bye.xml', import.meta.url).pathname,
+        // The call lasts until the recognizer has read what the phone echoed: a loaded machine takes past SIPp's default 30 s.
+        listen: sippAddress, extraArgs: ['-rtp_echo', '-mp', String(await evenFreePort()), '-timeout', '90s'],
+      });
+      phones.push(p);
+      return p;
+    } catch (err) {
+      if (tries >= 5 || !/Address already in use/.test((err as Error).message)) throw err;
+    }
+  }
 }
 
 async function place(body: Record<string, unknown>, key = live.secret) {
