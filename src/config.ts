@@ -5,7 +5,7 @@ import { parseIceServers, parseMediaServer, type IceServer, type MediaServer } f
 import { z } from 'zod';
 import type { EngineKindName, EngineSpec, SpeechKeys, TranslateKeys } from './engines/descriptor.ts';
 import { engineOf, knownEntries } from './engines/registry.ts';
-import { installedModels } from './engines/models/store.ts';
+import { installedEngines, offlineFirst } from './engines/models/defaults.ts';
 
 // The one place that reads process.env. Parsed once at boot; a bad value fails fast.
 const Env = z.object({
@@ -158,11 +158,6 @@ function engineList(kind: EngineKindName, list: string[], scheme: RegExp, ctx: z
     out.push({ name, ...(url ? { url } : {}) });
   }
   return out;
-}
-
-/** `names` as list entries, then the list's own without them. */
-function first(names: string[], list: EngineSpec[]): EngineSpec[] {
-  return [...names.map((name) => ({ name })), ...list.filter((x) => !names.includes(x.name))];
 }
 
 /** Whether every file is there with its access (X_OK: a program; R_OK: data). */
@@ -348,8 +343,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const e = parsed.data;
   const modelsDir = path.resolve(e.TOLK_MODELS_DIR);
-  // The engines an installed model serves (read once here: a model pulled later is used from the next start).
-  const offline = new Set(installedModels(modelsDir).map((m) => m.engine).filter((name) => engineOf(name === 'whisper' ? 'recognize' : name === 'piper' ? 'speak' : 'translate', name)));
+  // Unset lists begin with the offline engines whose models are installed (engines/models/defaults.ts).
+  const offline = installedEngines(modelsDir);
+  const spec = (x: EngineSpec) => x.name;
+  const named = (name: string): EngineSpec => ({ name });
   const config: Config = {
     port: e.PORT,
     host: e.HOST,
@@ -372,7 +369,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sipListenIsDefault: !env.TOLK_SIP_LISTEN,
     simSipPeer: e.TOLK_SIM_SIP_PEER || undefined,
     ringTimeoutSeconds: e.TOLK_RING_TIMEOUT_SECONDS,
-    speechEngines: env.TOLK_SPEECH_ENGINES === undefined && offline.has('piper') ? ['piper', ...e.TOLK_SPEECH_ENGINES.filter((x) => x !== 'piper')] : e.TOLK_SPEECH_ENGINES,
+    speechEngines: env.TOLK_SPEECH_ENGINES === undefined ? offlineFirst(offline.speak, e.TOLK_SPEECH_ENGINES, (x) => x, (x) => x) : e.TOLK_SPEECH_ENGINES,
     media: { server: e.TOLK_MEDIA_SERVER, apiSecret: e.TOLK_JANUS_API_SECRET || undefined, adminKey: e.TOLK_JANUS_ADMIN_KEY || undefined, iceServers: e.TOLK_ICE_SERVERS, publicIp: e.TOLK_MEDIA_PUBLIC_IP || undefined },
     drachtio: e.DRACHTIO_HOST ? { host: e.DRACHTIO_HOST, port: e.DRACHTIO_PORT, secret: e.DRACHTIO_SECRET } : undefined,
     gatewayLostSeconds: e.TOLK_GATEWAY_LOST_SECONDS,
@@ -388,9 +385,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustedProxies: e.TOLK_TRUSTED_PROXIES,
     anonymousJoin: e.TOLK_ANONYMOUS_JOIN === 'on',
     publicLimits: PUBLIC_LIMITS,
-    // Unset lists begin with the offline engines whose models are installed (operator.md, Models).
-    translate: env.TOLK_TRANSLATE === undefined ? first(offline.has('bergamot') ? ['bergamot'] : [], e.TOLK_TRANSLATE) : e.TOLK_TRANSLATE,
-    recognize: env.TOLK_RECOGNIZE === undefined ? first(offline.has('whisper') ? ['whisper'] : [], e.TOLK_RECOGNIZE) : e.TOLK_RECOGNIZE,
+    translate: env.TOLK_TRANSLATE === undefined ? offlineFirst(offline.translate, e.TOLK_TRANSLATE, spec, named) : e.TOLK_TRANSLATE,
+    recognize: env.TOLK_RECOGNIZE === undefined ? offlineFirst(offline.recognize, e.TOLK_RECOGNIZE, spec, named) : e.TOLK_RECOGNIZE,
     recognizeTimeoutMs: e.TOLK_RECOGNIZE_TIMEOUT_MS,
     speechKeys: {
       ...(e.DEEPGRAM_API_KEY ? { deepgram: e.DEEPGRAM_API_KEY } : {}),
