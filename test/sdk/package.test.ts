@@ -36,7 +36,8 @@ let hook: { body: string; sig: string; secret: string };
 
 beforeAll(async () => {
   rx = await startReceiver();
-  t = await startTestApp({ config: { webhookAllowOrigins: [rx.origin] } });
+  // Workers and the simulator on, fast, for the READMEs' examples (robots that talk, a test call).
+  t = await startTestApp({ workers: true, config: { simSpeed: 20, webhookAllowOrigins: [rx.origin] } });
   key = (await t.key({ rpm: 100_000 })).secret;
   const tolk = new Tolk(key, { baseUrl: t.url });
   const endpoint = await tolk.webhookEndpoints.create({ url: rx.url, events: ['meeting.created'] });
@@ -149,6 +150,29 @@ console.log(status, ids, allowed, ev.data.object.id, remaining);
       env: { ...env(), DENO_DIR: path.join(dir, 'deno-cache'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
     });
     await expectUserRun(stdout);
+  });
+
+  it('the READMEs\' client examples run as written, in a project with the package installed', async () => {
+    const project = path.join(dir, 'project');
+    const example = async (file: string, block: RegExp) => {
+      const code = block.exec(fs.readFileSync(path.join(ROOT, file), 'utf8'))?.[1];
+      expect(code, `${file} has the example`).toBeTruthy();
+      fs.writeFileSync(path.join(project, 'example.ts'), code!.replaceAll('http://localhost:8080', t.url));
+      // This Node (24): it runs TypeScript as written.
+      const { stdout } = await run(process.execPath, ['example.ts'], { cwd: project, env: { ...process.env, KEY: key, TOLK_KEY: key, NO_COLOR: '1' } });
+      return stdout;
+    };
+    const readme = await example('README.md', /```ts\n(import \{ Tolk \} from '@tolk\/client';[\s\S]*?)```/);
+    expect(readme).toContain(`url: '${t.url}/r/room_`);
+    expect(readme).toMatch(/type: 'segment\.final'/);
+    expect(readme).toMatch(/organization: \{ id: 'org_\w+'/);
+
+    const quick = await example('sdk/README.md', /## Quick start\n+```ts\n([\s\S]*?)```/);
+    expect(quick.split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(3);
+    expect(quick).toContain(`open ${t.url}/r/room_`);
+    expect(quick).toMatch(/^Robot B /m);
+    // The call: hung up by the agent, or refused outside the destination's calling hours (the clock is real here).
+    expect(quick.trim().split('\n').at(-1)).toMatch(/^\w+ agent_hangup$|^blocked /);
   });
 
   it('verifies a webhook in a browser (Chromium), from the package\'s files', async () => {
