@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig, PUBLIC_LIMITS } from '../src/config.ts';
+import { loadConfig } from '../src/config.ts';
+import { PUBLIC_LIMITS } from '../src/public-limits.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { startBoss, type Boss } from '../src/jobs-registry.ts';
 import { buildApp } from '../src/app.ts';

@@ -26,7 +26,7 @@ export const CAPABILITIES = [
 export const LAYERS: ReadonlyArray<{ name: string; prefixes: string[] }> = [
   {
     name: 'foundation',
-    prefixes: ['policies/', 'machines/', 'src/errors.ts', 'src/ids.ts', 'src/time-zones.ts', 'src/i18n/', 'src/process-alive.ts'],
+    prefixes: ['policies/', 'machines/', 'src/errors.ts', 'src/ids.ts', 'src/time-zones.ts', 'src/i18n/', 'src/process-alive.ts', 'src/public-limits.ts'],
   },
   {
     // config.ts reads the engines' registry (the engine names an operator may list).

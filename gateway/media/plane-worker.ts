@@ -3,6 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { Batcher } from './batch.ts';
 import { JitterBuffer } from './jitter.ts';
 import { decodeG711, encodeG711, FRAME_SAMPLES, parseDtmf, parseRtp, RtpSender } from './rtp.ts';
+import { framesOf, type Outgoing } from './outgoing.ts';
 import { bedFrame, layBed, mix, type Beds } from './bed.ts';
 import type { Negotiated } from './sdp.ts';
 import type { PlaneCommand, PlaneEvent, StreamStats } from './plane.ts';
@@ -40,8 +41,8 @@ type Stream = {
   to: { address: string; port: number } | null;
   latched: boolean;
   sender: RtpSender | null;
-  /** Frames waiting to be sent, each with the utterance it belongs to, its loudness (RMS) and whether talking over it stops it. */
-  queue: Array<{ frame: Uint8Array; utterance: string; last: boolean; rms: number; interruptible: boolean }>;
+  /** Frames waiting to be sent (outgoing.ts). */
+  queue: Outgoing[];
   playing: string | null;
   /** Frames sent of each utterance started and not yet finished or dropped (spoken_ms = frames × 20). */
   spoken: Map<string, number>;
@@ -277,14 +278,6 @@ function ensureClock(): void {
   tickTimer = setTimeout(tick, TICK_MS);
 }
 
-/** The RMS of the frame of `pcm` from `at` (what we send, for telling our own echo). */
-function rmsOf(pcm: Int16Array, at: number): number {
-  const end = Math.min(pcm.length, at + FRAME_SAMPLES);
-  let sum = 0;
-  for (let i = at; i < end; i++) sum += pcm[i]! * pcm[i]!;
-  return end > at ? Math.sqrt(sum / (end - at)) : 0;
-}
-
 /** The detector, its every decision told to `seen` too. */
 function watched(d: VoiceDetector, seen: (voiced: boolean) => void): VoiceDetector {
   return {
@@ -346,19 +339,7 @@ async function handle(c: PlaneCommand): Promise<void> {
       const queuedMs = s.queue.length * TICK_MS;
       // The rest of an utterance the callee talked over: dropped with it.
       if (s.dropped.has(c.utterance)) return post({ type: 'reply', id: c.id, queuedMs, dropped: true });
-      const interruptible = c.interruptible === true;
-      const bytes = encodeG711(s.remote.codec, c.pcm);
-      const frames = Math.ceil(bytes.length / FRAME_SAMPLES);
-      // Whole frames, the last one padded with G.711 silence; each frame a view of one buffer.
-      const all = new Uint8Array(frames * FRAME_SAMPLES).fill(s.remote.codec === 'PCMU' ? 0xff : 0xd5);
-      all.set(bytes);
-      for (let i = 0; i < frames; i++) {
-        // `more`: the utterance goes on in the next play (a long phrase spoken part by part): no `finished` yet.
-        s.queue.push({
-          frame: all.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES), utterance: c.utterance, last: !c.more && i === frames - 1,
-          rms: rmsOf(c.pcm, i * FRAME_SAMPLES), interruptible,
-        });
-      }
+      s.queue.push(...framesOf(s.remote.codec, c.pcm, c.utterance, { more: c.more === true, interruptible: c.interruptible === true }));
       return post({ type: 'reply', id: c.id, queuedMs });
     }
     case 'amd': {

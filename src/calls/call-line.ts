@@ -1,14 +1,12 @@
 import type { Client } from '../db/pool.ts';
-import { now, type Services } from '../services.ts';
-import type { Gateway } from '../../gateway/gateway.ts';
+import { now } from '../services.ts';
 import type { CallEvent } from '../../machines/call.ts';
-import { CALLEE_NAME } from './calls.ts';
 import type { LineNotice } from './channel.ts';
 import type { CallState } from './events.ts';
 import { perKey } from './per-key.ts';
-import { HeardPhrase, PhraseUnderWay } from '../engines/speech/heard-phrase.ts';
-import type { StreamingRecognizer } from '../engines/speech/streaming.ts';
-import { writeOnLine, type DatabaseBack } from './outage.ts';
+import { writeOnLine } from './outage.ts';
+import { LineHearing } from './line-hearing.ts';
+import type { LineDeps } from './line-deps.ts';
 import { disclosureOnLine, partsOf, phraseText, sessionOfCall, trimQuiet, type CallVoice } from './line.ts';
 
 // One call dialed by this process's gateway, from its dial to its end: what
@@ -18,40 +16,12 @@ import { disclosureOnLine, partsOf, phraseText, sessionOfCall, trimQuiet, type C
 //   it rings, started at the pick-up), then the agent's says, in the callee's
 //   language, played in the order asked for; a callee who talks over a say
 //   stops it (the media plane's barge-in), and each say's progress is reported.
-// - What is heard on it: the far end's utterances, read by the recognizer
-//   in order (it keeps its place), its DTMF digits, and when it starts and
-//   stops talking, published in the call's log in the order heard. Once
-//   answered, with an engine that hears as the audio comes (Deepgram live,
-//   vosk-server, OpenAI realtime), an utterance is heard while it is said:
-//   its audio goes to the engine's stream as the media plane sends it (every
-//   100 ms), whose partials enter the log as segment.partial (at most one
-//   every 250 ms) and whose finals are the phrase (heard-phrase.ts); with any
-//   other (PocketSphinx) it is read whole at its end.
+// - What is heard on it: its LineHearing (line-hearing.ts).
 // - Its chain of events: what SIP says about the call (and what is heard)
 //   is applied in the order it happened, and, while PostgreSQL is away, waits
 //   in that order to be written (outage.ts).
 // - Its timers: the per-call limit from the pick-up, and the longest an
 //   answer may stay unwritten (dialer.ts says when each is armed).
-
-/** What is heard on a line, as the call's log keeps it (services.ts Reactions heardOnCall). */
-type Heard = Parameters<Services['reactions']['heardOnCall']>[2];
-
-export type Log = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void; error: (o: object, m: string) => void };
-
-/** What the lines of one gateway share. */
-export type LineDeps = {
-  s: Services;
-  gw: Gateway;
-  log: Log;
-  /** Wakes the writes waiting for the database (outage.ts). */
-  back: DatabaseBack;
-  /** Aborted at stop: what still waits for the database gives up. */
-  signal: AbortSignal;
-  /** Applies a call event (dialer.ts); the line runs it in its chain. */
-  apply: (callId: string, event: CallEvent, endedAt?: Date) => Promise<void>;
-  /** The languages no engine speaks, logged once each. */
-  unspoken: Set<string>;
-};
 
 /** A call as it is dialed: what its line needs before its answer is written. */
 export type LinePlan = {
@@ -67,9 +37,6 @@ export type LinePlan = {
   /** A call into a room (its room_id), and its number masked (the participant's name there); unset: a call with an AI agent. */
   room?: { id: string; phone: string };
 };
-
-/** How long a call's next events (its hangup) wait for the recognition of a phrase heard before them. */
-const HEARD_IN_ORDER_MS = 5_000;
 
 export class CallLine {
   readonly id: string;
@@ -95,12 +62,10 @@ export class CallLine {
   state: CallState | undefined;
   disposed = false;
   /** Set once a person answered: what is heard is published, the agent's says spoken. */
-  private answeredIn: string | null = null;
+  private answeredLang: string | null = null;
   private disclosed = false;
   /** The agent's says given to the line whose end (finished or interrupted) is not reported yet. */
   private readonly says = new Set<string>();
-  /** The far end's utterance under way, heard by a recognizer stream (once answered). */
-  private readonly phrase = new PhraseUnderWay();
   /** The call's agent session (its say progress goes to it), read once. */
   private session: Promise<string | null> | undefined;
   private voiceName: Promise<string | undefined> | undefined;
@@ -109,7 +74,8 @@ export class CallLine {
   private unwritten: NodeJS.Timeout | undefined;
   private readonly events: ReturnType<typeof perKey>;
   private readonly said: ReturnType<typeof perKey>;
-  private readonly heard: ReturnType<typeof perKey>;
+  /** What is heard on the line: the far end's utterances, digits and speech activity. */
+  readonly hearing: LineHearing;
   private readonly d: LineDeps;
 
   constructor(plan: LinePlan, d: LineDeps) {
@@ -123,7 +89,7 @@ export class CallLine {
     const { log } = d;
     this.events = perKey((err, callId, event) => log.error({ err, callId, event }, 'call event not applied'));
     this.said = perKey((err, callId, utterance) => log.warn({ err: String(err), callId, utterance }, 'a phrase could not be spoken on the line'));
-    this.heard = perKey((err, callId) => log.warn({ err: String(err), callId }, 'what was heard on the line was not published'));
+    this.hearing = new LineHearing(this, d);
   }
 
   /** Queues `task` behind the call's other events; `what` names it in the log should it fail. */
@@ -137,7 +103,17 @@ export class CallLine {
   }
 
   get answered(): boolean {
-    return this.answeredIn !== null;
+    return this.answeredLang !== null;
+  }
+
+  /** The callee's language once a person answered; null before (and after the end). */
+  get answeredIn(): string | null {
+    return this.answeredLang;
+  }
+
+  /** A call into a room: the room's line speaks and hears for it. */
+  get intoRoom(): boolean {
+    return this.room !== undefined;
   }
 
   /**
@@ -167,7 +143,7 @@ export class CallLine {
   answer(): void {
     if (this.disposed) return;
     if (this.room) return this.bring(this.room);
-    this.answeredIn = this.lang;
+    this.answeredLang = this.lang;
     this.disclose();
   }
 
@@ -181,7 +157,7 @@ export class CallLine {
       return this.hangup({ type: 'HANGUP' }, now(this.d.s));
     }
     rooms.bring(this.id, {
-      roomId: room.id, lang: this.lang, phone: room.phone, recognizer: this.recognizer,
+      roomId: room.id, lang: this.lang, phone: room.phone, recognizer: this.hearing.recognizer,
       end: () => this.hangup({ type: 'HANGUP' }, now(this.d.s), 'cannot hang up a call whose room ended'),
     });
   }
@@ -204,7 +180,7 @@ export class CallLine {
 
   /** An agent's say on the call's session (channel.ts), spoken to the callee once answered. */
   say(n: Extract<LineNotice, { type: 'say' }>): void {
-    const lang = this.answeredIn;
+    const lang = this.answeredLang;
     if (lang === null || !this.up) return;
     this.says.add(n.utterance);
     this.speak(n.utterance, async () => {
@@ -234,79 +210,6 @@ export class CallLine {
       if (sessionId === null) return;
       await s.reactions.sayProgress(s, tx, { logId: this.id, sessionId, utteranceId: utterance, kind, spokenMs });
     });
-  }
-
-  /** The callee started or stopped talking (the media plane's onset and offset): speech.started or speech.stopped, once answered. */
-  speech(kind: 'started' | 'stopped'): void {
-    if (this.answeredIn === null || this.room) return;
-    const { s } = this.d;
-    this.write(`speech.${kind}`, (tx) => s.reactions.speechActivity(s, tx, { logId: this.id, speaker: CALLEE_NAME, participantId: 'callee', kind }));
-  }
-
-  /** Who reads what the far end says: a real person's, the service's recognizers; the built-in callee's, its own. */
-  private get recognizer(): Gateway['recognizer'] & { open?: StreamingRecognizer['open']; streamsAsSpoken?: (lang: string) => boolean } {
-    const { s, gw } = this.d;
-    return this.live && s.recognizer ? s.recognizer : gw.recognizer;
-  }
-
-  /**
-   * The far end's utterance under way, as the media plane sends it (`start`: its first part). Once
-   * answered, it goes to a recognizer stream of its own, whose partials are published as it goes.
-   */
-  listen(pcm: Int16Array, start: boolean): void {
-    if (this.room) return;
-    if (start) this.phrase.begin(() => this.openPhrase());
-    this.phrase.write(pcm);
-  }
-
-  /** The stream of an utterance that starts, once answered; null where the recognizer does not hear as the audio comes. */
-  private openPhrase(): HeardPhrase | null {
-    const lang = this.answeredIn;
-    if (lang === null || this.disposed) return null;
-    // Only an engine that hears as the audio comes (Deepgram live, vosk-server, OpenAI realtime): PocketSphinx's
-    // stream reads the growing audio again for its partials, three times the decoding, on the decoders every call
-    // shares, and its final waits behind a partial's read (a loaded 2-core machine missed its calls' time).
-    const recognizer = this.recognizer;
-    if (!recognizer.streamsAsSpoken?.(lang)) return null;
-    const { s } = this.d;
-    // A recognizer that does not stream reads the utterance whole at its end (hear()).
-    return new HeardPhrase(recognizer, { lang, rate: 8000, key: this.id }, {
-      onPartial: (text, segmentId) => {
-        if (this.answeredIn === null) return;
-        const p = { logId: this.id, speaker: CALLEE_NAME, participantId: 'callee', srcLang: lang, segmentId, text };
-        this.write('segment.partial', (tx) => s.reactions.partialHeard(s, tx, p));
-      },
-      // Settled by the engine's endpointing before the plane's silence ended the utterance: published now, in order.
-      onFinal: (f) => this.publishHeard(async () => ({ callId: this.id, kind: 'person', speaker: CALLEE_NAME, lang, text: f.text, audioMs: f.audioMs, segmentId: f.segmentId })),
-    });
-  }
-
-  /** The utterance under way was too short to be one (a click, a cough): its stream stops. */
-  unheard(): void {
-    this.phrase.abandon();
-  }
-
-  /** What the far end said (an utterance of the media plane): recognized, then published as the callee's phrase. */
-  hear(u: { pcm: Int16Array; audioMs: number; at: number }): void {
-    if (this.room) return;
-    const recognizer = this.recognizer;
-    // Heard as it was said: its stream settles it now (its last words), whatever waits before it.
-    const phrase = this.phrase.take();
-    const streamed = phrase?.finish() ?? null;
-    this.publishHeard(async (lang) => {
-      // Recognized even when it will not be published: the recognizer keeps its place in the conversation.
-      const text = streamed ? (await streamed) || null : (await recognizer.recognize({ key: this.id, pcm: u.pcm, audioMs: u.audioMs, lang, at: u.at })).text;
-      // What its early finals (the engine's endpointing) already published is not said again.
-      if (text === null && phrase?.early) return null;
-      const audioMs = Math.max(0, u.audioMs - (phrase?.earlyMs ?? 0));
-      return { callId: this.id, kind: 'person', speaker: CALLEE_NAME, lang, text, audioMs, ...(phrase ? { segmentId: phrase.id } : {}) };
-    });
-  }
-
-  /** A DTMF digit from the far end: an event of the call's log of its own. */
-  digit(digit: string, durationMs: number): void {
-    if (this.room) return;
-    this.publishHeard(async (lang) => ({ callId: this.id, kind: 'dtmf', speaker: CALLEE_NAME, lang, text: digit, audioMs: durationMs }));
   }
 
   /**
@@ -377,15 +280,15 @@ export class CallLine {
   dispose(): void {
     if (this.brought && !this.disposed) this.d.s.phoneRooms?.ended(this.id);
     this.disposed = true;
-    this.unheard();
+    this.hearing.unheard();
     this.clearTimers();
-    this.answeredIn = null;
+    this.answeredLang = null;
     this.state = undefined;
   }
 
   /** What is still being applied, said or published (to wait for at stop). */
   pending(): Array<Promise<void>> {
-    return [...this.events.pending(), ...this.said.pending(), ...this.heard.pending()];
+    return [...this.events.pending(), ...this.said.pending(), ...this.hearing.pending()];
   }
 
   get idle(): boolean {
@@ -447,50 +350,7 @@ export class CallLine {
   }
 
   /** A signal of the call's log (a say's progress, speech activity) written in the call's chain (outage.ts). */
-  private write(what: string, w: (tx: Client) => Promise<void>): void {
+  write(what: string, w: (tx: Client) => Promise<void>): void {
     this.run(async () => { await writeOnLine(this.d, this.id, what, w); }, what);
-  }
-
-  private publish(seg: Heard): Promise<unknown> {
-    const { s } = this.d;
-    return writeOnLine(this.d, this.id, `heard ${seg.kind}`, (tx) => s.reactions.heardOnCall(s, tx, seg));
-  }
-
-  /**
-   * Recognized one after another (the recognizer keeps its place in the conversation), even when
-   * not published: heard before the answer (the greeting answering-machine detection listens to),
-   * it is not part of the conversation. Published in the call's chain of events, at the place it
-   * was heard (after the answer, before the hangup SIP reported around it), and, while the
-   * database is away, once it is back.
-   */
-  private publishHeard(what: (lang: string) => Promise<Heard | null>): void {
-    const lang = this.answeredIn;
-    let made!: (seg: Heard | null) => void;
-    const recognized = new Promise<Heard | null>((ok) => { made = ok; });
-    this.heard.run(this.id, async () => {
-      try {
-        made(await what(lang ?? 'en'));
-      } catch (err) {
-        made(null);
-        throw err;
-      }
-    });
-    if (lang === null) return;
-    this.run(async () => {
-      // The call's events behind this phrase (its hangup) wait for its recognition, up to
-      // HEARD_IN_ORDER_MS; a slower one is published when it is ready, if the call still goes on.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((ok) => { timer = setTimeout(ok, HEARD_IN_ORDER_MS, 'late'); });
-      const seg = await Promise.race([recognized, late]).finally(() => clearTimeout(timer));
-      if (seg === 'late') {
-        this.heard.run(this.id, async () => {
-          const r = await recognized;
-          if (r && this.answered) await this.publish(r);
-        });
-        return;
-      }
-      if (!seg || !this.answered) return;
-      await this.publish(seg);
-    }, 'heard');
   }
 }

@@ -11,7 +11,7 @@ import { applyCallEvent, applyCallEventAlone, type ApplyOpts, type CallState } f
 import { claimCalls, type Claimed } from './claims.ts';
 import { callEventOf, sipAnswerOf } from './dialog-events.ts';
 import { CallLines } from './lines.ts';
-import type { Log } from './call-line.ts';
+import type { Log } from './line-deps.ts';
 import { DatabaseBack, whenDatabaseBack } from './outage.ts';
 import { writeMaxDurationJob } from './jobs.ts';
 
@@ -161,16 +161,16 @@ export async function bindGateway(s: Services, gw: Gateway, log: Log): Promise<D
   };
   gw.onDialog(onEvent);
   // What the far end says and keys goes to the line of its call (heard only while the dialog is here).
-  media.on('heard', (callId, u) => { if (sip.active().includes(callId)) lines.get(callId)?.hear(u); });
-  // The utterance under way, as it is said: a streaming recognizer's partials (call-line.ts listen).
-  media.on('audio', (callId, pcm, start) => lines.get(callId)?.listen(pcm, start));
-  media.on('unheard', (callId) => lines.get(callId)?.unheard());
-  media.on('dtmf', (callId, digit, durationMs) => { if (sip.active().includes(callId)) lines.get(callId)?.digit(digit, durationMs); });
+  media.on('heard', (callId, u) => { if (sip.active().includes(callId)) lines.get(callId)?.hearing.hear(u); });
+  // The utterance under way, as it is said: a streaming recognizer's partials (line-hearing.ts listen).
+  media.on('audio', (callId, pcm, start) => lines.get(callId)?.hearing.listen(pcm, start));
+  media.on('unheard', (callId) => lines.get(callId)?.hearing.unheard());
+  media.on('dtmf', (callId, digit, durationMs) => { if (sip.active().includes(callId)) lines.get(callId)?.hearing.digit(digit, durationMs); });
   // What is said on it, as it is sent (a say's progress), and when the far end starts and stops talking.
   media.on('started', (callId, u) => lines.get(callId)?.progress(u, 'started', 0));
   media.on('finished', (callId, u, spokenMs) => lines.get(callId)?.progress(u, 'finished', spokenMs));
   media.on('interrupted', (callId, u, spokenMs) => lines.get(callId)?.progress(u, 'interrupted', spokenMs));
-  media.on('speech', (callId, kind) => { if (sip.active().includes(callId)) lines.get(callId)?.speech(kind === 'onset' ? 'started' : 'stopped'); });
+  media.on('speech', (callId, kind) => { if (sip.active().includes(callId)) lines.get(callId)?.hearing.speech(kind === 'onset' ? 'started' : 'stopped'); });
   await s.pool.query(`INSERT INTO gateways (id, sip_address) VALUES ($1, $2)`, [id, sip.address]);
 
   /** `written`: the call as this process just wrote it (placed here), kept to apply its ringing and answer in one statement each. */

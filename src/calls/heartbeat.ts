@@ -1,5 +1,5 @@
 import type { Services } from '../services.ts';
-import type { Log } from './call-line.ts';
+import type { Log } from './line-deps.ts';
 import type { Dialer } from './dialer.ts';
 
 // The gateway's heartbeat in `gateways`: every gateway sweeps the calls of

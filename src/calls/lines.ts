@@ -1,4 +1,5 @@
-import { CallLine, type LineDeps, type LinePlan } from './call-line.ts';
+import { CallLine, type LinePlan } from './call-line.ts';
+import type { LineDeps } from './line-deps.ts';
 import { perKey } from './per-key.ts';
 
 // The calls this process's gateway dialed, one CallLine each, from the dial

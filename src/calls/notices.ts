@@ -1,7 +1,7 @@
 import { PgListener } from '../db/listener.ts';
 import type { Services } from '../services.ts';
 import { ENDED } from './calls.ts';
-import type { Log } from './call-line.ts';
+import type { Log } from './line-deps.ts';
 import { CALLS_CHANNEL, decodeNotice } from './channel.ts';
 import type { Dialer } from './dialer.ts';
 

@@ -1,5 +1,5 @@
 import type { Services } from '../services.ts';
-import type { Log } from './call-line.ts';
+import type { Log } from './line-deps.ts';
 import { claimOrphans, claimUnclaimed, endCallsOfLostGateways } from './claims.ts';
 import type { Dialer } from './dialer.ts';
 import { beatMs, type Heartbeat } from './heartbeat.ts';

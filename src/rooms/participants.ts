@@ -8,7 +8,7 @@ import { LOG_CHANNEL, now, type Services } from '../services.ts';
 import { inTx } from '../jobs/in-tx.ts';
 import { linkSigningKey, verifyJoinToken } from './join-links.ts';
 import { clientKey, takeQuotas } from '../http/quotas.ts';
-import type { PublicLimits } from '../config.ts';
+import type { PublicLimits } from '../public-limits.ts';
 import { recordUsage } from '../billing/ledger.ts';
 
 // People in a room through its page (src/rooms/page.ts). Joining makes the

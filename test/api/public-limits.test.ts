@@ -3,7 +3,7 @@ import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts
 import { readSse, type Sse } from '../helpers/sse.ts';
 import { until } from '../helpers/wait.ts';
 import { createEventType } from '../../src/cli/admin.ts';
-import { PUBLIC_LIMITS } from '../../src/config.ts';
+import { PUBLIC_LIMITS } from '../../src/public-limits.ts';
 import { WINDOW_DAYS } from '../../src/bookings/links.ts';
 import { mailboxKey } from '../../src/http/quotas.ts';
 

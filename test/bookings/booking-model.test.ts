@@ -8,7 +8,7 @@ import { SAMPLE_EVENTS } from '../../machines/sample-events.ts';
 import { bookingEmits } from '../helpers/lifecycle-events.ts';
 import { expectPersistedActor } from '../helpers/persisted-actor.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { PUBLIC_LIMITS } from '../../src/config.ts';
+import { PUBLIC_LIMITS } from '../../src/public-limits.ts';
 import { until } from '../helpers/wait.ts';
 import { createEventType } from '../../src/cli/admin.ts';
 

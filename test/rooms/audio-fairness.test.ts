@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
-import { PUBLIC_LIMITS } from '../../src/config.ts';
+import { PUBLIC_LIMITS } from '../../src/public-limits.ts';
 
 // One anonymous person cannot take what the others need (src/rooms/audio-budget.ts,
 // src/engines/speech/fair-queue.ts, src/rooms/read-aloud.ts): the 75 s of audio a

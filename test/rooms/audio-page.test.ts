@@ -7,7 +7,7 @@ import { launchChromium } from '../helpers/chromium.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
 import { withApertium } from '../helpers/apertium.ts';
-import { PUBLIC_LIMITS } from '../../src/config.ts';
+import { PUBLIC_LIMITS } from '../../src/public-limits.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
 import { decodeWav, encodeWav } from '../../src/engines/speech/wav.ts';
 

@@ -7,7 +7,7 @@ import { readSse, type Sse } from '../helpers/sse.ts';
 import { withApertium } from '../helpers/apertium.ts';
 import { startOpenAITranscription, type FakeSpeechServer } from '../helpers/fake-speech.ts';
 import { decodeWav } from '../../src/engines/speech/wav.ts';
-import { PUBLIC_LIMITS } from '../../src/config.ts';
+import { PUBLIC_LIMITS } from '../../src/public-limits.ts';
 import { saidInOrder, words } from '../../src/engines/speech/wer.ts';
 
 // People speaking in a room through its audio socket (src/rooms/audio.ts),

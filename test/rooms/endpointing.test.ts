@@ -5,7 +5,7 @@ import { until } from '../helpers/wait.ts';
 import { readSse, type Sse } from '../helpers/sse.ts';
 import { startDeepgramLive, type DeepgramLiveFake } from '../helpers/deepgram-live.ts';
 import { heardWords, lastVoicedEnd } from '../helpers/ws-fake.ts';
-import { PUBLIC_LIMITS } from '../../src/config.ts';
+import { PUBLIC_LIMITS } from '../../src/public-limits.ts';
 import { DeepgramRecognizer } from '../../src/engines/deepgram/recognizer.ts';
 import { RecognizerChain } from '../../src/engines/speech/recognizers.ts';
 

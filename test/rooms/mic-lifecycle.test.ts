@@ -3,7 +3,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
 import { until } from '../helpers/wait.ts';
-import { PUBLIC_LIMITS } from '../../src/config.ts';
+import { PUBLIC_LIMITS } from '../../src/public-limits.ts';
 
 // A room page's audio socket goes with its person (src/rooms/mic-watch.ts):
 // when they leave, on whichever server process, when the room ends, when

@@ -4,7 +4,7 @@ import { launchChromium } from '../helpers/chromium.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { withApertium } from '../helpers/apertium.ts';
 import { until } from '../helpers/wait.ts';
-import { PUBLIC_LIMITS } from '../../src/config.ts';
+import { PUBLIC_LIMITS } from '../../src/public-limits.ts';
 
 // The room page tells the truth about what works (issue 44), in Chromium,
 // with real engines: Apertium (en↔es, es↔pt; pt only through es; no

@@ -141,7 +141,7 @@ export class HeardPhrase {
 }
 
 /**
- * The utterance under way on a phone line (calls/call-line.ts, rooms/phone/phone-line.ts): its
+ * The utterance under way on a phone line (calls/line-hearing.ts, rooms/phone/phone-line.ts): its
  * phrase, whose recognizer stream hears it as it is said, from its first part to its end.
  */
 export class PhraseUnderWay {

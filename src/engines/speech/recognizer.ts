@@ -37,7 +37,7 @@ export interface SpeechRecognizer {
    * Whether its stream (open()) hears this language as the audio comes, on the provider's side
    * (Deepgram live, vosk-server, OpenAI realtime): partials and endpointing at the cost of the
    * audio itself. Absent or false: its stream reads again or waits for the end (PocketSphinx's
-   * re-reads, whole utterances), which a call's line does not use (call-line.ts).
+   * re-reads, whole utterances), which a call's line does not use (calls/line-hearing.ts).
    */
   streamsAsSpoken?(lang: string): boolean;
   close(): Promise<void>;

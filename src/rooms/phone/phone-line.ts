@@ -7,16 +7,16 @@ import { HeardPhrase, PhraseUnderWay } from '../../engines/speech/heard-phrase.t
 import type { StreamingRecognizer } from '../../engines/speech/streaming.ts';
 import { fairQueueOf } from '../../engines/speech/fair-queue.ts';
 import { HEARTBEAT_MS, joinByPhone, leaveByPhone, phoneStillIn, sayAloudAsPerson } from '../participants.ts';
-import { pinAt, type PinHolder } from '../phone-pins.ts';
+import type { PinHolder } from '../phone-pins.ts';
+import { PhoneLobby } from './lobby.ts';
 import { phraseSpoken, roomPhrases } from '../interpretation.ts';
 import type { PageSpeech } from '../read-aloud.ts';
 import type { RoomMixes } from './voices-mix.ts';
 
-// One person on the phone (rooms/phone/dial-in.ts answered their call): first in the lobby, where
-// they are greeted in the languages of the organization's rooms and type their PIN (digits, `#` to
-// end, `*` to start again; three wrong PINs and a polite goodbye, then our BYE; a PIN that lets
-// nobody in never says why); then in the room, a participant like a page's person (their name and
-// languages, counted in the people cap, on the participant list with a phone badge):
+// One person on the phone (rooms/phone/dial-in.ts answered their call): first in the lobby
+// (lobby.ts: greeted in the languages of the organization's rooms, they type their PIN); then in
+// the room, a participant like a page's person (their name and languages, counted in the people
+// cap, on the participant list with a phone badge):
 //
 // - what they say is the media plane's utterances (its voice activity, 8 kHz), read by the service's
 //   recognizers in their speaking language (a stream as it is said where the engine hears as the
@@ -50,17 +50,8 @@ export type DialIn = {
   minuteFactor: number;
 };
 
-/** Wrong PINs before the goodbye. */
-export const PIN_ATTEMPTS = 3;
-/** A PIN typed without `#` is taken after this pause. */
-const DIGIT_PAUSE_MS = 8_000;
-/** Nothing typed after a prompt: it is said again, at most twice, then the goodbye. */
-const SILENT_PROMPT_MS = 20_000;
-const SILENT_PROMPTS = 3;
 /** `*` then `6` within this: mute or unmute. */
 const STAR_MS = 3_000;
-/** The languages a caller is greeted in, at most. */
-const GREETING_LANGS = 3;
 
 export class PhoneLine {
   /** The dialog's key (the signaling's): a dial-in's participant id, or the call's id. */
@@ -69,16 +60,13 @@ export class PhoneLine {
   readonly pid: string;
   private readonly d: PhoneLineDeps;
   private readonly dialIn: DialIn | null;
+  /** A dial-in's lobby, where the PIN is typed; null for a call brought into a room. */
+  private readonly lobby: PhoneLobby | null;
   /** Who reads what they say: the service's recognizers (a real person), or the simulated callee's own (a test call). */
   private readonly recognizer: (Gateway['recognizer'] & { open?: StreamingRecognizer['open'] }) | undefined;
   /** A call brought into the room (not a dial-in): how it is hung up (the call ends with it). */
   private readonly endCall: (() => void) | undefined;
   private state: 'ringing' | 'lobby' | 'joining' | 'room' | 'gone' = 'ringing';
-  private digits = '';
-  private tries = 0;
-  private silentPrompts = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private greeting: Array<{ lang: string; texts: PhoneTexts }> = [];
   private room: { id: string; name: string; speak: string; hear: string; texts: PhoneTexts; textsLang: string; livemode: boolean; cursor: number } | undefined;
   private muted = false;
   private starAt = 0;
@@ -100,23 +88,32 @@ export class PhoneLine {
     this.recognizer = o.recognizer ?? d.s.recognizer;
     this.endCall = o.endCall;
     this.d = d;
+    this.lobby = this.dialIn ? new PhoneLobby(this, this.dialIn, d) : null;
   }
 
   get inRoom(): boolean {
     return this.state === 'room';
   }
 
+  get inLobby(): boolean {
+    return this.state === 'lobby';
+  }
+
   /** The caller's ACK came: they are greeted, and their PIN awaited. */
   async answered(): Promise<void> {
     if (this.state !== 'ringing') return;
     this.state = 'lobby';
-    this.greeting = await this.greetingLanguages().catch(() => [{ lang: 'en', texts: phoneTexts('en').texts }]);
-    this.prompt('welcome');
+    await this.lobby?.greet();
+  }
+
+  /** The lobby said goodbye: they are gone. */
+  leave(): void {
+    this.state = 'gone';
   }
 
   /** A digit from the caller (RFC 4733 or SIP INFO). */
   digit(digit: string): void {
-    if (this.state === 'lobby') return this.lobbyDigit(digit);
+    if (this.state === 'lobby') return this.lobby?.digit(digit);
     if (this.state !== 'room') return;
     const now = Date.now();
     if (digit === '*') {
@@ -133,46 +130,8 @@ export class PhoneLine {
     }
   }
 
-  private lobbyDigit(digit: string): void {
-    clearTimeout(this.timer);
-    // A key pressed over a prompt stops it.
-    void this.d.gw.media.hush(this.key).catch(() => {});
-    if (digit === '#') return void this.submit();
-    if (digit === '*') {
-      this.digits = '';
-    } else if (/^[0-9]$/.test(digit) && this.digits.length < 16) {
-      this.digits += digit;
-    }
-    this.timer = setTimeout(() => void this.submit(), DIGIT_PAUSE_MS);
-    this.timer.unref();
-  }
-
-  /** The PIN typed so far is tried. */
-  private async submit(): Promise<void> {
-    clearTimeout(this.timer);
-    if (this.state !== 'lobby') return;
-    const pin = this.digits;
-    this.digits = '';
-    if (pin === '') return this.prompt('welcome');
-    this.tries++;
-    let holder: PinHolder | null;
-    try {
-      holder = await pinAt(this.d.s, this.dialIn!.numberId, this.dialIn!.caller, pin);
-    } catch (err) {
-      if (!(err instanceof ApiError && err.code === 'rate_limited')) this.d.log.error({ key: this.key, err: String(err) }, 'a PIN could not be checked');
-      else this.d.log.warn({ key: this.key, caller: this.dialIn!.masked }, 'too many PIN tries: goodbye');
-      return this.goodbye('goodbye');
-    }
-    if (this.state !== 'lobby') return;
-    if (!holder || holder.status !== 'live' || holder.org_id !== this.dialIn!.orgId) {
-      this.d.log.info({ key: this.key, tries: this.tries }, 'a PIN let nobody in');
-      if (this.tries >= PIN_ATTEMPTS) return this.goodbye('goodbye');
-      return this.prompt('wrongPin');
-    }
-    await this.join(holder);
-  }
-
-  private async join(h: PinHolder): Promise<void> {
+  /** Their PIN let them in. */
+  async join(h: PinHolder): Promise<void> {
     const speak = h.speak_lang ?? 'en';
     const dialIn = this.dialIn!;
     await this.enter({
@@ -197,7 +156,7 @@ export class PhoneLine {
         this.endCall();
         return;
       }
-      return this.goodbye(/full/.test(String((err as Error).message)) ? 'full' : 'goodbye');
+      return this.lobby?.goodbye(/full/.test(String((err as Error).message)) ? 'full' : 'goodbye');
     }
     if (this.gone) {
       // Hung up while joining: they leave again (billed their few seconds).
@@ -345,7 +304,7 @@ export class PhoneLine {
   async ended(): Promise<void> {
     const was = this.state;
     this.state = 'gone';
-    clearTimeout(this.timer);
+    this.lobby?.stop();
     this.stopRoom();
     for (const done of this.ends.values()) done();
     if (was === 'room') await leaveByPhone(this.d.s, this.pid).catch((err) => this.d.log.error({ key: this.key, err: String(err) }, 'a phone participant could not leave'));
@@ -364,34 +323,14 @@ export class PhoneLine {
     this.unheard();
   }
 
-  /** A lobby prompt in each greeting language, interruptible by a key; after it, the wait for digits. */
-  private prompt(which: 'welcome' | 'wrongPin'): void {
-    for (const g of this.greeting) void this.say(`${which}-${this.n++}`, g.texts[which], g.lang, false, true);
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      if (this.state !== 'lobby' || this.digits !== '') return;
-      if (++this.silentPrompts >= SILENT_PROMPTS) return this.goodbye('goodbye');
-      this.prompt('welcome');
-    }, SILENT_PROMPT_MS);
-    this.timer.unref();
-  }
-
-  /** The goodbye (in the greeting's languages), then our BYE. */
-  private goodbye(which: 'goodbye' | 'full'): void {
-    if (this.state !== 'lobby') return;
-    this.state = 'gone';
-    clearTimeout(this.timer);
-    const said = this.greeting.map((g) => this.say(`${which}-${this.n++}`, g.texts[which], g.lang, true));
-    void Promise.all(said).then(() => this.hangup());
-  }
-
-  private async hangup(): Promise<void> {
+  /** Our BYE, then they are gone. */
+  async hangup(): Promise<void> {
     await this.d.gw.signaling.hangup(this.key).catch((err) => this.d.log.warn({ key: this.key, err: String(err) }, 'the caller could not be hung up'));
     await this.ended();
   }
 
   /** Says `text` in `lang` on the line (after what is playing); `untilSaid`: resolves once it has been heard (or the line went). */
-  private async say(utterance: string, text: string, lang: string, untilSaid = false, interruptible = false): Promise<void> {
+  async say(utterance: string, text: string, lang: string, untilSaid = false, interruptible = false): Promise<void> {
     const speech = this.d.gw.speech;
     if (!speech.speaks(lang)) return;
     const made = speech.synthesize(text, lang);
@@ -414,20 +353,5 @@ export class PhoneLine {
     }) : undefined;
     await signaling.play(this.key, utterance, pcm, { interruptible });
     await heard;
-  }
-
-  /** The languages of the organization's live and scheduled rooms, the most used first (at most GREETING_LANGS that an engine speaks); English without any. */
-  private async greetingLanguages(): Promise<Array<{ lang: string; texts: PhoneTexts }>> {
-    const { rows } = await this.d.s.pool.query<{ lang: string }>(
-      `SELECT l AS lang FROM rooms, unnest(langs) AS l WHERE org_id = $1 AND status IN ('live', 'scheduled')
-        GROUP BY l ORDER BY count(*) DESC, l LIMIT 20`, [this.dialIn!.orgId]);
-    const out: Array<{ lang: string; texts: PhoneTexts }> = [];
-    for (const { lang } of rows) {
-      const t = phoneTexts(lang);
-      if (out.some((o) => o.lang === t.lang) || !this.d.gw.speech.speaks(t.lang)) continue;
-      out.push({ lang: t.lang, texts: t.texts });
-      if (out.length === GREETING_LANGS) break;
-    }
-    return out.length > 0 ? out : [{ lang: 'en', texts: phoneTexts('en').texts }];
   }
 }
