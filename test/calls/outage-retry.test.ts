@@ -1,7 +1,6 @@
-import net from 'node:net';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createPool } from '../../src/db/pool.ts';
-import { freePort } from '../../src/db/embedded.ts';
+import { pgRelay } from '../helpers/pg-relay.ts';
 import { DatabaseBack, whenDatabaseBack } from '../../src/calls/outage.ts';
 
 // The gateway's writes while PostgreSQL is away (outage.ts): tried again for
@@ -9,38 +8,20 @@ import { DatabaseBack, whenDatabaseBack } from '../../src/calls/outage.ts';
 // statement PostgreSQL refuses for what it says is not tried again (the
 // call's later events would otherwise wait behind it for good). The
 // database here is the real one, behind a port that refuses connections
-// until a proxy to it is opened.
+// until a relay to it is opened (helpers/pg-relay.ts).
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-/** A pool on a port nothing listens on yet, and a way to open a proxy to the real PostgreSQL there. */
+/** A pool on a port nothing listens on yet, and a way to open a relay to the real PostgreSQL there. */
 async function unreachable() {
-  const port = await freePort();
   // The run's PostgreSQL (the machine's, or the embedded one global-setup.ts started).
-  const real = new URL(inject('adminUrl'));
-  const url = new URL(inject('adminUrl'));
-  url.port = String(port);
-  const pool = createPool(url.toString(), 2);
-  closers.push(() => pool.end());
-  const sockets = new Set<net.Socket>();
-  const open = () => new Promise<void>((resolve) => {
-    const server = net.createServer((c) => {
-      sockets.add(c);
-      const up = net.connect(Number(real.port || 5432), real.hostname);
-      c.pipe(up).pipe(c);
-      c.on('error', () => up.destroy());
-      up.on('error', () => c.destroy());
-    });
-    server.listen(port, '127.0.0.1', () => resolve());
-    closers.push(() => new Promise((r) => {
-      server.close(() => r());
-      for (const c of sockets) c.destroy();
-    }));
-  });
-  return { pool, open };
+  const relay = await pgRelay(inject('adminUrl'));
+  const pool = createPool(relay.url(inject('adminUrl')), 2);
+  closers.push(() => pool.end(), () => relay.shut());
+  return { pool, open: relay.open };
 }
 
 describe('a write while the database is away', () => {

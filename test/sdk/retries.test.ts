@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { pgRelay, type PgRelay } from '../helpers/pg-relay.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, startTestApp, type TestApp, type TestDb } from '../helpers/app.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
@@ -14,28 +15,6 @@ import { Tolk, TolkConnectionError, TolkInvalidRequestError, TolkNotAvailableErr
 // key (409 idempotency_in_progress).
 
 vi.setConfig({ testTimeout: 60_000 });
-
-/** A TCP relay to PostgreSQL that can cut every connection and refuse new ones: the database out of reach. */
-async function relay(target: { host: string; port: number }) {
-  let down = false;
-  const open = new Set<net.Socket>();
-  const server = net.createServer((c) => {
-    if (down) return void c.destroy();
-    const u = net.connect(target.port, target.host);
-    open.add(c).add(u);
-    c.pipe(u).pipe(c);
-    const drop = () => { c.destroy(); u.destroy(); open.delete(c); open.delete(u); };
-    c.on('error', drop).on('close', drop);
-    u.on('error', drop).on('close', drop);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    down: () => { down = true; for (const s of open) s.destroy(); },
-    up: () => { down = false; },
-    close: () => new Promise<void>((resolve) => { for (const s of open) s.destroy(); server.close(() => resolve()); }),
-  };
-}
 
 type Attempt = { method: string; path: string; key: string | null; status: number; at: number };
 
@@ -66,23 +45,22 @@ function atNoonSecond(s: number) {
 }
 
 let db: TestDb;
-let pg: Awaited<ReturnType<typeof relay>>;
+let pg: PgRelay;
 let t: TestApp;
 let direct: Pool;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const url = new URL(db.url);
-  pg = await relay({ host: url.hostname, port: Number(url.port || 5432) });
-  const relayed = new URL(db.url);
-  relayed.port = String(pg.port);
-  t = await startTestApp({ db: { ...db, url: relayed.toString() }, clock });
+  // The app reaches its database through a relay the first test shuts: the database out of reach.
+  pg = await pgRelay(db.url);
+  await pg.open();
+  t = await startTestApp({ db: { ...db, url: pg.url(db.url) }, clock });
   direct = createPool(db.url, 2);
 });
 afterAll(async () => {
   await t?.close();
   await direct?.end();
-  await pg?.close();
+  await pg?.shut();
   await db?.drop();
 });
 
@@ -91,9 +69,9 @@ const rooms = async (orgId: string) => (await direct.query(`SELECT count(*)::int
 describe('the retry rule', () => {
   it('a 503 (the database out of reach) then 201: the create waits Retry-After, keeps its key, and makes one room', async () => {
     const { secret, orgId } = await t.key({ rpm: 100_000 });
-    const { tolk, attempts } = recorded(secret, { onAnswer: (a) => { if (a.status === 503) pg.up(); } });
+    const { tolk, attempts } = recorded(secret, { onAnswer: (a) => { if (a.status === 503) void pg.open(); } });
     await tolk.me.retrieve();
-    pg.down();
+    await pg.shut();
     const room = await tolk.rooms.create({ title: 'Survivor' });
     expect(room.title).toBe('Survivor');
     const creates = attempts.filter((a) => a.path === '/v1/rooms');
