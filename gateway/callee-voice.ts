@@ -10,6 +10,9 @@ import type { HeardUtterance, SpeechRecognizer } from '../src/engines/speech/rec
 // speaks), and, since it knows what it said and when, the test-mode
 // recognizer of what the gateway hears from it.
 
+/** Closing silence (the plane's hangover) and late packets: how long before an utterance's end plus its voiced length its sounds may have finished. */
+const UTTERANCE_SLACK_MS = 2_000;
+
 /** One call the callee answers (callee.ts keeps its SIP; the fields below the state are what it says). */
 export type CalleeCall = {
   callId: string;
@@ -24,8 +27,8 @@ export type CalleeCall = {
   lang: string;
   /** Its RTP stream on the plane (connected once answered), or null without audio. */
   stream: string | null;
-  /** What it said, in order: the text, when its audio started playing (null: not yet), whether a recognition took it. */
-  said: Array<{ utterance: string; text: string; startedAt: number | null; taken: boolean }>;
+  /** What it said, in order: the text, when its audio started and finished playing (null: not yet), whether a recognition took it. */
+  said: Array<{ utterance: string; text: string; startedAt: number | null; finishedAt: number | null; taken: boolean }>;
   /** Utterances queued or playing. */
   speaking: number;
   /** It does not start a new phrase before this (epoch ms): a pause after each, as people leave. */
@@ -57,9 +60,11 @@ export class CalleeVoice {
     if (u) u.startedAt = Date.now();
   };
 
-  private readonly onFinished = (stream: string): void => {
+  private readonly onFinished = (stream: string, utterance: string): void => {
     const call = this.streams.get(stream);
     if (!call) return;
+    const u = call.said.find((x) => x.utterance === utterance);
+    if (u) u.finishedAt = Date.now();
     call.speaking = Math.max(0, call.speaking - 1);
     call.quietUntil = Date.now() + PAUSE_MS;
   };
@@ -85,7 +90,7 @@ export class CalleeVoice {
   /** Plays `pcm` on the call's stream as utterance `text`. */
   private async play(call: CalleeCall, text: string, pcm: Int16Array): Promise<void> {
     const utterance = `u${call.said.length}`;
-    call.said.push({ utterance, text, startedAt: null, taken: false });
+    call.said.push({ utterance, text, startedAt: null, finishedAt: null, taken: false });
     call.speaking++;
     try {
       await this.media!.plane.play(call.stream!, utterance, pcm);
@@ -108,10 +113,16 @@ export class CalleeVoice {
     // The heard utterance covers what the callee started saying before it
     // ended and no earlier utterance was given: those texts, joined. A
     // sound it did not make (nothing it said started by then) has no text.
+    // What finished well before the utterance began (its voiced length and
+    // closing silence back from its end, with room for late packets) was
+    // not in it: a hello the line took for too short to be speech (a loaded
+    // machine's detector woke late) is dropped, not joined to the next phrase.
     recognize: async (u: HeardUtterance) => {
       const call = this.byKey.get(u.key);
-      const mine = (call?.said ?? []).filter((x) => !x.taken && x.startedAt !== null && x.startedAt <= u.at);
-      for (const x of mine) x.taken = true;
+      const began = u.at - u.audioMs - UTTERANCE_SLACK_MS;
+      const open = (call?.said ?? []).filter((x) => !x.taken && x.startedAt !== null && x.startedAt <= u.at);
+      for (const x of open) x.taken = true;
+      const mine = open.filter((x) => x.finishedAt === null || x.finishedAt >= began);
       return { text: mine.length > 0 ? mine.map((x) => x.text).join(' ') : null };
     },
     async close() {},

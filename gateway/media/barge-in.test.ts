@@ -161,8 +161,9 @@ describe('barge-in', () => {
     await p.talk(speech(recs[0]!, { leadMs: 600, speechMs: 1500 }).pcm);
     await end.done;
     expect(end.o).toEqual({ finished: frames * 20, interrupted: null });
-    // Never paused: paced without a gap.
-    for (let i = 1; i < p.got.length; i++) expect(p.got[i]! - p.got[i - 1]!).toBeLessThan(80);
+    // Never paused while the callee talked (1.5 s): no gap near that long. The pacing itself (20 ms)
+    // is not timed here: on a loaded machine a packet now and then leaves up to a few frames late.
+    for (let i = 1; i < p.got.length; i++) expect(p.got[i]! - p.got[i - 1]!).toBeLessThan(400);
     await plane.close('disclosure');
     p.close();
   }, 20_000);

@@ -59,7 +59,7 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
     const res = await fetch(`${base}/v1/openapi.json`);
     await res.arrayBuffer();
     return res.ok && 'up';
-  }, 30_000).then(
+  }, 90_000).then(
     (state) => { if (state === 'exited') throw new Error(`child server exited (${child.exitCode})`); },
   ).catch((err) => {
     child.kill('SIGKILL');

@@ -303,7 +303,10 @@ describe('a room\'s voices through Janus', () => {
   it('Janus killed mid-room: the pages say the voices stopped, typing goes on, and the voices come back with a new Janus', async () => {
     const { ana, bea, anaId } = await anaHeardByBea();
     expect(janusPid, out).toBeTruthy();
-    process.kill(Number(janusPid), 'SIGKILL');
+    // The Janus that runs now (a retry of this test finds the one the service started again, once it says so).
+    const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+    const pid = await until('Janus running', async () => (alive(Number(janusPid)) ? Number(janusPid) : null), 30_000);
+    process.kill(pid, 'SIGKILL');
     await until('Bea is told', async () => /voices stopped/i.test((await bea.locator('#voices-status').textContent()) ?? ''), 10_000);
     expect(await heardFrom(bea)).toEqual([]);
     // The process stays ready meanwhile (rooms go on without voices); its media check says whether Janus is back.
@@ -315,7 +318,7 @@ describe('a room\'s voices through Janus', () => {
     // Typing still reaches the room.
     await bea.getByLabel('Say something').fill('Still here');
     await bea.getByRole('button', { name: 'Send' }).click();
-    await ana.locator('#phrases li.phrase', { hasText: 'Still here' }).first().waitFor({ timeout: 10_000 });
+    await ana.locator('#phrases li.phrase', { hasText: 'Still here' }).first().waitFor({ timeout: 30_000 });
     // Janus is back (the service restarts it): the pages link again, and Ana is heard again.
     await until('Bea hears Ana again', async () => (await heardFrom(bea)).includes(anaId), 40_000);
   });
