@@ -29,7 +29,9 @@ export default defineConfig({
     // their moment now and then, most on a fresh machine's first run (no compile cache). A test
     // that fails twice fails the run; vitest's report names every test that needed its retry.
     retry: 1,
-    hookTimeout: 60_000,
+    // A file's set-up starts servers and child processes at nice 19 beside the real-time files: on a
+    // loaded CI machine one child server took over a minute to answer.
+    hookTimeout: 120_000,
     // Files run in parallel, each in its own process on its own database cloned from a migrated template.
     pool: 'forks',
     // Most files spend much of their time waiting on real time (SIP timers,

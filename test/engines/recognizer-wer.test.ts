@@ -13,7 +13,7 @@ import { installRandomWhisper } from '../helpers/onnx/whisper.ts';
 // machine: it must tell a recognizer that hears from one that does not.
 // PocketSphinx reads English; a Whisper model of random weights reads noise.
 
-vi.setConfig({ testTimeout: 180_000 });
+vi.setConfig({ testTimeout: 300_000 });
 
 const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -46,7 +46,9 @@ describe('recognizer-wer', () => {
     installRandomWhisper(dir, 'tiny');
     const w = new WhisperRecognizer(whisperModel(dir), { processes: 1 });
     closers.push(() => w.close());
-    const noise = await measureWer(w, ['en', 'es', 'fr', 'it'], 8);
+    // Three recordings a language tell noise apart: a random model reads each to its longest output,
+    // minutes of one shared core for more on a loaded machine.
+    const noise = await measureWer(w, ['en', 'es', 'fr', 'it'], 3);
     expect(noise.map((x) => x.lang)).toEqual(['en', 'es', 'fr', 'it']);
     for (const x of noise) expect(x.wer, x.lang).toBeGreaterThan(0.9);
     expect(noise[0]!.seconds_per_audio_second).toBeGreaterThan(0);
