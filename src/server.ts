@@ -31,7 +31,7 @@ function listenFailure(err: NodeJS.ErrnoException, config: Config): StartupError
 
 /**
  * The organization a restart's banner names, with why: the one whose data
- * changed last (its newest event, by the log's order: a room, a meeting, a key's work), which is
+ * changed last (its newest event: a room, a meeting, a key's work), which is
  * the one whose keys the person has been using and need not be the first
  * start's demo organization once `npx tolk seed` made others; else the one
  * whose keys made requests last (request_counts, by day, then by count); else
@@ -39,7 +39,7 @@ function listenFailure(err: NodeJS.ErrnoException, config: Config): StartupError
  */
 async function bannerOrg(pool: Pool, dataDir: string): Promise<{ id: string; why: string } | null> {
   const none = { rows: [] as Array<{ id: string }> };
-  const changed = await pool.query(`SELECT org_id AS id FROM outbox ORDER BY id DESC LIMIT 1`).catch(() => none);
+  const changed = await pool.query(`SELECT org_id AS id FROM outbox ORDER BY created_at DESC LIMIT 1`).catch(() => none);
   if (changed.rows[0]) return { id: changed.rows[0].id, why: 'the organization whose data changed last' };
   const used = await pool.query(`SELECT org_id AS id FROM request_counts ORDER BY day DESC, requests DESC LIMIT 1`).catch(() => none);
   if (used.rows[0]) return { id: used.rows[0].id, why: 'the organization whose keys were used last' };

@@ -18,7 +18,7 @@ import { isRealTime } from './run-order.ts';
 
 const TURN = 'tolk-test-real-time-turn';
 /** Long enough for the longest real-time file ahead to finish. */
-const WAIT_MS = 10 * 60_000;
+const WAIT_MS = 20 * 60_000;
 
 aroundAll(async (runSuite, {}, suite: Readonly<RunnerTestSuite | RunnerTestFile>) => {
   const file = 'filepath' in suite ? suite : suite.file;

@@ -22,6 +22,9 @@ export const REAL_TIME = [
   // Voices live through Janus in Chromium, their levels measured in the pages (and on a phone): at nice 19
   // beside a file that hears and speaks, its service's recognizer timed out and Janus's audio came late.
   'test/rooms/voices-page.test.ts',
+  // Two server processes on one operator's Janus, four people in Chromium: at nice 19 beside the voices page,
+  // its interpretation came too late and its Janus-destroyed check timed out (both tries).
+  'test/rooms/voices-shared.test.ts',
   'test/calls/dispatcher.test.ts',
   // SIP that carriers accept: Timer G's and a refused INVITE's retransmissions, an unreachable
   // destination failing a call within a second.
@@ -43,6 +46,11 @@ export const REAL_TIME = [
   // Two server processes beat every 0.5 s and judge each other lost after 2 s: at nice 19 beside a
   // busy file, a call through Kamailio was not answered in 20 s (fresh machine, CI).
   'test/calls/trunks-kill.test.ts',
+  // Not real-time, but a model's decoding on the processor for minutes against a wall clock: at nice 19
+  // beside the voices' Chromium and Janus they got none of it (a 3-recording WER read timed out at
+  // 300 s twice, alone it takes under two minutes), so they take their turn too.
+  'test/engines/recognizer-wer.test.ts',
+  'test/engines/whisper.test.ts',
   // Not real-time itself, but its two `npm ci` runs (half a gigabyte written each, and a copy of
   // the npm cache) take the disk and processor a call's audio needs: it takes its turn with them,
   // and runs at nice 19 like the files beside it (first-steps.test.ts), which it otherwise starved

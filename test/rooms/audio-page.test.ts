@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { launchChromium } from '../helpers/chromium.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -94,6 +94,12 @@ beforeAll(async () => {
   listener = await launch(['--autoplay-policy=no-user-gesture-required']);
   pausingWav = microphoneFile(30);
   pausing = await launch(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${pausingWav}`]);
+});
+
+// Each test's people leave when it ends: their pages' live audio (a microphone file looping, every
+// voice received) would otherwise go on through the file's later tests and take the processor.
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.close().catch(() => {});
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestDatabase, type TestDb } from '../helpers/app.ts';
 import { createNetns, NETNS_ADDRESS, NETNS_INTERFACE, type Netns } from '../helpers/netns.ts';
@@ -100,6 +100,12 @@ beforeAll(async () => {
   said = lines.map((l) => /^<s>\s*(.*?)\s*<\/s>\s*\((\S+)\)$/.exec(l.trim())!).find((m) => m[2] === NAME)![1]!;
   speaker = await launch(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-audio-capture=${wav}`]);
   listeners = await launch(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']);
+});
+
+// Each test's people leave when it ends: their pages' live audio (a microphone file looping, every
+// voice received) would otherwise go on through the file's later tests and take the processor.
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.close().catch(() => {});
 });
 
 afterAll(async () => {

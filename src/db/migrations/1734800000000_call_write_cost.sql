@@ -14,19 +14,16 @@ ALTER TABLE actor_history DROP CONSTRAINT actor_history_actor_id_fkey;
 -- entry per session for nothing.
 DROP INDEX agent_sessions_log_open;
 
--- Retention deletes events and idempotency keys by age; both tables are
--- written in time order, so a block range index (a few pages, touched only
--- when a range is summarized) finds the old rows, where a B-tree took an
--- entry per row written.
-DROP INDEX outbox_created;
-CREATE INDEX outbox_created ON outbox USING brin (created_at);
+-- Retention deletes idempotency keys by age, and nothing else reads their
+-- created_at by an index; the table is written in time order, so a block
+-- range index (a few pages, touched only when a range is summarized) finds
+-- the old rows, where a B-tree took an entry per key written. (The event
+-- log's stays a B-tree: a restart's banner reads its newest event by it.)
 DROP INDEX idempotency_keys_created;
 CREATE INDEX idempotency_keys_created ON idempotency_keys USING brin (created_at);
 
 -- Down Migration
 DROP INDEX idempotency_keys_created;
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
-DROP INDEX outbox_created;
-CREATE INDEX outbox_created ON outbox (created_at);
 CREATE INDEX agent_sessions_log_open ON agent_sessions (log_id) WHERE status <> 'ended';
 ALTER TABLE actor_history ADD CONSTRAINT actor_history_actor_id_fkey FOREIGN KEY (actor_id) REFERENCES actors (id) ON DELETE CASCADE;
