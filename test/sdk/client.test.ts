@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { until } from '../helpers/wait.ts';
 import { createEventType } from '../../src/cli/admin.ts';
 import { AVATARS } from '../../src/catalog/data.ts';
 import { Tolk, TolkConflictError, TolkInvalidRequestError, TolkNotFoundError, TolkPermissionError, type SessionEvent } from '../../sdk/src/index.ts';
@@ -149,7 +150,8 @@ describe('the client, one method per operation', () => {
     const said = await tolk.sessions.say(session.id, { text: 'Good morning, everyone.' });
     expect(said.lastResponse.status).toBe(202);
     expect(said.utterance_id).toBeTruthy();
-    const first = await tolk.sessions.events(session.id, { cursor: 0, wait: 5 });
+    // The robots' first phrase comes within seconds; a loaded machine may take longer than a short wait.
+    const first = await tolk.sessions.events(session.id, { cursor: 0, wait: 25 });
     expect(first.events.length).toBeGreaterThan(0);
 
     // The listener reads from the start: both robots, then the session is left from inside the loop and the loop ends.
@@ -170,7 +172,10 @@ describe('the client, one method per operation', () => {
     const again = await tolk.sessions.say(session.id, { text: 'Still here?' }).catch((e: unknown) => e);
     expect(again).toMatchObject({ status: 409, code: 'session_ended' });
 
-    const transcripts = await tolk.transcripts.list({ room_id: room.id });
+    const transcripts = await until('the session\'s transcript', async () => {
+      const list = await tolk.transcripts.list({ room_id: room.id });
+      return list.length > 0 ? list : null;
+    }, 20_000);
     expect(transcripts).toHaveLength(1);
     const transcript = await tolk.transcripts.retrieve(transcripts[0]!.id, { lang: 'es' });
     expect(transcript.lang).toBe('es');
