@@ -33,18 +33,24 @@ export const DISABLE_AFTER_MS = 3 * 24 * 3600_000;
 export type DeliveryJob = { deliveryId: string; n: number };
 export type Trigger = 'schedule' | 'resend' | 'test';
 
+/**
+ * The next events to dispatch ($1 at most). The queue holds only the ids of
+ * events not dispatched yet (the event log's rows are never updated): its
+ * rows are locked, the log's are read by those ids, one index probe each.
+ * Joined instead, the planner merged the queue with the whole log from its
+ * first row: every event ever dispatched was read again on each dispatch
+ * (3,000 rows to find 117, 4 ms, a minute into the calls benchmark).
+ */
+export const DISPATCH_SQL = `WITH q AS (SELECT id FROM outbox_queue ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+  SELECT o.id, o.event_id, o.org_id, o.livemode, o.type, o.object_id, o.data, o.created_at
+    FROM outbox o WHERE o.id = ANY (ARRAY(SELECT id FROM q))
+   ORDER BY o.id`;
+
 /** Moves up to `limit` outbox rows to the delivery queue. Returns how many it took. */
 export async function dispatchOutbox(s: Services, limit = 500): Promise<number> {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`dispatchOutbox: limit ${limit}`);
   return withTx(s.pool, async (tx) => {
-    // The queue holds only the ids of events not dispatched yet (the event
-    // log's rows are never updated): its rows are locked, the log's are read.
-    const { rows } = await tx.query(prepared(
-      `SELECT o.id, o.event_id, o.org_id, o.livemode, o.type, o.object_id, o.data, o.created_at
-         FROM outbox_queue q JOIN outbox o ON o.id = q.id
-        ORDER BY q.id LIMIT $1 FOR UPDATE OF q SKIP LOCKED`,
-      [limit],
-    ));
+    const { rows } = await tx.query(prepared(DISPATCH_SQL, [limit]));
     if (rows.length === 0) return 0;
     const events = rows.map((r) => ({
       row: r,

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { runner } from 'node-pg-migrate';
 import { createPool } from '../../src/db/pool.ts';
-import { dispatchOutbox } from '../../src/webhooks/delivery.ts';
+import { DISPATCH_SQL, dispatchOutbox } from '../../src/webhooks/delivery.ts';
 import type { Services } from '../../src/services.ts';
 import { adminQuery, withDatabase } from '../helpers/pg.ts';
 
@@ -20,6 +20,7 @@ const MIGRATIONS = path.resolve('src/db/migrations');
 const ADMIN_URL = inject('adminUrl');
 const name = `tolk_oq_${crypto.randomBytes(4).toString('hex')}`;
 const url = withDatabase(ADMIN_URL, name);
+const longName = `${name}_log`;
 const before = fs.mkdtempSync(path.join(os.tmpdir(), 'tolk-migrations-'));
 
 const migrate = (dir: string, direction: 'up' | 'down', count?: number) =>
@@ -28,6 +29,7 @@ const migrate = (dir: string, direction: 'up' | 'down', count?: number) =>
 afterAll(async () => {
   fs.rmSync(before, { recursive: true, force: true });
   await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS ${longName} WITH (FORCE)`);
 });
 
 describe('outbox queue migration', () => {
@@ -73,6 +75,52 @@ describe('outbox queue migration', () => {
       await migrate(MIGRATIONS, 'down', fs.readdirSync(MIGRATIONS).filter((f) => f >= QUEUE_MIGRATION).length);
       const { rows } = await pool.query(`SELECT event_id FROM outbox WHERE processed_at IS NULL`);
       expect(rows.map((r) => r.event_id)).toEqual(['evt_owed_again']);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe('dispatching from a long event log', () => {
+  it('reads the queued events, not the events dispatched before them', async () => {
+    await adminQuery(ADMIN_URL, `DROP DATABASE IF EXISTS ${longName} WITH (FORCE)`);
+    await adminQuery(ADMIN_URL, `CREATE DATABASE ${longName}`);
+    const longUrl = withDatabase(ADMIN_URL, longName);
+    await runner({ databaseUrl: longUrl, dir: MIGRATIONS, direction: 'up', migrationsTable: 'pgmigrations', checkOrder: true, log: () => {} });
+    const pool = createPool(longUrl, 2);
+    try {
+      const events = (n: number, from: number) => pool.query(
+        `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
+         SELECT 'evt_' || (i + $2::int), 'org_x', false, 'call.ringing', 'call_x', '{"object":{"id":"call_x"}}' FROM generate_series(1, $1::int) i`,
+        [n, from],
+      );
+      // A busy hour: a queue thousands deep when the statistics were taken, all dispatched since.
+      await events(5000, 0);
+      await pool.query('ANALYZE outbox; ANALYZE outbox_queue');
+      expect(await dispatchOutbox({ pool } as unknown as Services, 5000)).toBe(5000);
+      await events(20000, 5000);
+      await pool.query('DELETE FROM outbox_queue');
+      await events(10, 25000);
+
+      // The plan the dispatcher's prepared statement settles on (a generic one), run as it runs.
+      const c = await pool.connect();
+      try {
+        await c.query('BEGIN');
+        await c.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+        await c.query(`PREPARE dispatch(int) AS ${DISPATCH_SQL}`);
+        const { rows } = await c.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE dispatch(500)`);
+        type Node = { 'Relation Name'?: string; 'Actual Rows': number; 'Actual Loops': number; Plans?: Node[] };
+        const read = (n: Node): number =>
+          (n['Relation Name'] === 'outbox' ? n['Actual Rows'] * n['Actual Loops'] : 0) + (n.Plans ?? []).reduce((a, p) => a + read(p), 0);
+        const plan = rows[0]['QUERY PLAN'][0].Plan as Node;
+        // Ten queued events are ten rows of the log, whatever lies before them.
+        expect(read(plan)).toBe(10);
+        expect(plan['Actual Rows']).toBe(10);
+      } finally {
+        await c.query('ROLLBACK');
+        c.release();
+      }
+      expect(await dispatchOutbox({ pool } as unknown as Services, 500)).toBe(10);
     } finally {
       await pool.end();
     }
