@@ -2,9 +2,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
+import { OUTBOX_CHANNEL, notifyAfterCommit } from '../src/db/after-commit.ts';
 import { startBoss, startWorkers, type Boss, type Workers } from '../src/jobs-registry.ts';
 import { REACTIONS } from '../src/reactions.ts';
 import { createOrg } from '../src/cli/admin.ts';
@@ -178,9 +178,10 @@ export async function runWebhookBench(databaseUrl: string, log: (m: string) => v
     cleanup.push(() => workers.stop());
 
     // The producer: its own connections, as the API's many transactions would
-    // be (with fewer, single-row commits cannot keep up 500/s on a small machine).
-    const producer = new pg.Pool({ connectionString: databaseUrl, max: 16, idleTimeoutMillis: 120_000 });
-    producer.on('error', () => {});
+    // be (with fewer, single-row commits cannot keep up 500/s on a small machine),
+    // waking the dispatchers once its rows are committed as the platform's writers do
+    // (src/db/after-commit.ts).
+    const producer = createPool(databaseUrl, 16);
     cleanup.push(() => producer.end());
 
     const org = await createOrg(pool, { name: 'Bench webhooks org' });
@@ -206,12 +207,14 @@ export async function runWebhookBench(databaseUrl: string, log: (m: string) => v
     });
     const insertRows = async (ids: string[]) => {
       const rooms = ids.map(() => newId('room'));
+      const wake = notifyAfterCommit(producer, OUTBOX_CHANNEL);
       await producer.query(
         `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
          SELECT e.event_id, $1, true, $2, e.object_id, e.data::jsonb
            FROM unnest($3::text[], $4::text[], $5::text[]) AS e(event_id, object_id, data)`,
         [org.id, EVENT_TYPE, ids, rooms, rooms.map((r) => JSON.stringify(object(r)))],
       );
+      wake.committed();
     };
 
     /** n events at `rate`/s, one row per transaction. */

@@ -4,6 +4,7 @@ import { machines, type MachineName } from '../../machines/index.ts';
 import type { EventTypeName } from '../../machines/event-types.ts';
 import type { Client } from '../db/pool.ts';
 import { prepared } from '../db/pool.ts';
+import { OUTBOX_CHANNEL, notifyAfterCommit } from '../db/after-commit.ts';
 import { Sql, Writes } from '../db/writes.ts';
 import { newId } from '../ids.ts';
 import { ApiError } from '../errors.ts';
@@ -93,6 +94,7 @@ function outboxRows(emitted: EventTypeName[], objectFor: ObjectFor) {
  * so do events that belong to no actor (usage.threshold, transcript.ready).
  */
 export async function writeEvent(tx: Client, owner: Owner, type: EventTypeName, object: Record<string, unknown> & { id: string }): Promise<void> {
+  notifyAfterCommit(tx, OUTBOX_CHANNEL);
   await tx.query(prepared(
     `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data) VALUES ($1, $2, $3, $4, $5, $6)`,
     [newId('evt'), owner.orgId, owner.livemode, type, object.id, JSON.stringify({ object })],
@@ -159,6 +161,7 @@ export function planCreate(w: Writes, args: CreateArgs): TransitionResult {
 function outboxPart(w: Writes, owner: () => [org: string, livemode: string], events: ReturnType<typeof outboxRows>, after?: string): void {
   if (events.length === 0) return;
   const [org, livemode] = owner();
+  w.notify(OUTBOX_CHANNEL);
   w.with(w.name('events'), `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
      SELECT e.event_id, ${org}, ${livemode}, e.type, e.object_id, e.data::jsonb
        FROM ${after ? `${after}, ` : ''}unnest(${w.p(events.map((e) => e.eventId))}::text[], ${w.p(events.map((e) => e.type))}::text[],

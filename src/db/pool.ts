@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import pg from 'pg';
+import { afterCommitNotifier } from './after-commit.ts';
 
 // BIGINT and NUMERIC come back as strings by default; our counters and minutes fit in a double.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -42,7 +43,12 @@ export function createPool(url: string, max = 20): pg.Pool {
   // Nor one that is checked out: the query it runs fails with the error, and
   // without a listener the client's 'error' event would end the process
   // ("terminating connection due to administrator command").
-  pool.on('connect', (client) => client.on('error', () => {}));
+  // Channels written to are notified once the transaction commits (after-commit.ts).
+  const notifier = afterCommitNotifier(pool);
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    notifier.watch(client);
+  });
   return pool;
 }
 

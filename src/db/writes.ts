@@ -1,3 +1,4 @@
+import { notifyAfterCommit } from './after-commit.ts';
 import { commitWith, prepared, type Client, type Queryable } from './pool.ts';
 
 /** Whether err is a statement that runAlone failed because a row changed concurrently (or any serialization failure). */
@@ -36,6 +37,7 @@ export class Writes {
   private readonly ctes: string[] = [];
   private readonly outputs: string[] = [];
   private readonly checks: Array<{ alias: string; cte: string; want: number; fail: () => Error }> = [];
+  private readonly channels = new Set<string>();
   private n = 0;
 
   /** The placeholder of a new parameter holding value (with an optional cast such as '::text[]'). */
@@ -73,17 +75,26 @@ export class Writes {
     this.checks.push({ alias, cte, want, fail });
   }
 
+  /** The statement writes what `channel`'s readers wait for: they are woken once it is committed (after-commit.ts). */
+  notify(channel: string): void {
+    this.channels.add(channel);
+  }
+
   get isEmpty(): boolean {
     return this.ctes.length === 0 && this.outputs.length === 0;
   }
 
   /** Runs the statement in tx; its row of outputs. */
   async run(tx: Queryable): Promise<Record<string, unknown>> {
-    return this.checked((await tx.query(this.query())).rows[0] as Record<string, unknown>);
+    const wake = this.marked(tx);
+    const row = (await tx.query(this.query())).rows[0] as Record<string, unknown>;
+    wake();
+    return this.checked(row);
   }
 
   /** Runs the statement as the last of withTx's transaction and commits it with it (pool.ts commitWith). */
   async runAndCommit(tx: Client): Promise<Record<string, unknown>> {
+    this.marked(tx);
     const { rows } = await commitWith(tx, this.query());
     // A failed check after the commit would leave what was committed
     // unexplained: only the version checks fail here, and they cannot
@@ -99,7 +110,17 @@ export class Writes {
    * writes guarded by optimistic versions alone, with no lock held.
    */
   async runAlone(db: Queryable): Promise<Record<string, unknown>> {
-    return (await db.query(this.query(true))).rows[0] as Record<string, unknown>;
+    const wake = this.marked(db);
+    const row = (await db.query(this.query(true))).rows[0] as Record<string, unknown>;
+    wake();
+    return row;
+  }
+
+  /** Marks db for the channels' wake-ups; what to call once the statement has answered (for a pool's statement, its commit). */
+  private marked(db: Queryable): () => void {
+    if (this.channels.size === 0) return () => {};
+    const marks = [...this.channels].map((c) => notifyAfterCommit(db, c));
+    return () => { for (const m of marks) m.committed(); };
   }
 
   private query(checkInside = false) {

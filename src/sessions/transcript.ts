@@ -1,4 +1,5 @@
 import type { Sql, Writes } from '../db/writes.ts';
+import { OUTBOX_CHANNEL } from '../db/after-commit.ts';
 import { newId } from '../ids.ts';
 import type { EventTypeName } from '../../machines/event-types.ts';
 import { LOG_SIGNALS } from '../services.ts';
@@ -42,6 +43,7 @@ export function planTranscript(w: Writes, session: EndedSession): void {
      SELECT ${id}, ${org}, ${livemode}, ${w.p(session.credential_id)}, ${sessionId}, ${room}, ${w.p(session.hear_lang)},
             ${w.p(session.started_at)}, ${w.p(session.ended_at)}, count(*)::int FROM ${seg}
      RETURNING segments`);
+  w.notify(OUTBOX_CHANNEL);
   w.with(w.name('ready'), `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
      SELECT ${w.p(newId('evt'))}, ${org}, ${livemode}, ${w.p(TRANSCRIPT_READY, '::text')}, ${id},
             jsonb_build_object('object', jsonb_build_object(

@@ -1,4 +1,5 @@
 import { Writes } from '../db/writes.ts';
+import { OUTBOX_CHANNEL } from '../db/after-commit.ts';
 import type { Client } from '../db/pool.ts';
 import { ID_PATTERN, newId } from '../ids.ts';
 import { invalid, notFound, truncate } from '../errors.ts';
@@ -60,6 +61,7 @@ export function planRoomTranscript(w: Writes, roomId: string): void {
   w.with(w.name('seg'), `INSERT INTO transcript_segments (transcript_id, n, speaker, src_lang, text, at, log_id, seq, kind, announced)
      SELECT t.id, row_number() OVER (ORDER BY p.seq), p.speaker, p.src_lang, p.text, p.created_at, p.room_id, p.seq, p.kind, p.announced
        FROM ${tr} t, ${phr} p`);
+  w.notify(OUTBOX_CHANNEL);
   w.with(w.name('ready'), `INSERT INTO outbox (event_id, org_id, livemode, type, object_id, data)
      SELECT ${w.p(newId('evt'), '::text')}, t.org_id, t.livemode, ${w.p(TRANSCRIPT_READY, '::text')}, t.id,
             jsonb_build_object('object', jsonb_build_object(

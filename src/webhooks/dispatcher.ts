@@ -1,15 +1,17 @@
+import { OUTBOX_CHANNEL } from '../db/after-commit.ts';
 import { PgListener } from '../db/listener.ts';
 import type { Services } from '../services.ts';
 import { dispatchOutbox } from './delivery.ts';
 
-// Runs dispatchOutbox in every worker process. An outbox insert NOTIFYs
-// `tolk_outbox` (trigger in the webhooks migration), which wakes every
-// listening process at once; SKIP LOCKED shares the rows among them. A sweep
-// every few seconds catches anything a lost notification would leave behind
-// (a listener reconnecting, a process that was down), so no event waits on
-// one process's memory.
+// Runs dispatchOutbox in every worker process. The process that commits
+// outbox rows NOTIFYs `tolk_outbox` once they are committed (db/after-commit.ts:
+// at once, then at most once per 20 ms), which wakes every listening process;
+// SKIP LOCKED shares the rows among them. A sweep every few seconds catches
+// anything a lost notification would leave behind (a listener reconnecting, a
+// process that died between a commit and its NOTIFY, rows written by hand),
+// so no event waits on one process's memory.
 
-export const OUTBOX_CHANNEL = 'tolk_outbox';
+export { OUTBOX_CHANNEL };
 const SWEEP_MS = 3000;
 const BATCH = 500;
 /**

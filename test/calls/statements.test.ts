@@ -26,6 +26,9 @@ const BACKGROUND = [
   /\brequest_counts\b/, /\broom_streams\b/, /pg_stat_activity/, /\/\* probe \*\//, /^LISTEN\b/, /pg_advisory_unlock/, /\bquota_counters\b/,
   // The trunks' health loop (src/trunks/ping.ts): pings claimed, addresses refreshed.
   /\b(FROM|UPDATE) trunks\b/,
+  // The event log's readers woken once the events are committed (src/db/after-commit.ts):
+  // sent after the commit, which no one waits for, one per 20 ms however many calls.
+  /^NOTIFY tolk_outbox$/,
 ];
 
 /**
