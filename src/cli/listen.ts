@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { PoolClient } from 'pg';
 import type { Pool } from '../db/pool.ts';
 import { linkSigningKey } from '../rooms/join-links.ts';
-import { OUTBOX_CHANNEL } from '../webhooks/dispatcher.ts';
+import { OUTBOX_CHANNEL } from '../db/after-commit.ts';
 import { fromOutbox } from '../webhooks/envelope.ts';
 import { postWebhook } from '../webhooks/outbound.ts';
 import { EVENT_TYPES } from '../../machines/event-types.ts';

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 
+// pool.ts's Queryable, written out: pool.ts imports this file (createPool watches its clients).
 type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
 // NOTIFY once a transaction has committed, from the process that wrote it,
@@ -59,7 +60,7 @@ export function notifyAfterCommit(db: Queryable, channel: string): { committed: 
  * and once per client it connects).
  */
 export function afterCommitNotifier(pool: pg.Pool): { watch: (client: pg.PoolClient) => void } {
-  const windows = new Map<string, { timer: NodeJS.Timeout; again: boolean }>();
+  const windows = new Map<string, { again: boolean }>();
   const send = (channel: string) => {
     // The database away: the readers' sweep finds the rows once it is back.
     pool.query(`NOTIFY ${channel}`).catch(() => {});
@@ -76,9 +77,8 @@ export function afterCommitNotifier(pool: pg.Pool): { watch: (client: pg.PoolCli
       return;
     }
     send(channel);
-    const timer = setTimeout(() => close(channel), WINDOW_MS);
-    timer.unref();
-    windows.set(channel, { timer, again: false });
+    setTimeout(() => close(channel), WINDOW_MS).unref();
+    windows.set(channel, { again: false });
   };
   notifiers.set(pool, { wake });
   return {

@@ -11,7 +11,6 @@ import { dispatchOutbox } from './delivery.ts';
 // process that died between a commit and its NOTIFY, rows written by hand),
 // so no event waits on one process's memory.
 
-export { OUTBOX_CHANNEL };
 const SWEEP_MS = 3000;
 const BATCH = 500;
 /**
