@@ -1,10 +1,12 @@
 import dgram from 'node:dgram';
+import dns from 'node:dns';
+import { isIPv4 } from 'node:net';
 import { parentPort } from 'node:worker_threads';
 import { Batcher } from './batch.ts';
 import { JitterBuffer } from './jitter.ts';
 import { decodeG711, encodeG711, FRAME_SAMPLES, parseDtmf, parseRtp, RtpSender } from './rtp.ts';
-import { framesOf, type Outgoing } from './outgoing.ts';
-import { bedFrame, layBed, mix, type Beds } from './bed.ts';
+import { OutgoingQueue } from './outgoing.ts';
+import { bedFrame, layBed, type Beds } from './bed.ts';
 import type { Negotiated } from './sdp.ts';
 import type { PlaneCommand, PlaneEvent, StreamStats } from './plane.ts';
 import { Hearing } from './hearing.ts';
@@ -41,8 +43,8 @@ type Stream = {
   to: { address: string; port: number } | null;
   latched: boolean;
   sender: RtpSender | null;
-  /** Frames waiting to be sent (outgoing.ts). */
-  queue: Outgoing[];
+  /** What it is to say, framed as it goes out (outgoing.ts). */
+  queue: OutgoingQueue;
   playing: string | null;
   /** Frames sent of each utterance started and not yet finished or dropped (spoken_ms = frames × 20). */
   spoken: Map<string, number>;
@@ -78,13 +80,23 @@ let ticks = 0;
 let tickTimer: NodeJS.Timeout | null = null;
 let nextTick = 0;
 
+/**
+ * The sockets' address lookup: an IP address (what SDP and the peer's packets give) answered at
+ * once. dgram's own (dns.lookup) answers even an address on the next tick, a deferred call and
+ * an async scope for every packet sent; anything else still goes to dns.lookup.
+ */
+const lookup = ((address: string, family: number, done: (err: Error | null, address: string, family: number) => void): void => {
+  if (isIPv4(address)) done(null, address, 4);
+  else dns.lookup(address, family, done);
+}) as unknown as dgram.SocketOptions['lookup'];
+
 function bindPair(host: string): Promise<{ rtp: dgram.Socket; rtcp: dgram.Socket; port: number }> {
   // RTP on an even port, RTCP on the next one (RFC 3550 section 11).
   const attempt = async (tries: number): Promise<{ rtp: dgram.Socket; rtcp: dgram.Socket; port: number }> => {
-    const rtp = dgram.createSocket('udp4');
+    const rtp = dgram.createSocket({ type: 'udp4', lookup });
     await new Promise<void>((ok, fail) => { rtp.once('error', fail); rtp.bind(0, host, () => { rtp.off('error', fail); ok(); }); });
     const p = rtp.address().port;
-    const rtcp = dgram.createSocket('udp4');
+    const rtcp = dgram.createSocket({ type: 'udp4', lookup });
     const bound = p % 2 === 0 && (await new Promise<boolean>((ok) => {
       rtcp.once('error', () => ok(false));
       rtcp.bind(p + 1, host, () => ok(true));
@@ -145,14 +157,13 @@ function tick(): void {
     if (s.remote) listen(s, heard);
     // Heard before this tick's frame goes out: a voice that pauses the agent stops this very frame.
     if (s.barge && s.remote) {
-      const b = s.barge.hear({ speech: s.voiced, loud: heardRms > ENERGY_RMS, rms: heardRms, echoed, interruptible: s.queue[0]?.interruptible === true });
+      const b = s.barge.hear({ speech: s.voiced, loud: heardRms > ENERGY_RMS, rms: heardRms, echoed, interruptible: s.queue.nextInterruptible });
       act(s, b);
     }
     // Out: one frame of the current utterance, with the bed under it (plane.ts bed).
     // Paused by the callee's voice (barge-in.ts): nothing leaves, the queue waits where it stopped.
-    const item = s.barge?.paused ? undefined : s.queue.shift();
     const bed = s.remote && s.beds.size > 0 ? bedFrame(s.beds) : null;
-    if (item && bed) item.frame = encodeG711(s.remote!.codec, mix(decodeG711(s.remote!.codec, item.frame), bed));
+    const item = s.barge?.paused ? undefined : s.queue.shift(bed);
     if (!item && bed && s.to && s.sender) {
       if (s.remote!.direction !== 'sendonly' && s.remote!.direction !== 'inactive') {
         s.rtp.send(s.sender.packet(encodeG711(s.remote!.codec, bed)), s.to.port, s.to.address);
@@ -201,12 +212,7 @@ function tick(): void {
  */
 function act(s: Stream, b: Barge): void {
   if (b !== 'interrupt') return;
-  const gone = new Set<string>();
-  s.queue = s.queue.filter((q) => {
-    if (!q.interruptible) return true;
-    gone.add(q.utterance);
-    return false;
-  });
+  const gone = s.queue.dropInterruptible();
   for (const u of gone) {
     s.dropped.add(u);
     if (s.playing === u) s.playing = null;
@@ -298,7 +304,7 @@ async function handle(c: PlaneCommand): Promise<void> {
     case 'open': {
       const { rtp, rtcp, port: p } = await bindPair(c.host);
       const s: Stream = {
-        key: c.key, rtp, rtcp, port: p, remote: null, to: null, latched: false, sender: null, queue: [], playing: null,
+        key: c.key, rtp, rtcp, port: p, remote: null, to: null, latched: false, sender: null, queue: new OutgoingQueue(), playing: null,
         spoken: new Map(), dropped: new Set(), barge: c.hear ? new BargeIn() : null, voiced: false,
         jitter: new JitterBuffer({ depth: 3 }), lastDtmf: null, lastSr: 0,
         stats: { sent: 0, received: 0, played: 0, energy: [], heardAt: null, openedAt: Date.now() },
@@ -336,10 +342,10 @@ async function handle(c: PlaneCommand): Promise<void> {
     case 'play': {
       const s = streams.get(c.key);
       if (!s || !s.remote) return post({ type: 'reply', id: c.id, error: `stream ${c.key} is not connected` });
-      const queuedMs = s.queue.length * TICK_MS;
+      const queuedMs = s.queue.frames * TICK_MS;
       // The rest of an utterance the callee talked over: dropped with it.
       if (s.dropped.has(c.utterance)) return post({ type: 'reply', id: c.id, queuedMs, dropped: true });
-      s.queue.push(...framesOf(s.remote.codec, c.pcm, c.utterance, { more: c.more === true, interruptible: c.interruptible === true }));
+      s.queue.push(s.remote.codec, c.pcm, c.utterance, { more: c.more === true, interruptible: c.interruptible === true });
       return post({ type: 'reply', id: c.id, queuedMs });
     }
     case 'amd': {

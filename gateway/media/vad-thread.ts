@@ -22,7 +22,8 @@ import { voiceDetector, type VoiceDecision, type VoiceDetector } from './vad.ts'
 // if it dies anyway, only it dies: the detectors fall back to their energy
 // rule, as they do when the model cannot load.
 
-type Batch = { frames: Array<[number, Int16Array | null]>; closed: number[] };
+/** A detector's frame, or (a number) that many frames that never came, in a row. */
+type Batch = { frames: Array<[number, Int16Array | null | number]>; closed: number[] };
 type Answer = Array<[number, boolean]>;
 
 let thread: ChildProcess | null = null;
@@ -34,6 +35,16 @@ let batch: Batch = { frames: [], closed: [] };
 let scheduled = false;
 let nextId = 1;
 const collected = new FinalizationRegistry<number>((id) => close(id));
+/**
+ * Frames that never came, while speech is off, go as a count (with the next frame that came, or
+ * once this many are waiting, in the next batch sent): silence cannot turn speech on, so the
+ * decisions are the same, and lines that carry nothing (callees who send no audio) cost the
+ * thread a message a second between them, not fifty a second each.
+ */
+const SILENT_AT_ONCE = 50;
+/** Counts of silence alone wait for the next batch at most this long (nothing else sends one). */
+const SILENT_FLUSH_MS = 1000;
+let lazy: NodeJS.Timeout | null = null;
 
 function lost(why: string): void {
   if (failed) return;
@@ -70,6 +81,8 @@ function voiceThread(): ChildProcess | null {
 
 function send(): void {
   scheduled = false;
+  if (lazy) clearTimeout(lazy);
+  lazy = null;
   const b = batch;
   batch = { frames: [], closed: [] };
   const t = voiceThread();
@@ -80,6 +93,13 @@ function schedule(): void {
   if (scheduled) return;
   scheduled = true;
   queueMicrotask(send);
+}
+
+/** A batch that holds only counts of silence: sent within SILENT_FLUSH_MS, or sooner with the next frame. */
+function scheduleLazily(): void {
+  if (scheduled || lazy) return;
+  lazy = setTimeout(send, SILENT_FLUSH_MS);
+  lazy.unref();
 }
 
 function close(id: number): void {
@@ -103,6 +123,8 @@ export class ThreadedDetector implements VoiceDetector {
   readonly kind = 'silero';
   private id = nextId++;
   private readonly energy = voiceDetector({ kind: 'energy' });
+  /** Frames that never came, not yet sent (see SILENT_AT_ONCE). */
+  private silent = 0;
 
   constructor() {
     latest.set(this.id, false);
@@ -113,14 +135,25 @@ export class ThreadedDetector implements VoiceDetector {
   push(frame: Int16Array | null): VoiceDecision {
     const energy = this.energy.push(frame);
     if (failed) return energy;
+    const speech = latest.get(this.id) ?? false;
+    if (!frame && !speech) {
+      if (++this.silent === SILENT_AT_ONCE) {
+        batch.frames.push([this.id, this.silent]);
+        this.silent = 0;
+        scheduleLazily();
+      }
+      return { speech, probability: 0 };
+    }
+    if (this.silent > 0) batch.frames.push([this.id, this.silent]);
+    this.silent = 0;
     // Copied: the caller may reuse its buffer once push() returns.
     batch.frames.push([this.id, frame ? frame.slice() : null]);
     schedule();
-    const speech = latest.get(this.id) ?? false;
     return { speech, probability: speech ? 1 : 0 };
   }
 
   reset(): void {
+    this.silent = 0;
     close(this.id);
     collected.unregister(this);
     this.id = nextId++;
@@ -144,7 +177,8 @@ if (process.env.TOLK_VOICE_PROCESS === '1' && process.send) {
     for (const [id, frame] of b.frames) {
       let d = detectors.get(id);
       if (!d) detectors.set(id, (d = voiceDetector()));
-      out.push([id, d.push(frame).speech]);
+      if (typeof frame === 'number') for (let i = 0; i < frame; i++) d.push(null);
+      else out.push([id, d.push(frame).speech]);
     }
     // A parent gone meanwhile: the answer has nowhere to go, and 'disconnect' ends this process.
     if (process.connected) send(out, (err: Error | null) => { if (err) process.exit(0); });

@@ -121,4 +121,39 @@ describe('voice activity', () => {
     expect(onThere[0]! - onHere[0]!).toBeGreaterThanOrEqual(0);
     expect(onThere[0]! - onHere[0]!).toBeLessThanOrEqual(5);
   });
+
+  it('a line that falls silent mid-word (no packets at all, for 3 s) turns speech off in the voice thread as here, and on again when the voice comes back', async () => {
+    const r = recs[0]!;
+    const s = scene(r, { leadMs: 500, tailMs: 0 });
+    const whole: Int16Array[] = [];
+    for (let at = 0; at + 160 <= s.pcm.length; at += 160) whole.push(s.pcm.subarray(at, at + 160));
+    // Cut where speech is on, half way between where it starts and where it ends: mid-word.
+    const probe = new SileroDetector();
+    const on = whole.map((f) => probe.push(f).speech);
+    const cut = Math.round((on.indexOf(true) + on.lastIndexOf(true)) / 2);
+    expect(on[cut]).toBe(true);
+    const voice: Array<Int16Array | null> = whole.slice(0, cut);
+    const gap = Array.from({ length: 150 }, () => null);
+    const frames = [...voice, ...gap, ...voice, ...gap];
+    const here = new SileroDetector();
+    expect(await voiceThreadReady()).toBe(true);
+    const threaded = new ThreadedDetector();
+    const edges = { here: [] as Array<[boolean, number]>, there: [] as Array<[boolean, number]> };
+    let was = [false, false];
+    for (let n = 0; n < frames.length; n++) {
+      const now = [here.push(frames[n]!).speech, threaded.push(frames[n]!).speech];
+      if (now[0] !== was[0]) edges.here.push([now[0]!, n]);
+      if (now[1] !== was[1]) edges.there.push([now[1]!, n]);
+      was = now;
+      await new Promise((ok) => setTimeout(ok, 1));
+    }
+    // On, off when the packets stop, on again, off again: the same turns, each a few frames late at most.
+    expect(edges.here.map(([on]) => on)).toEqual([true, false, true, false]);
+    expect(edges.there.map(([on]) => on)).toEqual(edges.here.map(([on]) => on));
+    edges.here.forEach(([, n], i) => {
+      const late = edges.there[i]![1] - n;
+      expect(late, `turn ${i}`).toBeGreaterThanOrEqual(0);
+      expect(late, `turn ${i}`).toBeLessThanOrEqual(5);
+    });
+  });
 });
