@@ -147,13 +147,17 @@ describe('voice activity', () => {
       was = now;
       await new Promise((ok) => setTimeout(ok, 1));
     }
-    // On, off when the packets stop, on again, off again: the same turns, each a few frames late at most.
+    // On, off when the packets stop, on again, off again: the same turns, each late by the voice
+    // process's answers only (a few frames; more on a loaded machine, where this loop's 1 ms per
+    // frame outruns them), or early by up to a window (each detector's 32 ms windows start at a
+    // phase of their own, vad.ts). Silence held back while speech is on would put the offs 45
+    // frames or more behind: nothing would reach the voice process before 50 of it had gathered.
     expect(edges.here.map(([on]) => on)).toEqual([true, false, true, false]);
     expect(edges.there.map(([on]) => on)).toEqual(edges.here.map(([on]) => on));
     edges.here.forEach(([, n], i) => {
       const late = edges.there[i]![1] - n;
-      expect(late, `turn ${i}`).toBeGreaterThanOrEqual(0);
-      expect(late, `turn ${i}`).toBeLessThanOrEqual(5);
+      expect(late, `turn ${i}`).toBeGreaterThanOrEqual(-3);
+      expect(late, `turn ${i}`).toBeLessThanOrEqual(30);
     });
   });
 });
