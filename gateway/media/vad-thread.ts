@@ -172,7 +172,6 @@ if (process.env.TOLK_VOICE_PROCESS === '1' && process.send) {
   send('ready');
   process.on('message', (b: Batch) => {
     if (!b || !Array.isArray(b.frames)) return;
-    for (const id of b.closed) detectors.delete(id);
     const out: Answer = [];
     for (const [id, frame] of b.frames) {
       let d = detectors.get(id);
@@ -180,6 +179,9 @@ if (process.env.TOLK_VOICE_PROCESS === '1' && process.send) {
       if (typeof frame === 'number') for (let i = 0; i < frame; i++) d.push(null);
       else out.push([id, d.push(frame).speech]);
     }
+    // After the frames: a detector's last frames (a count of silence, often) come in the batch
+    // that closes it, and closed first, they would make it anew here, never to be closed again.
+    for (const id of b.closed) detectors.delete(id);
     // A parent gone meanwhile: the answer has nowhere to go, and 'disconnect' ends this process.
     if (process.connected) send(out, (err: Error | null) => { if (err) process.exit(0); });
   });
